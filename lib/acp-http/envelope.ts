@@ -1,0 +1,118 @@
+import * as v from "valibot";
+
+/**
+ * JSON-RPC 2.0 envelopes as valibot schemas; the TypeScript types below are inferred
+ * from them so the two can never disagree. Envelopes are validated strictly at the
+ * top level and loosely below it: `params` and `result` stay `unknown` here and are
+ * checked by the method that consumes them, which keeps the per-frame cost low.
+ */
+
+export const JsonRpcIdSchema = v.union([v.string(), v.number(), v.null()]);
+
+const StructuredSchema = v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]);
+const VersionSchema = v.literal("2.0");
+
+export const JsonRpcErrorObjectSchema = v.looseObject({
+  code: v.pipe(v.number(), v.integer()),
+  message: v.string(),
+  data: v.optional(v.unknown()),
+});
+
+export const AcpRequestSchema = v.looseObject({
+  jsonrpc: VersionSchema,
+  id: JsonRpcIdSchema,
+  method: v.string(),
+  params: v.optional(StructuredSchema),
+});
+
+export const AcpNotificationSchema = v.looseObject({
+  jsonrpc: VersionSchema,
+  method: v.string(),
+  params: v.optional(StructuredSchema),
+});
+
+export const AcpSuccessResponseSchema = v.looseObject({
+  jsonrpc: VersionSchema,
+  id: JsonRpcIdSchema,
+  result: v.unknown(),
+});
+
+export const AcpErrorResponseSchema = v.looseObject({
+  jsonrpc: VersionSchema,
+  id: JsonRpcIdSchema,
+  error: JsonRpcErrorObjectSchema,
+});
+
+export type JsonRpcId = v.InferOutput<typeof JsonRpcIdSchema>;
+export type JsonRpcErrorObject = v.InferOutput<typeof JsonRpcErrorObjectSchema>;
+export type AcpRequest = v.InferOutput<typeof AcpRequestSchema>;
+export type AcpNotification = v.InferOutput<typeof AcpNotificationSchema>;
+export type AcpSuccessResponse = v.InferOutput<typeof AcpSuccessResponseSchema>;
+export type AcpErrorResponse = v.InferOutput<typeof AcpErrorResponseSchema>;
+export type AcpResponse = AcpSuccessResponse | AcpErrorResponse;
+export type AcpEnvelope = AcpRequest | AcpNotification | AcpResponse;
+
+export type EnvelopeParse = { ok: true; envelope: AcpEnvelope } | { ok: false; error: string };
+
+/** Parses one frame's text; never throws, so a bad frame cannot end the stream it came on. */
+export function parseEnvelope(text: string): EnvelopeParse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `invalid JSON: ${(error as Error).message}` };
+  }
+  return validateEnvelope(json);
+}
+
+/** Validates an already-parsed JSON value as one JSON-RPC 2.0 envelope. */
+export function validateEnvelope(json: unknown): EnvelopeParse {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return { ok: false, error: "not a JSON-RPC object" };
+  }
+  const schema = schemaFor(json as Record<string, unknown>);
+  if (!schema) return { ok: false, error: "not a JSON-RPC request, notification or response" };
+  const result = v.safeParse(schema, json);
+  if (result.success) return { ok: true, envelope: result.output };
+  return { ok: false, error: `invalid JSON-RPC envelope: ${summarize(result.issues)}` };
+}
+
+// Choosing the one schema up front (instead of a union) keeps both the cost and the
+// error message to a single candidate.
+function schemaFor(o: Record<string, unknown>) {
+  if ("method" in o) return "id" in o ? AcpRequestSchema : AcpNotificationSchema;
+  if ("error" in o) return AcpErrorResponseSchema;
+  if ("result" in o) return AcpSuccessResponseSchema;
+  return undefined;
+}
+
+function summarize(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => {
+      const path = issue.path?.map((item) => String(item.key)).join(".");
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}
+
+export function isResponse(envelope: AcpEnvelope): envelope is AcpResponse {
+  return !("method" in envelope);
+}
+
+export function isRequest(envelope: AcpEnvelope): envelope is AcpRequest {
+  return "method" in envelope && "id" in envelope;
+}
+
+export function isNotification(envelope: AcpEnvelope): envelope is AcpNotification {
+  return "method" in envelope && !("id" in envelope);
+}
+
+export function isErrorResponse(envelope: AcpResponse): envelope is AcpErrorResponse {
+  return "error" in envelope;
+}
+
+/** A map key for a JSON-RPC id that keeps `"8"` and `8` apart, as the wire does. */
+export function idKey(id: JsonRpcId): string {
+  return typeof id === "string" ? `s:${id}` : typeof id === "number" ? `n:${id}` : "null";
+}

@@ -1,0 +1,27 @@
+import { AcpError } from "./acp-error.js";
+
+/** Why a connection ended; `disconnected` is the only clean one. */
+export type CloseReason = "disconnected" | "retries-exhausted" | "connection-lost" | "unauthorized" | "stream-rejected";
+
+/**
+ * The connection is gone: every request still pending when it ended, and every
+ * request made afterwards, fails with this error (never stays pending).
+ */
+export class AcpConnectionClosedError extends AcpError {
+  override name = "AcpConnectionClosedError";
+  readonly reason: CloseReason;
+  readonly method: string | undefined;
+
+  constructor(reason: CloseReason, options?: { method?: string; cause?: unknown }) {
+    super(
+      `${options?.method ? `${options.method} failed: ` : ""}connection closed (${reason})${causeSuffix(options?.cause)}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.reason = reason;
+    this.method = options?.method;
+  }
+}
+
+function causeSuffix(cause: unknown): string {
+  return cause instanceof Error ? `: ${cause.message}` : "";
+}

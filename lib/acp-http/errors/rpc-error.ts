@@ -1,0 +1,16 @@
+import { AcpError } from "./acp-error.js";
+
+/** A JSON-RPC error answer (the request reached its peer, which said no). */
+export class AcpRpcError extends AcpError {
+  override name = "AcpRpcError";
+  readonly code: number;
+  readonly data: unknown;
+  readonly method: string;
+
+  constructor(method: string, error: { code: number; message: string; data?: unknown }) {
+    super(`${method} failed: ${error.message} (JSON-RPC ${error.code})`);
+    this.method = method;
+    this.code = error.code;
+    this.data = error.data;
+  }
+}

@@ -1,0 +1,165 @@
+import { Observable, defer, retry, timer, type Subscription } from "rxjs";
+import { AcpHttpError } from "./errors/http-error.js";
+import { EventCursor } from "./event-cursor.js";
+import type { AcpLogger } from "./logger.js";
+import { reconnectDelay, type NormalizedReconnectPolicy } from "./reconnect.js";
+import { readSseBody, type SseFrame } from "./sse-stream.js";
+
+/** Events a stream could not deliver because the server no longer had them. */
+export interface EventGap {
+  /** The stream's name: `connection`, or the session id of a session-scoped stream. */
+  stream: string;
+  firstMissing: number;
+  lastMissing: number;
+}
+
+export type EventStreamStatus = "connecting" | "open" | "reconnecting";
+
+export interface EventStreamOptions {
+  name: string;
+  open(lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
+  policy: NormalizedReconnectPolicy;
+  lastEventId: string | undefined;
+  logger: AcpLogger;
+  onFrame(frame: SseFrame, stream: string): void;
+  onGap(gap: EventGap): void;
+  onStatus(status: EventStreamStatus): void;
+  /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
+  onFatal(error: Error): void;
+}
+
+/** The stream ended cleanly; for a long-lived stream that is still a reason to reconnect. */
+export class StreamEndedError extends Error {
+  override name = "StreamEndedError";
+}
+
+/** Ids skipped mid-stream: reopen at once from the cursor so the server replays them. */
+class GapRecoveryError extends Error {
+  override name = "GapRecoveryError";
+}
+
+class StreamStalledError extends Error {
+  override name = "StreamStalledError";
+}
+
+/** Every reconnect attempt failed; `cause` is the last failure. */
+export class RetriesExhaustedError extends Error {
+  override name = "RetriesExhaustedError";
+}
+
+/** Statuses that retrying cannot change. 409 is left out: a server may still hold the previous stream's slot. */
+const FATAL_STATUSES = new Set([400, 401, 403, 404, 405, 406, 410, 415, 422]);
+
+/**
+ * One logical SSE stream: opens the GET, follows the `Last-Event-ID` cursor, drops
+ * replayed frames, recovers id gaps by reopening from the last contiguous id, and
+ * reconnects with backoff. A gap found on the first frame after an open cannot be
+ * recovered (the server replayed what it had) and is reported through `onGap`.
+ */
+export class EventStream {
+  readonly #options: EventStreamOptions;
+  readonly #cursor: EventCursor;
+  #serverRetryMs: number | undefined;
+  #subscription: Subscription | undefined;
+  #stopped = false;
+
+  constructor(options: EventStreamOptions) {
+    this.#options = options;
+    this.#cursor = new EventCursor(options.lastEventId);
+  }
+
+  get lastEventId(): string | undefined {
+    return this.#cursor.lastEventId;
+  }
+
+  start(): void {
+    if (this.#subscription || this.#stopped) return;
+    this.#options.onStatus("connecting");
+    this.#subscription = defer(() => this.#attempt())
+      .pipe(retry({ resetOnSuccess: true, delay: (error: Error, count) => this.#retryDelay(error, count) }))
+      .subscribe({
+        next: (frame) => this.#options.onFrame(frame, this.#options.name),
+        error: (error: Error) => {
+          if (!this.#stopped) this.#options.onFatal(error);
+        },
+      });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#subscription?.unsubscribe();
+  }
+
+  #attempt(): Observable<SseFrame> {
+    return new Observable<SseFrame>((subscriber) => {
+      const controller = new AbortController();
+      let first = true;
+      let ended = false;
+      const fail = (error: Error) => {
+        ended = true;
+        subscriber.error(error);
+      };
+      const watchdog = this.#watchdog(() => fail(new StreamStalledError("no data within the stall timeout")));
+      this.#options
+        .open(this.#cursor.lastEventId, controller.signal)
+        .then(async (response) => {
+          this.#options.onStatus("open");
+          watchdog.kick();
+          await readSseBody(response.body as ReadableStream<Uint8Array>, {
+            onActivity: watchdog.kick,
+            onRetry: (ms) => (this.#serverRetryMs = ms),
+            onFrame: (frame) => {
+              if (ended) return;
+              const verdict = this.#cursor.check(frame.id);
+              if (verdict.kind === "duplicate") return;
+              if (verdict.kind === "gap") {
+                if (!first) return fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+                this.#options.onGap({ stream: this.#options.name, firstMissing: verdict.firstMissing, lastMissing: verdict.lastMissing });
+              }
+              first = false;
+              this.#cursor.advance(frame.id);
+              subscriber.next(frame);
+            },
+          });
+          if (!ended) fail(new StreamEndedError("event stream ended"));
+        })
+        .catch((error: Error) => {
+          if (!ended) fail(error);
+        });
+      return () => {
+        ended = true;
+        watchdog.stop();
+        controller.abort();
+      };
+    });
+  }
+
+  #retryDelay(error: Error, attempt: number): Observable<number> {
+    if (error instanceof GapRecoveryError) {
+      this.#options.logger.debug("event stream: recovering skipped ids", { stream: this.#options.name, detail: error.message });
+      return timer(0);
+    }
+    if (error instanceof AcpHttpError && FATAL_STATUSES.has(error.status)) throw error;
+    if (attempt > this.#options.policy.maxRetries) {
+      throw new RetriesExhaustedError(`event stream: ${this.#options.policy.maxRetries} reconnect attempts failed`, { cause: error });
+    }
+    const delay = reconnectDelay(this.#options.policy, attempt, this.#serverRetryMs);
+    this.#options.logger.debug("event stream: reconnecting", { stream: this.#options.name, attempt, delay, reason: error.message });
+    this.#options.onStatus("reconnecting");
+    return timer(delay);
+  }
+
+  #watchdog(onStall: () => void): { kick: () => void; stop: () => void } {
+    const limit = this.#options.policy.stallTimeoutMs;
+    if (!limit) return { kick: () => undefined, stop: () => undefined };
+    let handle: ReturnType<typeof setTimeout> | undefined;
+    const stop = () => handle !== undefined && clearTimeout(handle);
+    return {
+      kick: () => {
+        stop();
+        handle = setTimeout(onStall, limit);
+      },
+      stop,
+    };
+  }
+}

@@ -1,0 +1,174 @@
+import ky, { type KyInstance } from "ky";
+import { AcpHttpError, type ProblemDetails } from "./errors/http-error.js";
+import { AcpInvalidHeaderError } from "./errors/invalid-header-error.js";
+import { AcpNetworkError } from "./errors/network-error.js";
+import type { AcpLogger } from "./logger.js";
+
+/** A bearer token, or a function that yields the current one (called before every request, so tokens can rotate). */
+export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
+
+export interface HttpTransportOptions {
+  baseUrl: string;
+  path: string;
+  connectionIdHeader: string;
+  bootstrapQuery: Record<string, string> | undefined;
+  headers: Record<string, string> | undefined;
+  token: TokenSource | undefined;
+  fetch: typeof globalThis.fetch | undefined;
+  /** Seed for a connection that already exists (a page reload resuming its connection). */
+  connectionId: string | undefined;
+  logger: AcpLogger;
+}
+
+export interface PostResult {
+  status: number;
+  /** The response body when it is a JSON payload; undefined for 202 and empty bodies. */
+  json: string | undefined;
+}
+
+const MAX_ERROR_BODY = 2000;
+const CRLF = /[\r\n]/;
+
+/**
+ * The HTTP side of the transport: builds headers (token, connection id), sends POST,
+ * GET and DELETE through ky, learns the connection id from any response that carries
+ * it, and maps non-2xx answers to `AcpHttpError`. It knows nothing of JSON-RPC.
+ */
+export class HttpTransport {
+  readonly #options: HttpTransportOptions;
+  readonly #ky: KyInstance;
+  readonly #url: string;
+  #connectionId: string | undefined;
+  #bootstrapped = false;
+
+  constructor(options: HttpTransportOptions) {
+    this.#options = options;
+    this.#connectionId = options.connectionId;
+    this.#url = joinUrl(options.baseUrl, options.path);
+    for (const [name, value] of Object.entries(options.headers ?? {})) assertHeaderValue(name, value);
+    this.#ky = ky.create({
+      retry: 0,
+      // Prompts legitimately run for many minutes and the event stream for hours:
+      // any deadline is the caller's to set, never a library default.
+      timeout: false,
+      throwHttpErrors: false,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  get connectionId(): string | undefined {
+    return this.#connectionId;
+  }
+
+  /** True once a POST has succeeded: the server knows this connection and the stream may open. */
+  get bootstrapped(): boolean {
+    return this.#bootstrapped;
+  }
+
+  async post(body: string, operation: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<PostResult> {
+    const headers = await this.#headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...extraHeaders });
+    const url = this.#bootstrapped || !this.#options.bootstrapQuery ? this.#url : withQuery(this.#url, this.#options.bootstrapQuery);
+    const response = await this.#send(operation, () => this.#ky.post(url, { body, headers, signal }));
+    if (!response.ok) throw await toHttpError(operation, response);
+    this.#bootstrapped = true;
+    const text = await response.text();
+    const isJson = /json/i.test(response.headers.get("content-type") ?? "");
+    return { status: response.status, json: text.length > 0 && (isJson || response.status === 200) ? text : undefined };
+  }
+
+  /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
+  async openStream(extraHeaders: Record<string, string>, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    const headers = await this.#headers({ accept: "text/event-stream", ...extraHeaders, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) });
+    const response = await this.#send("event stream", () => this.#ky.get(this.#url, { headers, signal }));
+    if (!response.ok) throw await toHttpError("event stream", response);
+    if (!response.body) throw new AcpNetworkError("event stream", new Error("response has no body"));
+    return response;
+  }
+
+  /**
+   * Best-effort close. Bounded, because some servers hold DELETE open until the agent
+   * process exits; abandoning it is what lets them proceed. Errors are logged, not thrown.
+   */
+  async delete(timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
+    if (!this.#bootstrapped) return;
+    try {
+      const headers = await this.#headers(extraHeaders);
+      const response = await this.#ky.delete(this.#url, { headers, timeout: timeoutMs });
+      this.#learnConnectionId(response);
+      if (!response.ok && response.status !== 404) this.#options.logger.warn("close: unexpected status", { status: response.status });
+      await response.body?.cancel().catch(() => undefined);
+    } catch (error) {
+      this.#options.logger.debug("close: request abandoned", { error: (error as Error).message });
+    }
+  }
+
+  async #send(operation: string, send: () => Promise<Response>): Promise<Response> {
+    let response: Response;
+    try {
+      response = await send();
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      throw new AcpNetworkError(operation, error);
+    }
+    this.#learnConnectionId(response);
+    return response;
+  }
+
+  #learnConnectionId(response: Response): void {
+    const id = response.headers.get(this.#options.connectionIdHeader);
+    if (id && id !== this.#connectionId) {
+      this.#options.logger.debug("connection id learned", { connectionId: id });
+      this.#connectionId = id;
+    }
+  }
+
+  async #headers(fixed: Record<string, string>): Promise<Record<string, string>> {
+    const headers: Record<string, string> = { ...this.#options.headers, ...fixed };
+    const token = await resolveToken(this.#options.token);
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (this.#connectionId) headers[this.#options.connectionIdHeader] = this.#connectionId;
+    for (const [name, value] of Object.entries(headers)) assertHeaderValue(name, value);
+    return headers;
+  }
+}
+
+async function resolveToken(token: TokenSource | undefined): Promise<string | undefined> {
+  return typeof token === "function" ? await token() : token;
+}
+
+export function assertHeaderValue(name: string, value: string): void {
+  if (CRLF.test(value) || CRLF.test(name)) throw new AcpInvalidHeaderError(name);
+}
+
+export function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+/** Reads an error body once: problem+json (or any JSON object) becomes `problem`, anything else a capped text. */
+export async function toHttpError(operation: string, response: Response): Promise<AcpHttpError> {
+  let text = "";
+  try {
+    text = await response.text();
+  } catch {
+    // A body that cannot be read still leaves the status to report.
+  }
+  let problem: ProblemDetails | undefined;
+  if (/json/i.test(response.headers.get("content-type") ?? "") && text) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) problem = parsed as ProblemDetails;
+    } catch {
+      // Not JSON after all: keep it as text below.
+    }
+  }
+  return new AcpHttpError(operation, response, problem, problem || !text ? undefined : text.slice(0, MAX_ERROR_BODY));
+}
+
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+function withQuery(url: string, query: Record<string, string>): string {
+  const search = new URLSearchParams(query).toString();
+  return search ? `${url}${url.includes("?") ? "&" : "?"}${search}` : url;
+}

@@ -1,0 +1,30 @@
+/**
+ * ACP (Agent Client Protocol) over streamable HTTP: a protocol-pure client usable
+ * with any server of that shape.
+ */
+export { AcpHttpClient, RFD_PROFILE, type AcpHttpClientOptions, type RequestOptions, type CloseInfo } from "./client.js";
+export type { AcpConnectionState } from "./state.js";
+export type { ReconnectPolicy } from "./reconnect.js";
+export type { TokenSource } from "./http.js";
+export type { AcpParseError, ResponseEcho } from "./inbound.js";
+export type { EventGap } from "./event-stream.js";
+export type { AcpClientHandlers, HandlerContext } from "./handlers.js";
+export { consoleLogger, type AcpLogger } from "./logger.js";
+export {
+  parseEnvelope,
+  validateEnvelope,
+  isRequest,
+  isNotification,
+  isResponse,
+  isErrorResponse,
+  type AcpEnvelope,
+  type AcpRequest,
+  type AcpNotification,
+  type AcpResponse,
+  type AcpSuccessResponse,
+  type AcpErrorResponse,
+  type JsonRpcId,
+  type JsonRpcErrorObject,
+} from "./envelope.js";
+export * from "./acp-types.js";
+export * from "./errors/index.js";

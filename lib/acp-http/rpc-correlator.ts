@@ -1,0 +1,122 @@
+import { AcpAbortError } from "./errors/abort-error.js";
+import { AcpTimeoutError } from "./errors/timeout-error.js";
+import { idKey, type AcpResponse, type JsonRpcId } from "./envelope.js";
+
+export interface PendingOptions {
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+}
+
+interface Pending {
+  method: string;
+  resolve(response: AcpResponse): void;
+  reject(error: unknown): void;
+  /** Aborts this request's POST: on settle from another copy, on abort, on close. */
+  post: AbortController;
+  dispose(): void;
+}
+
+/**
+ * The table of requests waiting for their answer. A request settles exactly once:
+ * from the first copy of its response (POST body or stream), by its caller's abort
+ * or deadline, or when the connection closes. Nothing here ever waits on a clock
+ * unless the caller asked for a deadline.
+ */
+export class RpcCorrelator {
+  readonly #pending = new Map<string, Pending>();
+  #nextId = 1;
+  /** How long a POST may stay open after its response arrived on the stream. */
+  readonly #postReleaseMs: number;
+
+  constructor(postReleaseMs: number) {
+    this.#postReleaseMs = postReleaseMs;
+  }
+
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  isPending(id: JsonRpcId): boolean {
+    return this.#pending.has(idKey(id));
+  }
+
+  methodOf(id: JsonRpcId): string | undefined {
+    return this.#pending.get(idKey(id))?.method;
+  }
+
+  /** Registers a request before it is sent; the promise settles once, whatever happens. */
+  register(id: JsonRpcId, method: string, options: PendingOptions = {}): { response: Promise<AcpResponse>; postSignal: AbortSignal } {
+    const key = idKey(id);
+    const post = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const response = new Promise<AcpResponse>((resolve, reject) => {
+      const entry: Pending = {
+        method,
+        resolve,
+        reject,
+        post,
+        dispose: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+        },
+      };
+      this.#pending.set(key, entry);
+      if (options.signal) {
+        onAbort = () => this.reject(id, new AcpAbortError(method, options.signal?.reason), { abortPost: true });
+        if (options.signal.aborted) return onAbort();
+        options.signal.addEventListener("abort", onAbort, { once: true });
+      }
+      if (options.timeoutMs !== undefined && options.timeoutMs > 0) {
+        timer = setTimeout(() => this.reject(id, new AcpTimeoutError(method, options.timeoutMs ?? 0), { abortPost: true }), options.timeoutMs);
+      }
+    });
+    return { response, postSignal: post.signal };
+  }
+
+  /**
+   * Settles the request a response belongs to. `fromStream` responses may leave their
+   * POST still open (some servers never answer it); that POST is released after a
+   * short grace so a healthy keep-alive socket is not thrown away.
+   */
+  settle(response: AcpResponse, fromStream: boolean): boolean {
+    const key = idKey(response.id);
+    const entry = this.#pending.get(key);
+    if (!entry) return false;
+    this.#pending.delete(key);
+    entry.dispose();
+    if (fromStream) {
+      const release = setTimeout(() => entry.post.abort(), this.#postReleaseMs);
+      // A pending release must never keep a process alive on its own.
+      (release as { unref?: () => void }).unref?.();
+    }
+    entry.resolve(response);
+    return true;
+  }
+
+  reject(id: JsonRpcId, error: unknown, options: { abortPost?: boolean } = {}): boolean {
+    const key = idKey(id);
+    const entry = this.#pending.get(key);
+    if (!entry) return false;
+    this.#pending.delete(key);
+    entry.dispose();
+    if (options.abortPost) entry.post.abort();
+    entry.reject(error);
+    return true;
+  }
+
+  /** Rejects every pending request (the connection is gone) and aborts their POSTs. */
+  rejectAll(makeError: (method: string) => unknown): void {
+    const entries = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const entry of entries) {
+      entry.dispose();
+      entry.post.abort();
+      entry.reject(makeError(entry.method));
+    }
+  }
+}
