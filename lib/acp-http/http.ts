@@ -144,8 +144,17 @@ export function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
 }
 
-/** Reads an error body once: problem+json (or any JSON object) becomes `problem`, anything else a capped text. */
+/** Turns a non-2xx response into the error the caller of `operation` sees. */
 export async function toHttpError(operation: string, response: Response): Promise<AcpHttpError> {
+  const { problem, bodyText } = await readHttpProblem(response);
+  return new AcpHttpError(operation, response, problem, bodyText);
+}
+
+/**
+ * Reads an error body once: problem+json (or any JSON object) becomes `problem`,
+ * anything else (HTML, plain text) a capped `bodyText`.
+ */
+export async function readHttpProblem(response: Response): Promise<{ problem: ProblemDetails | undefined; bodyText: string | undefined }> {
   let text = "";
   try {
     text = await response.text();
@@ -161,7 +170,7 @@ export async function toHttpError(operation: string, response: Response): Promis
       // Not JSON after all: keep it as text below.
     }
   }
-  return new AcpHttpError(operation, response, problem, problem || !text ? undefined : text.slice(0, MAX_ERROR_BODY));
+  return { problem, bodyText: problem || !text ? undefined : text.slice(0, MAX_ERROR_BODY) };
 }
 
 export function joinUrl(baseUrl: string, path: string): string {

@@ -28,3 +28,4 @@ export {
 } from "./envelope.js";
 export * from "./acp-types.js";
 export * from "./errors/index.js";
+export { readHttpProblem } from "./http.js";

@@ -19,8 +19,9 @@ export const DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024;
 
 /**
  * Reads an SSE body to its end, dispatching frames as they complete. Decoding is done
- * in streaming mode so a UTF-8 character split across chunks survives; framing
- * (LF, CR, CRLF, comments, `retry:`, multi-line `data:`) is eventsource-parser's job.
+ * in streaming mode so a UTF-8 character split across chunks survives; CR and CRLF
+ * line ends become LF here, and the rest of the framing (comments, `retry:`,
+ * multi-line `data:`) is eventsource-parser's job.
  * Resolves on a clean end of the body; rejects on a read error or an oversized event.
  */
 export async function readSseBody(
@@ -43,18 +44,35 @@ export async function readSseBody(
     maxBufferSize: maxEventChars,
   });
   const decoder = new TextDecoder();
+  const normalize = lineEndNormalizer();
   const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       callbacks.onActivity?.();
-      parser.feed(decoder.decode(value, { stream: true }));
+      parser.feed(normalize(decoder.decode(value, { stream: true })));
       if (failure) throw failure;
     }
     const tail = decoder.decode();
-    if (tail) parser.feed(tail);
+    if (tail) parser.feed(normalize(tail));
   } finally {
     reader.releaseLock();
   }
+}
+
+/**
+ * Turns CR and CRLF line ends into LF across chunk boundaries. The parser keeps a line
+ * that ends in CR at the end of a chunk until it knows whether a LF follows, so a
+ * CR-framed event would wait for the next bytes (a heartbeat away) and the last one of
+ * a body would be lost; remembering the CR here lets every complete event out at once.
+ */
+function lineEndNormalizer(): (text: string) => string {
+  let afterCr = false;
+  return (text) => {
+    if (text === "") return text;
+    const rest = afterCr && text.charCodeAt(0) === 10 ? text.slice(1) : text;
+    afterCr = text.charCodeAt(text.length - 1) === 13;
+    return rest.includes("\r") ? rest.replace(/\r\n?/g, "\n") : rest;
+  };
 }

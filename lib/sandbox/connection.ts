@@ -1,0 +1,194 @@
+import { Subject, Subscription, map, merge, tap } from "rxjs";
+import {
+  AcpHttpClient,
+  type AcpClientHandlers,
+  type AcpLogger,
+  type InitializeResult,
+  type ReconnectPolicy,
+  type RequestOptions,
+  type TokenSource,
+} from "../acp-http/index.js";
+import { AgentExitedError } from "./errors/agent-exited-error.js";
+import { ProtocolError } from "./errors/call-errors.js";
+import { toSandboxError } from "./errors/convert.js";
+import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
+import { endSessionsOnAgentExit, fromTransportParseError, toSandboxEvents, type SandboxEvent } from "./events.js";
+import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
+import type { ServerProfile } from "./profiles.js";
+
+export interface ConnectionSettings {
+  baseUrl: string;
+  agent: string;
+  serverId: string;
+  profile: ServerProfile;
+  token: TokenSource | undefined;
+  headers: Record<string, string> | undefined;
+  fetch: typeof globalThis.fetch | undefined;
+  reconnect: ReconnectPolicy | undefined;
+  handlers: AcpClientHandlers;
+  clientInfo: { name: string; version: string };
+  logger: AcpLogger | undefined;
+}
+
+/** Errors name the sandbox method a caller used, not the wire method behind it. */
+const METHOD_NAMES: Record<string, string> = {
+  "session/new": "newSession",
+  "session/load": "loadSession",
+  "session/prompt": "prompt",
+  "session/cancel": "cancel",
+  "session/set_mode": "setSessionMode",
+  "session/set_config_option": "setSessionConfigOption",
+  "session/set_model": "setSessionModel",
+  "session/list": "listSessions",
+  "session/fork": "forkSession",
+  "session/resume": "resumeSession",
+  "_sandboxagent/session/list_models": "listModels",
+  "_sandboxagent/session/set_metadata": "setMetadata",
+  "_sandboxagent/session/detach": "detachSession",
+  "_sandboxagent/session/terminate": "terminateSession",
+};
+
+export function sandboxName(method: string): string {
+  return METHOD_NAMES[method] ?? method;
+}
+
+export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "closed";
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * One live connection to the server: the protocol client, what the agent said it can
+ * do, the sessions opened here, and whether the agent process is still there. Every
+ * call goes through `call`, which converts protocol errors into sandbox errors and
+ * fails fast once the agent has exited.
+ */
+export class SandboxConnection {
+  readonly settings: ConnectionSettings;
+  readonly protocol: AcpHttpClient;
+  readonly openSessions = new Set<string>();
+  readonly status = new Subject<ConnectionStatus>();
+  #initialize: InitializeResult | undefined;
+  #extensions: SandboxExtensions = { flags: {}, methods: [] };
+  #agentExit: AgentExitedError | undefined;
+  readonly #agentGone = new AbortController();
+  readonly #subscriptions = new Subscription();
+
+  constructor(settings: ConnectionSettings, events: Subject<SandboxEvent>) {
+    this.settings = settings;
+    const transport = settings.profile.transport(settings.agent, settings.serverId);
+    this.protocol = new AcpHttpClient({
+      baseUrl: settings.baseUrl,
+      path: transport.path,
+      connectionIdHeader: transport.connectionIdHeader,
+      ...(transport.bootstrapQuery ? { bootstrapQuery: transport.bootstrapQuery } : {}),
+      responseEcho: transport.responseEcho,
+      closeTimeoutMs: transport.closeTimeoutMs,
+      ...(settings.headers ? { headers: settings.headers } : {}),
+      ...(settings.token ? { token: settings.token } : {}),
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+      ...(settings.reconnect ? { reconnect: settings.reconnect } : {}),
+      ...(settings.logger ? { logger: settings.logger } : {}),
+      handlers: settings.handlers,
+      clientInfo: settings.clientInfo,
+    });
+    const pipeline = merge(
+      this.protocol.envelopes$.pipe(toSandboxEvents(), endSessionsOnAgentExit(() => this.openSessions)),
+      this.protocol.parseErrors$.pipe(map(fromTransportParseError)),
+      this.protocol.gaps$.pipe(map((gap): SandboxEvent => ({ kind: "events-lost", ...gap }))),
+    ).pipe(tap((event) => this.#observe(event)));
+    this.#subscriptions.add(pipeline.subscribe((event) => events.next(event)));
+    this.#subscriptions.add(
+      this.protocol.state$.subscribe((state) => {
+        if (state === "open") this.status.next("connected");
+        else if (state === "reconnecting") this.status.next("reconnecting");
+        else if (state === "closed") this.status.next("closed");
+      }),
+    );
+  }
+
+  get initializeResult(): InitializeResult | undefined {
+    return this.#initialize;
+  }
+
+  get extensions(): SandboxExtensions {
+    return this.#extensions;
+  }
+
+  get agentExited(): AgentExitedError | undefined {
+    return this.#agentExit;
+  }
+
+  get closed(): boolean {
+    return this.protocol.state === "closed";
+  }
+
+  /** Opens the connection: `initialize` with the agent selection, then the capability read-out. */
+  async open(): Promise<InitializeResult> {
+    const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: { agent: this.settings.agent } } } : {};
+    try {
+      this.#initialize = await this.protocol.initialize(meta);
+    } catch (error) {
+      throw toSandboxError(error, "connect");
+    }
+    if (this.settings.profile.needsConnectionHeader && !this.protocol.connectionId) {
+      throw new ProtocolError(
+        "connect: the server's x-acp-connection-id response header could not be read. In a browser the server must list it in Access-Control-Expose-Headers.",
+      );
+    }
+    this.#extensions = readExtensions(this.#initialize.agentCapabilities);
+    return this.#initialize;
+  }
+
+  /** True when the server or agent advertised this extension (by flag or by method name). */
+  supports(flag: string, method: string): boolean {
+    return this.#extensions.flags[flag] === true || this.#extensions.methods.includes(method);
+  }
+
+  requireExtension(feature: string, flag: string, method: string): void {
+    if (!this.supports(flag, method)) {
+      throw new UnsupportedFeatureError(feature, `the ${this.settings.profile.api} server and the "${this.settings.agent}" agent do not advertise ${method}`);
+    }
+  }
+
+  async call(method: string, params: unknown, options: CallOptions = {}): Promise<unknown> {
+    const name = sandboxName(method);
+    if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.#agentGone.signal]) : this.#agentGone.signal;
+    const requestOptions: RequestOptions = { signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    try {
+      return await this.protocol.request(method, params, requestOptions);
+    } catch (error) {
+      const exit = this.#agentExit as AgentExitedError | undefined;
+      if (exit && !options.signal?.aborted) throw new AgentExitedError(exit.exitCode, name);
+      throw toSandboxError(error, name);
+    }
+  }
+
+  async notify(method: string, params: unknown): Promise<void> {
+    const name = sandboxName(method);
+    if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
+    try {
+      await this.protocol.notify(method, params);
+    } catch (error) {
+      throw toSandboxError(error, name);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.protocol.disconnect();
+    this.#subscriptions.unsubscribe();
+    this.status.complete();
+  }
+
+  #observe(event: SandboxEvent): void {
+    if (event.kind === "session-ended" && event.sessionId) this.openSessions.delete(event.sessionId);
+    if (event.kind === "agent-exited" && !this.#agentExit) {
+      this.#agentExit = new AgentExitedError(event.exitCode);
+      // Requests the exited agent can no longer answer fail now instead of at the server's timeout.
+      this.#agentGone.abort(this.#agentExit);
+    }
+  }
+}

@@ -1,0 +1,183 @@
+import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } from "rxjs";
+import * as v from "valibot";
+import { isRequest, isResponse, type AcpEnvelope, type AcpParseError } from "../acp-http/index.js";
+import { isPlainObject, safeCopy, type PlainObject } from "./metadata.js";
+import { SessionUpdateSchema, type SessionUpdate } from "./session-update.js";
+
+/** How and why a session ended (from the server's ended notification, or the agent's exit). */
+export interface SessionEnded {
+  sessionId: string | undefined;
+  reason: string;
+  terminatedBy?: string;
+  message?: string;
+  exitCode?: number | null;
+  stderr?: { head?: string; tail?: string; truncated?: boolean; totalLines?: number };
+}
+
+/** Something the agent or the wire produced that could not be understood; nothing else is lost. */
+export interface SandboxParseError {
+  /** `agent`: a line the agent process wrote that was not a message; `transport`: a frame that was not one. */
+  source: "agent" | "transport";
+  raw: string;
+  error: string;
+  sessionId?: string;
+}
+
+export interface PermissionOptionInfo {
+  optionId: string;
+  name: string;
+  kind: string;
+  [key: string]: unknown;
+}
+
+/** The agent asks before acting; the answer comes from the client's `onPermissionRequest`. */
+export interface PermissionRequest {
+  sessionId: string;
+  toolCall: PlainObject & { toolCallId: string; title?: string; kind?: string };
+  options: PermissionOptionInfo[];
+}
+
+export type SandboxEvent =
+  | { kind: "update"; sessionId: string; update: SessionUpdate }
+  | { kind: "unknown-update"; sessionId: string; update: PlainObject & { sessionUpdate: string } }
+  | ({ kind: "permission-request" } & PermissionRequest)
+  | ({ kind: "session-ended" } & SessionEnded)
+  | { kind: "agent-exited"; exitCode: number | null; success: boolean }
+  | ({ kind: "parse-error" } & SandboxParseError)
+  | { kind: "notification"; method: string; params: unknown; sessionId?: string }
+  /** The server no longer had these events when the stream came back: they are lost, and said so. */
+  | { kind: "events-lost"; stream: string; firstMissing: number; lastMissing: number };
+
+export type SandboxEventKind = SandboxEvent["kind"];
+
+const ENDED = new Set(["_sandboxagent/session/ended"]);
+const UNPARSED = new Set(["_sandboxagent/agent/unparsed", "_adapter/invalid_stdout"]);
+const AGENT_EXITED = "_adapter/agent_exited";
+
+/** Envelopes → sandbox events: updates typed by kind, extension notifications converted, responses dropped. */
+export function toSandboxEvents(): OperatorFunction<AcpEnvelope, SandboxEvent> {
+  return pipe(
+    map(envelopeToEvent),
+    filter((event): event is SandboxEvent => event !== undefined),
+  );
+}
+
+export function envelopeToEvent(envelope: AcpEnvelope): SandboxEvent | undefined {
+  if (isResponse(envelope)) return undefined;
+  const params: unknown = envelope.params;
+  const method = envelope.method;
+  if (method === "session/update") return updateEvent(params);
+  if (isRequest(envelope)) return method === "session/request_permission" ? permissionEvent(params) : undefined;
+  if (ENDED.has(method)) return { kind: "session-ended", ...toSessionEnded(params) };
+  if (UNPARSED.has(method)) return { kind: "parse-error", ...toAgentParseError(params) };
+  if (method === AGENT_EXITED) return agentExitedEvent(params);
+  const sessionId = isPlainObject(params) && typeof params.sessionId === "string" ? params.sessionId : undefined;
+  return { kind: "notification", method, params, ...(sessionId ? { sessionId } : {}) };
+}
+
+function updateEvent(params: unknown): SandboxEvent | undefined {
+  if (!isPlainObject(params) || typeof params.sessionId !== "string" || !isPlainObject(params.update)) return undefined;
+  const parsed = v.safeParse(SessionUpdateSchema, params.update);
+  if (parsed.success) return { kind: "update", sessionId: params.sessionId, update: parsed.output };
+  const update = safeCopy(params.update);
+  if (typeof update.sessionUpdate !== "string") return undefined;
+  return { kind: "unknown-update", sessionId: params.sessionId, update: update as PlainObject & { sessionUpdate: string } };
+}
+
+function permissionEvent(params: unknown): SandboxEvent | undefined {
+  if (!isPlainObject(params) || typeof params.sessionId !== "string" || !isPlainObject(params.toolCall)) return undefined;
+  const options = Array.isArray(params.options) ? params.options.filter(isPlainObject).map((o) => safeCopy(o) as PermissionOptionInfo) : [];
+  return { kind: "permission-request", sessionId: params.sessionId, toolCall: safeCopy(params.toolCall) as PermissionRequest["toolCall"], options };
+}
+
+function agentExitedEvent(params: unknown): SandboxEvent {
+  const p = safeCopy(params);
+  const exitCode = typeof p.code === "number" ? p.code : null;
+  return { kind: "agent-exited", exitCode, success: p.success === true };
+}
+
+/**
+ * The ended notification's params, snake_case on the wire (`session_id`,
+ * `terminated_by`, `exit_code`, `total_lines`), in camelCase. Accepts the camelCase
+ * form and a flat (no `data`) form as well, since agents emit their own.
+ */
+export function toSessionEnded(params: unknown): SessionEnded {
+  const p = safeCopy(params);
+  const data = isPlainObject(p.data) ? safeCopy(p.data) : p;
+  const sessionId = str(p.session_id) ?? str(p.sessionId);
+  const ended: SessionEnded = { sessionId, reason: str(data.reason) ?? "unknown" };
+  const terminatedBy = str(data.terminated_by) ?? str(data.terminatedBy);
+  if (terminatedBy) ended.terminatedBy = terminatedBy;
+  const message = str(data.message);
+  if (message) ended.message = message;
+  const exitCode = data.exit_code ?? data.exitCode;
+  if (typeof exitCode === "number" || exitCode === null) ended.exitCode = exitCode;
+  if (isPlainObject(data.stderr)) {
+    const s = safeCopy(data.stderr);
+    const stderr: NonNullable<SessionEnded["stderr"]> = {};
+    if (typeof s.head === "string") stderr.head = s.head;
+    if (typeof s.tail === "string") stderr.tail = s.tail;
+    if (typeof s.truncated === "boolean") stderr.truncated = s.truncated;
+    const total = s.total_lines ?? s.totalLines;
+    if (typeof total === "number") stderr.totalLines = total;
+    ended.stderr = stderr;
+  }
+  return ended;
+}
+
+export function toAgentParseError(params: unknown): SandboxParseError {
+  const p = safeCopy(params);
+  const raw = typeof p.raw === "string" ? p.raw : JSON.stringify(p.raw ?? null);
+  const sessionId = str(p.sessionId) ?? str(p.session_id);
+  return { source: "agent", raw, error: str(p.error) ?? "unparsed agent output", ...(sessionId ? { sessionId } : {}) };
+}
+
+/** A transport-level parse error as a sandbox parse-error event. */
+export function fromTransportParseError(error: AcpParseError): SandboxEvent {
+  return { kind: "parse-error", source: "transport", raw: error.raw, error: error.error };
+}
+
+/**
+ * When the agent process exits, every session it held has ended: after the
+ * `agent-exited` event, emits a `session-ended` event for each session still open.
+ */
+export function endSessionsOnAgentExit(openSessions: () => Iterable<string>): OperatorFunction<SandboxEvent, SandboxEvent> {
+  return mergeMap((event) => {
+    if (event.kind !== "agent-exited") return of(event);
+    const endings: SandboxEvent[] = [...openSessions()].map((sessionId) => ({
+      kind: "session-ended",
+      sessionId,
+      reason: event.success ? "completed" : "error",
+      terminatedBy: "agent",
+      exitCode: event.exitCode,
+      ...(event.success ? {} : { message: `agent exited${event.exitCode === null ? " (signal)" : ` with code ${event.exitCode}`}` }),
+    }));
+    return of(event, ...endings);
+  });
+}
+
+/** One session's events, completing after its `session-ended` event. */
+export function forSession(sessionId: string): OperatorFunction<SandboxEvent, SandboxEvent> {
+  return pipe(
+    filter((event) => "sessionId" in event && event.sessionId === sessionId),
+    takeWhile((event) => event.kind !== "session-ended", true),
+  );
+}
+
+export function sessionEndedOnly(): OperatorFunction<SandboxEvent, SessionEnded> {
+  return pipe(
+    filter((event): event is Extract<SandboxEvent, { kind: "session-ended" }> => event.kind === "session-ended"),
+    map(({ kind: _kind, ...ended }) => ended),
+  );
+}
+
+export function parseErrorsOnly(): OperatorFunction<SandboxEvent, SandboxParseError> {
+  return pipe(
+    filter((event): event is Extract<SandboxEvent, { kind: "parse-error" }> => event.kind === "parse-error"),
+    map(({ kind: _kind, ...error }) => error),
+  );
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}

@@ -1,0 +1,40 @@
+/**
+ * The sandbox-agent client: connect once to an agent in a sandbox, drive sessions,
+ * watch their events, and use the server's health, agent and filesystem routes.
+ */
+export {
+  SandboxAgentClient,
+  type SandboxAgentClientOptions,
+  type ConnectionState,
+  type ConnectInfo,
+  type PromptEvent,
+  type SessionView,
+  type PermissionReply,
+  type Logger,
+} from "./client.js";
+export type { CallOptions } from "./connection.js";
+export type {
+  NewSessionOptions,
+  SessionHandle,
+  PromptOutcome,
+  PromptInput,
+  SessionListing,
+  SessionList,
+  ModelList,
+  TerminateResult,
+} from "./sessions.js";
+export type {
+  SandboxEvent,
+  SandboxEventKind,
+  SessionEnded,
+  SandboxParseError,
+  PermissionRequest,
+  PermissionOptionInfo,
+} from "./events.js";
+export { forSession } from "./events.js";
+export type { SessionUpdate, SessionUpdateKind, Content, PlanEntry } from "./session-update.js";
+export type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
+export type { ServerApi } from "./profiles.js";
+export type { Health, AgentInfo, InstallOptions, InstallResult, FsEntry, FsStat, WriteResult, MoveResult, UploadResult } from "./control-plane.js";
+export type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+export * from "./errors/index.js";

@@ -1,0 +1,70 @@
+/**
+ * The two server contracts as data. `v2` is the `/v2/rpc` contract (connection id
+ * header, agent chosen in `_meta`, runtime-handled extensions); `v1` is what the
+ * released 0.4.x server speaks (`/v1/acp/{serverId}?agent=`, one agent process per
+ * server id, responses echoed on the event stream, extensions only if the agent has them).
+ */
+export type ServerApi = "v1" | "v2";
+
+export interface ServerProfile {
+  api: ServerApi;
+  /** Prefix of the control-plane routes (health, agents, fs). */
+  controlPrefix: string;
+  /** Transport settings of the session connection. */
+  transport(agent: string, serverId: string): {
+    path: string;
+    connectionIdHeader: string;
+    bootstrapQuery: Record<string, string> | undefined;
+    responseEcho: boolean;
+    closeTimeoutMs: number;
+  };
+  /** Whether `initialize` and `session/new` must name the agent in their metadata. */
+  agentInMeta: boolean;
+  /** Whether the connection id arrives in a response header that the client must be able to read. */
+  needsConnectionHeader: boolean;
+}
+
+export const V2_PROFILE: ServerProfile = {
+  api: "v2",
+  controlPrefix: "/v2",
+  transport: () => ({
+    path: "/v2/rpc",
+    connectionIdHeader: "x-acp-connection-id",
+    bootstrapQuery: undefined,
+    responseEcho: false,
+    closeTimeoutMs: 2000,
+  }),
+  agentInMeta: true,
+  needsConnectionHeader: true,
+};
+
+export const V1_PROFILE: ServerProfile = {
+  api: "v1",
+  controlPrefix: "/v1",
+  transport: (agent, serverId) => ({
+    path: `/v1/acp/${encodeURIComponent(serverId)}`,
+    connectionIdHeader: "x-acp-connection-id",
+    bootstrapQuery: { agent },
+    // Every response is also on the stream; its position there orders it after the turn's updates.
+    responseEcho: true,
+    // The server holds DELETE until the agent exits, and the agent exits only once the
+    // DELETE is abandoned (that closes its stdin): a short bound is the close itself.
+    closeTimeoutMs: 750,
+  }),
+  agentInMeta: true,
+  needsConnectionHeader: false,
+};
+
+export function profileFor(api: ServerApi): ServerProfile {
+  return api === "v2" ? V2_PROFILE : V1_PROFILE;
+}
+
+/**
+ * Tells the contracts apart with one request: the released server answers
+ * `/v1/health`, a v2 server answers every `/v1/*` route with 410 "v1 removed".
+ */
+export function apiFromHealthProbe(status: number): ServerApi | undefined {
+  if (status >= 200 && status < 300) return "v1";
+  if (status === 410) return "v2";
+  return undefined;
+}

@@ -1,0 +1,154 @@
+import * as v from "valibot";
+import { SessionInfoSchema, type ContentBlock } from "../acp-http/index.js";
+import { validate } from "./control-plane.js";
+import type { CallOptions, SandboxConnection } from "./connection.js";
+import { readSandboxMeta, splitListedMetadata, withSandboxMeta, type SessionMetadata, type SessionRuntimeInfo } from "./metadata.js";
+
+/**
+ * Session methods as thin conversions: sandbox arguments in, the protocol method or
+ * `_sandboxagent/*` extension named by the specification out, sandbox results back.
+ */
+
+export interface NewSessionOptions {
+  cwd?: string;
+  mcpServers?: Array<{ name: string; [key: string]: unknown }>;
+  metadata?: SessionMetadata;
+}
+
+export interface SessionHandle {
+  sessionId: string;
+  /** Metadata the agent echoed back in the sandbox namespace, if any. */
+  metadata: SessionMetadata;
+  modes?: unknown;
+  models?: unknown;
+  configOptions?: unknown;
+  /** Everything else the agent answered, untouched. */
+  raw: Record<string, unknown>;
+}
+
+export interface PromptOutcome {
+  stopReason: string;
+  raw: Record<string, unknown>;
+}
+
+export interface SessionListing extends SessionRuntimeInfo {
+  sessionId: string;
+  cwd?: string;
+  title?: string | null;
+  /** Caller-set metadata (title, variant, permissionMode, skills, ... as stored). */
+  metadata: SessionMetadata;
+}
+
+export interface SessionList {
+  sessions: SessionListing[];
+  nextCursor: string | null;
+}
+
+export interface ModelList {
+  availableModels: Array<{ modelId: string; name?: string | null; description?: string | null; [key: string]: unknown }>;
+  currentModelId: string | null;
+}
+
+export interface TerminateResult {
+  terminated: boolean;
+  alreadyEnded: boolean;
+  reason?: string;
+  terminatedBy?: string;
+}
+
+export const NewSessionWireSchema = v.looseObject({ sessionId: v.string(), _meta: v.optional(v.unknown()) });
+const PromptWireSchema = v.looseObject({ stopReason: v.string() });
+const ListWireSchema = v.looseObject({ sessions: v.array(SessionInfoSchema), nextCursor: v.optional(v.nullable(v.string())) });
+const ModelsWireSchema = v.looseObject({
+  availableModels: v.array(v.looseObject({ modelId: v.optional(v.string()), id: v.optional(v.string()), name: v.optional(v.nullable(v.string())) })),
+  currentModelId: v.optional(v.nullable(v.string())),
+});
+const TerminateWireSchema = v.looseObject({ terminated: v.boolean(), alreadyEnded: v.optional(v.boolean()), reason: v.optional(v.string()), terminatedBy: v.optional(v.string()) });
+
+export type PromptInput = string | ContentBlock[];
+
+export function toPromptBlocks(prompt: PromptInput): ContentBlock[] {
+  return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+}
+
+export async function newSession(conn: SandboxConnection, method: "session/new" | "session/load", options: NewSessionOptions & { sessionId?: string }, defaultCwd: string, call?: CallOptions): Promise<SessionHandle> {
+  const metadata = conn.settings.profile.agentInMeta ? { agent: conn.settings.agent, ...options.metadata } : options.metadata;
+  const params = {
+    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    cwd: options.cwd ?? defaultCwd,
+    mcpServers: options.mcpServers ?? [],
+    _meta: withSandboxMeta(undefined, metadata),
+  };
+  const result = await conn.call(method, params, call);
+  const sessionId = method === "session/load" ? (options.sessionId as string) : validate(method, NewSessionWireSchema, result).sessionId;
+  conn.openSessions.add(sessionId);
+  const raw = (result ?? {}) as Record<string, unknown>;
+  return {
+    sessionId,
+    metadata: readSandboxMeta(raw._meta),
+    ...(raw.modes !== undefined ? { modes: raw.modes } : {}),
+    ...(raw.models !== undefined ? { models: raw.models } : {}),
+    ...(raw.configOptions !== undefined ? { configOptions: raw.configOptions } : {}),
+    raw,
+  };
+}
+
+export async function prompt(conn: SandboxConnection, sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
+  const result = validate("prompt", PromptWireSchema, await conn.call("session/prompt", { sessionId, prompt: toPromptBlocks(input) }, call));
+  return { stopReason: result.stopReason, raw: result };
+}
+
+export async function listSessions(conn: SandboxConnection, params: { cwd?: string; cursor?: string }, call?: CallOptions): Promise<SessionList> {
+  const result = validate("listSessions", ListWireSchema, await conn.call("session/list", params, call));
+  return {
+    sessions: result.sessions.map((entry) => {
+      const { metadata, runtime } = splitListedMetadata(entry._meta);
+      const title = entry.title ?? (typeof metadata.title === "string" ? metadata.title : undefined);
+      return {
+        sessionId: entry.sessionId,
+        ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
+        ...(title !== undefined ? { title } : {}),
+        ...runtime,
+        metadata,
+      };
+    }),
+    nextCursor: result.nextCursor ?? null,
+  };
+}
+
+export async function listModels(conn: SandboxConnection, sessionId: string | undefined, call?: CallOptions): Promise<ModelList> {
+  const method = "_sandboxagent/session/list_models";
+  conn.requireExtension("listModels", "sessionListModels", method);
+  const params = { ...(sessionId ? { sessionId } : {}), agent: conn.settings.agent };
+  const result = validate("listModels", ModelsWireSchema, await conn.call(method, params, call));
+  return {
+    availableModels: result.availableModels.map(({ id, modelId, ...rest }) => ({ ...rest, modelId: modelId ?? id ?? "" })),
+    currentModelId: result.currentModelId ?? null,
+  };
+}
+
+export async function setMetadata(conn: SandboxConnection, sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
+  const method = "_sandboxagent/session/set_metadata";
+  conn.requireExtension("setMetadata", "sessionSetMetadata", method);
+  const safe = readSandboxMeta(withSandboxMeta(undefined, metadata));
+  await conn.call(method, { sessionId, metadata: safe }, call);
+}
+
+export async function detachSession(conn: SandboxConnection, sessionId: string, call?: CallOptions): Promise<void> {
+  const method = "_sandboxagent/session/detach";
+  conn.requireExtension("detachSession", "sessionDetach", method);
+  await conn.call(method, { sessionId }, call);
+  conn.openSessions.delete(sessionId);
+}
+
+export async function terminateSession(conn: SandboxConnection, sessionId: string, call?: CallOptions): Promise<TerminateResult> {
+  const method = "_sandboxagent/session/terminate";
+  conn.requireExtension("terminateSession", "sessionTerminate", method);
+  const result = validate("terminateSession", TerminateWireSchema, await conn.call(method, { sessionId }, call));
+  return {
+    terminated: result.terminated,
+    alreadyEnded: result.alreadyEnded ?? !result.terminated,
+    ...(result.reason !== undefined ? { reason: result.reason } : {}),
+    ...(result.terminatedBy !== undefined ? { terminatedBy: result.terminatedBy } : {}),
+  };
+}

@@ -1,0 +1,411 @@
+#!/usr/bin/env node
+// Scripted ACP agent for tests against the real sandbox-agent server.
+//
+// Transport: newline-delimited JSON-RPC 2.0 on stdin/stdout, one object per line. No dependencies,
+// so the server can exec it directly (shebang) as its `mock` agent process; see
+// spec/support/sandbox-agent-server.ts for how it is installed.
+//
+// A turn's behaviour is chosen by the first text block of session/prompt ("verb args...").
+// Chunks are session/update notifications with update.sessionUpdate = "agent_message_chunk".
+//   (default)          3 chunks "Hello", ", ", "world" (_meta.seq 0..2), then {stopReason:"end_turn"}
+//   chunks N           N chunks "c0".."c<N-1>" (_meta.seq = i), then end_turn
+//   burst N            same as chunks N; named for the server's drop-under-burst behaviour
+//                      (the lines are written back to back, no yielding in between)
+//   slowchunks N MS    N chunks, MS milliseconds apart, then end_turn
+//   sleep MS           answers end_turn after MS milliseconds
+//   permission         sends session/request_permission (options allow/deny, a pending edit tool
+//                      call), waits for the client's answer, sends a chunk whose text is the answer
+//                      as JSON, then end_turn with _meta.permissionAnswer = the answer
+//   error [CODE [MSG]] answers the prompt with a JSON-RPC error: code CODE (integer, default
+//                      -32000), message MSG (rest of the line, default "scripted error"),
+//                      data {scripted:true}
+//   garbage            writes one non-JSON line to stdout, then a chunk, then end_turn
+//   ended              emits _sandboxagent/session/ended
+//                      {session_id, data:{reason:"completed", terminated_by:"agent"}}, then end_turn
+//   unparsed           emits _sandboxagent/agent/unparsed {error:"scripted", raw:"<<not understood>>"},
+//                      then end_turn
+//   wait               no answer until session/cancel for that session, then {stopReason:"cancelled"}
+//   exit [CODE]        the process exits with CODE (default 0) without answering
+//   crash              the process SIGKILLs itself without answering
+//   stderr [N]         writes N (default 2) lines to stderr, then end_turn
+//   big N              one chunk whose text is N bytes ("x" repeated), then end_turn
+//   fs [PATH]          asks the client fs/read_text_file then fs/write_text_file for PATH (absolute;
+//                      default <session cwd>/scripted-agent.txt), waiting for each answer; each
+//                      answer is reported in a chunk as JSON {method, result|error}; then end_turn
+//                      with _meta.fs = [those reports]
+//   ask METHOD         sends an agent->client request METHOD with params {sessionId}; the answer is
+//                      reported in a chunk as JSON {method, result|error}; end_turn with
+//                      _meta.askAnswer = that report (a client should answer unknown methods -32601)
+// session/cancel also cuts `sleep` and `slowchunks` short; the turn then ends with "cancelled".
+// Every prompt result carries _meta.scripted = {verb}.
+//
+// Requests:
+//   initialize                  protocolVersion 1, agentCapabilities (loadSession, prompt
+//                               capabilities, _meta["sandboxagent.dev"].extensions with booleans and
+//                               the `methods` this agent answers), authMethods [], agentInfo;
+//                               result._meta.seenClientMeta = params._meta (or null)
+//   session/new                 {sessionId:"sess-<n>", _meta:{seenMeta: params._meta|null, cwd}}
+//   session/load                {} (no history is replayed)
+//   session/list                {sessions:[{sessionId, cwd}]} for the sessions created here
+//   session/set_mode, session/set_model          {}
+//   session/set_config_option                    {configOptions: []}
+//   session/prompt                               see the verbs above
+//   _sandboxagent/session/list_models            {availableModels:[{modelId,name}], currentModelId}
+//   _probe/echo {…}                              answers with the params unchanged
+//   _probe/error {code,message,data}             answers with exactly that JSON-RPC error
+//   _probe/raw {lines:[string]}                  writes each line verbatim to stdout, then {wrote:n}
+//   _probe/notify {method, params}               emits that notification, then {}
+//   _probe/stderr {lines,text}                   writes lines to stderr, then {wrote:n}
+//   _probe/env                                   {argv, cwd, pid, ppid, env}
+//   anything else                                JSON-RPC error -32601
+// Notifications:
+//   session/cancel {sessionId}  ends that session's pending turn with "cancelled"
+//   _probe/ping {…}             emits _probe/pong with the same params
+//   anything else               ignored
+// A line that is not JSON gets a -32700 error with id null.
+//
+// The process exits on stdin EOF (which is how the server lets go of an agent) and on
+// SIGTERM/SIGINT/SIGHUP. SCRIPTED_AGENT_TRACE=1 in the server's environment (the server passes
+// its environment on) logs every inbound and outbound line to stderr, which the server copies
+// into its log file. Note the server appends the agent's recent stderr to error responses it
+// returns in POST bodies (error.data.agentStderr), so tracing changes those bodies.
+import { createInterface } from "node:readline";
+import { join } from "node:path";
+
+const trace = process.env.SCRIPTED_AGENT_TRACE === "1";
+
+function writeLine(line) {
+  if (trace) process.stderr.write(`scripted-agent send: ${line}\n`);
+  // stdout to a pipe is synchronous on Linux, so an `exit` right after a write loses nothing.
+  process.stdout.write(`${line}\n`);
+}
+const send = (message) => writeLine(JSON.stringify(message));
+const notify = (method, params) => send({ jsonrpc: "2.0", method, params });
+const reply = (id, result) => send({ jsonrpc: "2.0", id, result });
+const fail = (id, code, message, data) =>
+  send({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } });
+
+const METHODS = [
+  "initialize",
+  "session/new",
+  "session/load",
+  "session/list",
+  "session/prompt",
+  "session/set_mode",
+  "session/set_model",
+  "session/set_config_option",
+  "_sandboxagent/session/list_models",
+  "_probe/echo",
+  "_probe/error",
+  "_probe/raw",
+  "_probe/notify",
+  "_probe/stderr",
+  "_probe/env",
+];
+
+/** sessionId -> {cwd} for session/list and the default path of the `fs` verb. */
+const sessions = new Map();
+let sessionCounter = 0;
+
+/** Our agent->client request id -> resolver of the client's answer. */
+const awaitingClient = new Map();
+let outgoingCounter = 0;
+
+function askClient(method, params) {
+  const id = `agent-req-${++outgoingCounter}`;
+  return new Promise((resolve) => {
+    awaitingClient.set(id, resolve);
+    send({ jsonrpc: "2.0", id, method, params });
+  });
+}
+
+/**
+ * sessionId -> the turns running in it. session/cancel cancels all of them; `cancelled` resolves
+ * then, so that waits can race it. A turn started after the cancel is not affected.
+ */
+const turns = new Map();
+
+function beginTurn(sessionId) {
+  let resolveCancelled = () => {};
+  const cancelled = new Promise((resolve) => {
+    resolveCancelled = resolve;
+  });
+  const turn = {
+    isCancelled: false,
+    cancelled,
+    cancel() {
+      turn.isCancelled = true;
+      resolveCancelled();
+    },
+    finish() {
+      turns.get(sessionId)?.delete(turn);
+    },
+  };
+  if (!turns.has(sessionId)) turns.set(sessionId, new Set());
+  turns.get(sessionId).add(turn);
+  return turn;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function chunk(sessionId, text, meta) {
+  notify("session/update", {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+    ...(meta === undefined ? {} : { _meta: meta }),
+  });
+}
+
+const intArg = (value, fallback) => {
+  const n = Number.parseInt(value ?? "", 10);
+  return Number.isFinite(n) ? n : fallback;
+};
+
+/** The client's answer to an agent->client request, in a shape that is easy to assert on. */
+const report = (method, answer) =>
+  answer && typeof answer === "object" && "error" in answer
+    ? { method, error: answer.error }
+    : { method, result: answer?.result };
+
+async function runPrompt(msg) {
+  const params = msg.params ?? {};
+  const sessionId = params.sessionId;
+  const blocks = Array.isArray(params.prompt) ? params.prompt : [];
+  const first = blocks.find((b) => b && b.type === "text" && typeof b.text === "string");
+  const text = (first?.text ?? "").trim();
+  const [verb = "", ...args] = text.split(/\s+/);
+  const turn = beginTurn(sessionId);
+  const end = (stopReason, meta = {}) => {
+    turn.finish();
+    reply(msg.id, { stopReason, _meta: { scripted: { verb: verb || "default" }, ...meta } });
+  };
+  const endTurn = (meta) => end(turn.isCancelled ? "cancelled" : "end_turn", meta);
+
+  switch (verb) {
+    case "chunks":
+    case "burst": {
+      const n = intArg(args[0], 3);
+      for (let i = 0; i < n; i++) chunk(sessionId, `c${i}`, { seq: i });
+      return endTurn();
+    }
+    case "slowchunks": {
+      const n = intArg(args[0], 3);
+      const ms = intArg(args[1], 100);
+      for (let i = 0; i < n && !turn.isCancelled; i++) {
+        if (i > 0) await Promise.race([sleep(ms), turn.cancelled]);
+        if (!turn.isCancelled) chunk(sessionId, `c${i}`, { seq: i });
+      }
+      return endTurn();
+    }
+    case "sleep":
+      await Promise.race([sleep(intArg(args[0], 1000)), turn.cancelled]);
+      return endTurn();
+    case "permission": {
+      const outcome = await askClient("session/request_permission", {
+        sessionId,
+        toolCall: { toolCallId: "tool-1", title: "Write scripted.txt", kind: "edit", status: "pending" },
+        options: [
+          { optionId: "allow", name: "Allow once", kind: "allow_once" },
+          { optionId: "deny", name: "Reject", kind: "reject_once" },
+        ],
+      });
+      // The answer is the client's result, or {error} if the client answered with an error.
+      const answer = "error" in outcome ? { error: outcome.error } : outcome.result;
+      chunk(sessionId, JSON.stringify(answer ?? null));
+      return endTurn({ permissionAnswer: answer ?? null });
+    }
+    case "error": {
+      turn.finish();
+      const message = args.slice(1).join(" ") || "scripted error";
+      return fail(msg.id, intArg(args[0], -32000), message, { scripted: true });
+    }
+    case "garbage":
+      writeLine("this line is not json");
+      chunk(sessionId, "after garbage");
+      return endTurn();
+    case "ended":
+      notify("_sandboxagent/session/ended", {
+        session_id: sessionId,
+        data: { reason: "completed", terminated_by: "agent" },
+      });
+      return endTurn();
+    case "unparsed":
+      notify("_sandboxagent/agent/unparsed", { error: "scripted", raw: "<<not understood>>" });
+      return endTurn();
+    case "wait":
+      await turn.cancelled;
+      return end("cancelled");
+    case "exit":
+      process.exit(intArg(args[0], 0));
+      return;
+    case "crash":
+      process.kill(process.pid, "SIGKILL");
+      return;
+    case "stderr": {
+      const n = intArg(args[0], 2);
+      for (let i = 0; i < n; i++) process.stderr.write(`scripted-agent stderr line ${i}\n`);
+      return endTurn();
+    }
+    case "big":
+      chunk(sessionId, "x".repeat(intArg(args[0], 100_000)));
+      return endTurn();
+    case "fs": {
+      const cwd = sessions.get(sessionId)?.cwd ?? process.cwd();
+      const path = args[0] ?? join(cwd, "scripted-agent.txt");
+      const reports = [];
+      const read = await askClient("fs/read_text_file", { sessionId, path });
+      reports.push(report("fs/read_text_file", read));
+      chunk(sessionId, JSON.stringify(reports[0]));
+      const write = await askClient("fs/write_text_file", {
+        sessionId,
+        path,
+        content: "written by scripted-agent\n",
+      });
+      reports.push(report("fs/write_text_file", write));
+      chunk(sessionId, JSON.stringify(reports[1]));
+      return endTurn({ fs: reports });
+    }
+    case "ask": {
+      const method = args[0] ?? "_probe/unknown";
+      const answer = report(method, await askClient(method, { sessionId }));
+      chunk(sessionId, JSON.stringify(answer));
+      return endTurn({ askAnswer: answer });
+    }
+    default:
+      for (const [i, t] of ["Hello", ", ", "world"].entries()) chunk(sessionId, t, { seq: i });
+      return endTurn();
+  }
+}
+
+function handleRequest(msg) {
+  const params = msg.params ?? {};
+  switch (msg.method) {
+    case "initialize":
+      return reply(msg.id, {
+        protocolVersion: 1,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          _meta: {
+            "sandboxagent.dev": {
+              extensions: {
+                sessionListModels: true,
+                sessionSetMetadata: false,
+                sessionDetach: false,
+                sessionTerminate: false,
+                sessionEndedNotification: true,
+                methods: METHODS,
+              },
+            },
+          },
+        },
+        authMethods: [],
+        agentInfo: { name: "scripted-agent", title: "Scripted Agent", version: "1.0.0" },
+        _meta: { seenClientMeta: params._meta ?? null },
+      });
+    case "session/new": {
+      const sessionId = `sess-${++sessionCounter}`;
+      const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
+      sessions.set(sessionId, { cwd });
+      return reply(msg.id, { sessionId, _meta: { seenMeta: params._meta ?? null, cwd } });
+    }
+    case "session/load":
+      if (typeof params.sessionId === "string" && !sessions.has(params.sessionId)) {
+        sessions.set(params.sessionId, { cwd: typeof params.cwd === "string" ? params.cwd : process.cwd() });
+      }
+      return reply(msg.id, {});
+    case "session/list":
+      return reply(msg.id, {
+        sessions: [...sessions].map(([sessionId, { cwd }]) => ({ sessionId, cwd })),
+      });
+    case "session/set_mode":
+    case "session/set_model":
+      return reply(msg.id, {});
+    case "session/set_config_option":
+      // ACP requires configOptions in this response; this agent has none.
+      return reply(msg.id, { configOptions: [] });
+    case "session/prompt":
+      return runPrompt(msg).catch((e) => fail(msg.id, -32603, String(e?.stack ?? e)));
+    case "_sandboxagent/session/list_models":
+      return reply(msg.id, {
+        currentModelId: "model-a",
+        availableModels: [
+          { modelId: "model-a", name: "Model A" },
+          { modelId: "model-b", name: "Model B" },
+        ],
+      });
+    case "_probe/echo":
+      return reply(msg.id, msg.params);
+    case "_probe/error": {
+      const { code = -32000, message = "scripted error", data } = params;
+      return fail(msg.id, code, message, data);
+    }
+    case "_probe/raw": {
+      const lines = Array.isArray(params.lines) ? params.lines : [];
+      for (const line of lines) writeLine(String(line));
+      return reply(msg.id, { wrote: lines.length });
+    }
+    case "_probe/notify":
+      notify(String(params.method ?? "_probe/notified"), params.params ?? {});
+      return reply(msg.id, {});
+    case "_probe/stderr": {
+      const lines = intArg(String(params.lines ?? ""), 1);
+      const text = typeof params.text === "string" ? params.text : "stderr line";
+      for (let i = 0; i < lines; i++) process.stderr.write(`${text} ${i}\n`);
+      return reply(msg.id, { wrote: lines });
+    }
+    case "_probe/env":
+      return reply(msg.id, {
+        argv: process.argv,
+        cwd: process.cwd(),
+        pid: process.pid,
+        ppid: process.ppid,
+        env: process.env,
+      });
+    default:
+      return fail(msg.id, -32601, `Method not found: ${msg.method}`);
+  }
+}
+
+function handleNotification(msg) {
+  switch (msg.method) {
+    case "session/cancel":
+      for (const turn of turns.get(msg.params?.sessionId) ?? []) turn.cancel();
+      return;
+    case "_probe/ping":
+      notify("_probe/pong", msg.params ?? {});
+      return;
+    default:
+      return;
+  }
+}
+
+const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+input.on("line", (line) => {
+  if (trace) process.stderr.write(`scripted-agent recv: ${line}\n`);
+  if (!line.trim()) return;
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return fail(null, -32700, "Parse error");
+  }
+  if (msg === null || typeof msg !== "object" || Array.isArray(msg)) return;
+  const hasId = "id" in msg;
+  if (typeof msg.method === "string") return hasId ? handleRequest(msg) : handleNotification(msg);
+  if (hasId) {
+    // The client's answer (result or error) to one of our agent->client requests.
+    const resolve = awaitingClient.get(msg.id);
+    if (resolve) {
+      awaitingClient.delete(msg.id);
+      resolve(msg.error === undefined ? { result: msg.result } : { error: msg.error });
+    }
+  }
+});
+input.on("close", () => {
+  if (trace) process.stderr.write("scripted-agent: stdin closed, exiting\n");
+  process.exit(0);
+});
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
+  process.on(signal, () => process.exit(0));
+}
