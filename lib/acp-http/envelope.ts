@@ -9,7 +9,8 @@ import * as v from "valibot";
 
 export const JsonRpcIdSchema = v.union([v.string(), v.number(), v.null()]);
 
-const StructuredSchema = v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]);
+// Array first: valibot's record accepts arrays too and would turn [1, 2] into {"0": 1, "1": 2}.
+const StructuredSchema = v.union([v.array(v.unknown()), v.record(v.string(), v.unknown())]);
 const VersionSchema = v.literal("2.0");
 
 export const JsonRpcErrorObjectSchema = v.looseObject({

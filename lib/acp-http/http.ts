@@ -1,4 +1,3 @@
-import ky, { type KyInstance } from "ky";
 import { AcpHttpError, type ProblemDetails } from "./errors/http-error.js";
 import { AcpInvalidHeaderError } from "./errors/invalid-header-error.js";
 import { AcpNetworkError } from "./errors/network-error.js";
@@ -31,12 +30,12 @@ const CRLF = /[\r\n]/;
 
 /**
  * The HTTP side of the transport: builds headers (token, connection id), sends POST,
- * GET and DELETE through ky, learns the connection id from any response that carries
+ * GET and DELETE with one plain `fetch(url, init)` each, learns the connection id from any response that carries
  * it, and maps non-2xx answers to `AcpHttpError`. It knows nothing of JSON-RPC.
  */
 export class HttpTransport {
   readonly #options: HttpTransportOptions;
-  readonly #ky: KyInstance;
+  readonly #fetch: typeof globalThis.fetch;
   readonly #url: string;
   #connectionId: string | undefined;
   #bootstrapped = false;
@@ -46,14 +45,12 @@ export class HttpTransport {
     this.#connectionId = options.connectionId;
     this.#url = joinUrl(options.baseUrl, options.path);
     for (const [name, value] of Object.entries(options.headers ?? {})) assertHeaderValue(name, value);
-    this.#ky = ky.create({
-      retry: 0,
-      // Prompts legitimately run for many minutes and the event stream for hours:
-      // any deadline is the caller's to set, never a library default.
-      timeout: false,
-      throwHttpErrors: false,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    // Plain fetch, no wrapper: a wrapper that builds a Request, clones it for retries and
+    // combines abort signals cost several times the rest of a round trip on the client.
+    // No retries and no deadline here either: prompts legitimately run for many minutes and
+    // the event stream for hours, so any deadline is the caller's to set. The global is
+    // looked up per call, so a fetch replaced after construction is still the one used.
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   get connectionId(): string | undefined {
@@ -68,7 +65,7 @@ export class HttpTransport {
   async post(body: string, operation: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<PostResult> {
     const headers = await this.#headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...extraHeaders });
     const url = this.#bootstrapped || !this.#options.bootstrapQuery ? this.#url : withQuery(this.#url, this.#options.bootstrapQuery);
-    const response = await this.#send(operation, () => this.#ky.post(url, { body, headers, signal }));
+    const response = await this.#send(operation, () => this.#fetch(url, { method: "POST", body, headers, signal }));
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
     const text = await response.text();
@@ -79,7 +76,7 @@ export class HttpTransport {
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
   async openStream(extraHeaders: Record<string, string>, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
     const headers = await this.#headers({ accept: "text/event-stream", ...extraHeaders, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) });
-    const response = await this.#send("event stream", () => this.#ky.get(this.#url, { headers, signal }));
+    const response = await this.#send("event stream", () => this.#fetch(this.#url, { method: "GET", headers, signal }));
     if (!response.ok) throw await toHttpError("event stream", response);
     if (!response.body) throw new AcpNetworkError("event stream", new Error("response has no body"));
     return response;
@@ -93,7 +90,7 @@ export class HttpTransport {
     if (!this.#bootstrapped) return;
     try {
       const headers = await this.#headers(extraHeaders);
-      const response = await this.#ky.delete(this.#url, { headers, timeout: timeoutMs });
+      const response = await withDeadline(timeoutMs, (signal) => this.#fetch(this.#url, { method: "DELETE", headers, signal }));
       this.#learnConnectionId(response);
       if (!response.ok && response.status !== 404) this.#options.logger.warn("close: unexpected status", { status: response.status });
       await response.body?.cancel().catch(() => undefined);
@@ -171,6 +168,23 @@ export async function readHttpProblem(response: Response): Promise<{ problem: Pr
     }
   }
   return { problem, bodyText: problem || !text ? undefined : text.slice(0, MAX_ERROR_BODY) };
+}
+
+/**
+ * Races `send` against a timer that also aborts it: the call settles by the deadline even
+ * when the fetch in use does not honour its signal (an answer arriving later is ignored).
+ */
+function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => Promise<Response>): Promise<Response> {
+  const controller = new AbortController();
+  return new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    send(controller.signal)
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
 }
 
 export function joinUrl(baseUrl: string, path: string): string {

@@ -32,6 +32,14 @@ export interface InboundOptions {
 
 const DELIVERED_MEMORY = 4096;
 const MAX_HOLD_MS = 30_000;
+/**
+ * Without stream copies to order by, an inline response waits until the stream has been
+ * quiet this long (bounded by QUIET_MAX_MS): servers write a turn's updates to the stream
+ * before they answer its POST, but the stream's bytes can still be in flight when the POST
+ * body arrives.
+ */
+const QUIET_MS = 25;
+const QUIET_MAX_MS = 2000;
 
 interface Held {
   response: AcpResponse;
@@ -114,7 +122,15 @@ export class Inbound {
       return;
     }
     if (this.#expectEcho()) {
-      this.#hold(key, envelope);
+      // The stream copy normally follows within milliseconds; keep waiting while the
+      // stream is busy or reconnecting, when the copy is most likely still on its way.
+      this.#hold(key, envelope, { firstCheckMs: this.#options.echoGraceMs, quietMs: this.#options.echoGraceMs, waitWhileInactive: true });
+      return;
+    }
+    if (this.#options.streamActive()) {
+      // No copy will come, but notifications sent before this response may still be in
+      // flight on the stream (the body can overtake them): deliver once the stream is quiet.
+      this.#hold(key, envelope, { firstCheckMs: 0, quietMs: QUIET_MS, waitWhileInactive: false, maxMs: QUIET_MAX_MS });
       return;
     }
     this.#deliver(envelope, false);
@@ -131,22 +147,21 @@ export class Inbound {
     return (echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamActive();
   }
 
-  // The stream copy normally follows within milliseconds. The fallback keeps a
-  // response from waiting on a copy that will not come, yet keeps waiting while the
-  // stream is busy or reconnecting, when the copy is most likely still on its way.
-  #hold(key: string, response: AcpResponse): void {
+  #hold(key: string, response: AcpResponse, rule: { firstCheckMs: number; quietMs: number; waitWhileInactive: boolean; maxMs?: number }): void {
     const since = Date.now();
+    const maxMs = rule.maxMs ?? MAX_HOLD_MS;
     const check = () => {
       const now = Date.now();
-      const busy = now - this.#lastFrameAt < this.#options.echoGraceMs;
-      if ((busy || !this.#options.streamActive()) && now - since < MAX_HOLD_MS) {
-        entry.timer = setTimeout(check, this.#options.echoGraceMs);
+      const busy = now - this.#lastFrameAt < rule.quietMs;
+      const inactive = rule.waitWhileInactive && !this.#options.streamActive();
+      if ((busy || inactive) && now - since < maxMs) {
+        entry.timer = setTimeout(check, Math.max(1, rule.quietMs - (now - this.#lastFrameAt)));
         return;
       }
       this.#held.delete(key);
       this.#deliver(response, false);
     };
-    const entry: Held = { response, since, timer: setTimeout(check, this.#options.echoGraceMs) };
+    const entry: Held = { response, since, timer: setTimeout(check, rule.firstCheckMs) };
     this.#held.set(key, entry);
   }
 }

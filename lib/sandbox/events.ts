@@ -110,7 +110,8 @@ export function toSessionEnded(params: unknown): SessionEnded {
   if (terminatedBy) ended.terminatedBy = terminatedBy;
   const message = str(data.message);
   if (message) ended.message = message;
-  const exitCode = data.exit_code ?? data.exitCode;
+  // `??` would turn a wire `exit_code: null` (killed by a signal) into "absent".
+  const exitCode = "exit_code" in data ? data.exit_code : data.exitCode;
   if (typeof exitCode === "number" || exitCode === null) ended.exitCode = exitCode;
   if (isPlainObject(data.stderr)) {
     const s = safeCopy(data.stderr);

@@ -1,0 +1,142 @@
+import { createServer } from "node:net";
+import {
+  AlreadyConnectedError,
+  NotConnectedError,
+  SandboxAgentClient,
+  SandboxAgentError,
+  type SandboxAgentClientOptions,
+} from "../../../lib/sandbox/index.js";
+import { BOTH, noUnhandledRejections, type TestServer } from "./servers.js";
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe.each(BOTH)("lifecycle against the $name", (factory) => {
+  let server: TestServer;
+  const clients: SandboxAgentClient[] = [];
+  const client = (options: Partial<SandboxAgentClientOptions> = {}): SandboxAgentClient => {
+    const created = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", ...options });
+    clients.push(created);
+    return created;
+  };
+
+  beforeAll(async () => {
+    server = await factory.start();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.disconnect().catch(() => undefined)));
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("connects from the constructor: ready resolves and state is connected", async () => {
+    const c = client();
+    expect(["connecting", "disconnected"]).toContain(c.state);
+    const info = await c.ready;
+    expect(info).toMatchObject({ api: factory.kind, agent: "mock" });
+    expect(c.state).toBe("connected");
+    expect(c.connected).toBe(true);
+    const session = await c.newSession();
+    expect(typeof session.sessionId).toBe("string");
+  });
+
+  it("methods called during auto-connect wait for the connection", async () => {
+    const c = client();
+    const session = await c.newSession();
+    expect(session.sessionId).toBeTruthy();
+    expect(c.state).toBe("connected");
+  });
+
+  it("with autoConnect: false nothing connects and session methods throw NotConnectedError", async () => {
+    const c = client({ autoConnect: false });
+    await expect(c.ready).resolves.toBeUndefined();
+    expect(c.state).toBe("disconnected");
+    await expect(c.newSession()).rejects.toBeInstanceOf(NotConnectedError);
+    await expect(c.prompt("s", "hi")).rejects.toBeInstanceOf(NotConnectedError);
+    await expect(c.listSessions()).rejects.toBeInstanceOf(NotConnectedError);
+    await expect(c.cancel("s")).rejects.toBeInstanceOf(NotConnectedError);
+    const info = await c.connect();
+    expect(info.api).toBe(factory.kind);
+    expect(c.state).toBe("connected");
+    await expect(c.newSession()).resolves.toMatchObject({ sessionId: expect.any(String) as string });
+  });
+
+  it("fails session methods after disconnect until connected again", async () => {
+    const c = client();
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    await c.disconnect();
+    expect(c.state).toBe("disconnected");
+    expect(c.connected).toBe(false);
+    const error = await c.prompt(sessionId, "hi").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NotConnectedError);
+    expect((error as NotConnectedError).method).toBe("prompt");
+    await expect(c.newSession()).rejects.toBeInstanceOf(NotConnectedError);
+    await c.connect();
+    await expect(c.newSession()).resolves.toMatchObject({ sessionId: expect.any(String) as string });
+  });
+
+  it("holds one connection: connect() twice throws AlreadyConnectedError", async () => {
+    const c = client({ autoConnect: false });
+    await c.connect();
+    await expect(c.connect()).rejects.toBeInstanceOf(AlreadyConnectedError);
+    expect(c.state).toBe("connected");
+    // A connect() while auto-connect is in flight is refused too.
+    const auto = client();
+    await expect(auto.connect()).rejects.toBeInstanceOf(AlreadyConnectedError);
+    await expect(auto.ready).resolves.toMatchObject({ agent: "mock" });
+  });
+
+  it("makes a failed auto-connect (nothing listening) visible on ready, without an unhandled rejection", async () => {
+    const port = await closedPort();
+    const unhandled = await noUnhandledRejections(async () => {
+      const c = client({ baseUrl: `http://127.0.0.1:${port}`, serverApi: factory.kind });
+      const connectError = await c.ready.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(connectError).toBeInstanceOf(SandboxAgentError);
+      expect(c.state).toBe("disconnected");
+      const callError = await c.newSession().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(callError).toBeInstanceOf(NotConnectedError);
+      expect((callError as Error).cause).toBe(connectError);
+    });
+    expect(unhandled).toEqual([]);
+  });
+
+  it("makes a failed auto-connect (unknown agent) visible on ready; calls made meanwhile fail with it as cause", async () => {
+    const unhandled = await noUnhandledRejections(async () => {
+      const c = client({ agent: "nosuch-agent" });
+      const pending = c.newSession().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const connectError = await c.ready.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(connectError).toBeInstanceOf(SandboxAgentError);
+      const callError = await pending;
+      expect(callError).toBeInstanceOf(NotConnectedError);
+      expect((callError as Error).cause).toBe(connectError);
+      expect(c.state).toBe("disconnected");
+    });
+    expect(unhandled).toEqual([]);
+  });
+});
