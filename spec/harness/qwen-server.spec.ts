@@ -7,8 +7,10 @@ import type { FakeOpenAi } from "../support/fake-openai.js";
 import { processExists, startQwenServe } from "../support/qwen-server.js";
 import type { QwenServe } from "../support/qwen-server.js";
 
-// qwen serve needs ~6 s on a two-core machine before its ACP child is ready; a prompt takes 1-2 s.
-const START_TIMEOUT_MS = 30_000;
+// qwen serve needs ~5 s on an idle two-core machine before its ACP child is ready; a prompt
+// takes 1-2 s. The hook outlasts startQwenServe's own 30 s deadline so that a slow start
+// fails with the daemon's output (and cleans up) rather than with a bare hook timeout.
+const START_TIMEOUT_MS = 40_000;
 const STEP_TIMEOUT_MS = 15_000;
 
 interface RpcMessage {
