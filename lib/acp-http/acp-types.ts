@@ -60,8 +60,14 @@ export interface NewSessionParams {
   [key: string]: unknown;
 }
 
-export const SessionModesSchema = v.looseObject({ currentModeId: v.string(), availableModes: v.array(v.looseObject({ id: v.string(), name: v.string() })) });
-export const SessionModelsSchema = v.looseObject({ currentModelId: v.string(), availableModels: v.array(v.looseObject({ modelId: v.string(), name: v.string() })) });
+// Display names are informational: a server that leaves them out (or names the model id
+// `id`) still created the session, so its answer must not be refused for that.
+const DisplayName = v.optional(v.nullable(v.string()));
+export const SessionModesSchema = v.looseObject({ currentModeId: v.string(), availableModes: v.array(v.looseObject({ id: v.string(), name: DisplayName })) });
+export const SessionModelsSchema = v.looseObject({
+  currentModelId: v.string(),
+  availableModels: v.array(v.looseObject({ modelId: v.optional(v.string()), id: v.optional(v.string()), name: DisplayName })),
+});
 
 export const NewSessionResultSchema = v.looseObject({
   sessionId: v.string(),

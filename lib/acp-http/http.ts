@@ -181,9 +181,15 @@ function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => Promise<
       controller.abort();
       reject(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    send(controller.signal)
-      .then(resolve, reject)
-      .finally(() => clearTimeout(timer));
+    let sent: Promise<Response>;
+    try {
+      sent = send(controller.signal);
+    } catch (error) {
+      clearTimeout(timer);
+      reject(error);
+      return;
+    }
+    sent.then(resolve, reject).finally(() => clearTimeout(timer));
   });
 }
 
