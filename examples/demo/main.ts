@@ -1,0 +1,108 @@
+// The live demo: `npm start`. Starts a real sandbox-agent server with the demo agent (or uses the
+// server given with --url), runs one prompt turn and renders it as it streams.
+import { fileURLToPath } from "node:url";
+import { SandboxAgentClient, type PermissionRequest } from "../../lib/sandbox/index.js";
+import { parseArgs, USAGE, type DemoArgs } from "./args.js";
+import { askKey, replyFor, type Decision } from "./permission.js";
+import { TerminalRenderer } from "./render.js";
+import { launchSandboxAgent, type LocalServer } from "./server.js";
+
+const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
+
+async function main(args: DemoArgs): Promise<number> {
+  const out = new TerminalRenderer(process.stdout);
+  const { bold, dim, green, red } = out.style;
+  let server: LocalServer | undefined;
+  let client: SandboxAgentClient | undefined;
+
+  // One cleanup for every way out: normal end, error, Ctrl-C, SIGTERM.
+  let cleaning: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleaning ??= (async () => {
+      out.stopSpinner();
+      await client?.disconnect().catch(() => undefined);
+      await server?.stop();
+    })());
+  const interrupt = (): void => {
+    out.line(red("Interrupted; shutting down."));
+    void cleanup().finally(() => process.exit(130));
+  };
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, interrupt);
+
+  // A piped stdin cannot answer a question, so it gets the --yes behaviour.
+  const interactive = !args.yes && process.stdin.isTTY === true;
+  const decide = async (request: PermissionRequest): Promise<Decision> => {
+    const what = request.toolCall.title ?? request.toolCall.kind ?? request.toolCall.toolCallId;
+    if (!interactive) {
+      out.line(`${bold("?")} Permission requested: ${what} -> ${green("allowed")} ${dim("(automatic)")}`);
+      return "allow";
+    }
+    out.stopSpinner();
+    out.line(`${bold("?")} Permission requested: ${what}`);
+    process.stdout.write(`  Allow? ${dim("[y/N]")} `);
+    const decision = await askKey(process.stdin, interrupt);
+    out.line(decision === "allow" ? green("allowed") : red("rejected"));
+    out.startSpinner("working");
+    return decision;
+  };
+
+  try {
+    let baseUrl = args.url;
+    if (baseUrl === undefined) {
+      out.line(dim("Starting a local sandbox-agent server with the demo agent..."));
+      server = await launchSandboxAgent({ agentScript: DEMO_AGENT });
+      baseUrl = server.baseUrl;
+    }
+    out.line(`${bold("Server")} ${baseUrl}${server ? dim(` (local, pid ${server.pid})`) : ""}  ${bold("agent")} ${args.agent}`);
+
+    client = new SandboxAgentClient({
+      baseUrl,
+      agent: args.agent,
+      ...(args.token ? { token: args.token } : {}),
+      ...(server ? { cwd: server.home } : {}),
+      debug: args.debug,
+      onPermissionRequest: async (request) => replyFor(request, await decide(request)),
+    });
+    const info = await client.ready;
+    out.line(`${bold("Connected")} ${info?.agentInfo ? `${info.agentInfo.name} ${info.agentInfo.version ?? ""}`.trim() : args.agent} ${dim(`(${info?.api ?? "?"} API)`)}`);
+    client.parseErrors$.subscribe((error) => out.line(red(`parse error (${error.source}): ${error.error}`)));
+
+    const session = await client.newSession({ metadata: { title: "Demo session", variant: "demo" } });
+    out.line(`${bold("Session")} ${session.sessionId}`);
+    out.line(`${bold("Prompt")} ${args.prompt}`);
+
+    const view = client.session(session.sessionId);
+    const rendering = view.events$.subscribe((event) => out.handle(event));
+    out.startSpinner("working");
+    try {
+      const outcome = await view.prompt(args.prompt);
+      out.stopReason(outcome.stopReason);
+    } finally {
+      rendering.unsubscribe();
+      out.stopSpinner();
+    }
+
+    out.sessions((await client.listSessions()).sessions);
+    return 0;
+  } catch (error) {
+    out.stopSpinner();
+    out.line(red(`Error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`));
+    return 1;
+  } finally {
+    await cleanup();
+    out.line(dim("Disconnected."));
+  }
+}
+
+let args: DemoArgs;
+try {
+  args = parseArgs(process.argv.slice(2), process.env);
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+} else {
+  process.exitCode = await main(args);
+}
