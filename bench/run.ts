@@ -1,0 +1,347 @@
+// `npm run bench`: every scenario in one process, contenders alternated round by round (the order
+// rotates, so none always runs first or last), medians and ratios printed as one markdown table.
+//
+// Environment:
+//   BENCH_ROUNDS=3         rounds of scenarios 1, 2b and 6
+//   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
+//   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
+//   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6)
+//   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
+import { execFileSync } from "node:child_process";
+import { cpus, loadavg, totalmem } from "node:os";
+import { CONTENDERS, contenders, type ContenderName } from "./contenders/index.js";
+import { FAN_OUT, fanOut, type FanOutResult } from "./scenarios/fan-out.js";
+import { consume, type ConsumeResult } from "./scenarios/inbound-cost.js";
+import { idleConnections, streamMemory, type IdleResult, type StreamMemoryResult } from "./scenarios/memory.js";
+import { requestCost, type RequestCostResult } from "./scenarios/request-cost.js";
+import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
+import { burst, type BurstResult } from "./scenarios/streaming.js";
+import { median, quantile, rotate } from "./support/measure.js";
+import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
+import { buildBody } from "./support/synthetic.js";
+import { advantage, renderTable, type Row } from "./table.js";
+
+function intEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
+}
+
+const ROUNDS = intEnv("BENCH_ROUNDS", 3);
+const RT_ROUNDS = intEnv("BENCH_RT_ROUNDS", 5);
+const STREAM_ROUNDS = intEnv("BENCH_STREAM_ROUNDS", 2);
+const SCALE = Number(process.env.BENCH_SCALE) > 0 ? Number(process.env.BENCH_SCALE) : 1;
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : undefined;
+const FULL_UPSTREAM = process.env.BENCH_FULL_UPSTREAM === "1";
+const scaled = (n: number): number => Math.max(1, Math.round(n * SCALE));
+
+const SIZES = {
+  // The rounds use a lighter stream (upstream needs ~5 s per 50k here); the full size runs once.
+  inboundRound: scaled(50_000),
+  inboundFull: scaled(1_000_000),
+  sequential: scaled(5_000),
+  concurrent: scaled(20_000),
+  inFlight: 64,
+  requestCost: scaled(5_000),
+  burst: scaled(100_000),
+  idle: scaled(1_000),
+  fanOut: scaled(20_000),
+};
+
+const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
+const log = (line: string): void => console.log(line);
+const perContender = <T>(): Record<ContenderName, T[]> => ({ ours: [], upstream: [], raw: [] });
+const us = (ms: number, count: number): number => (ms * 1000) / count;
+/** `total` split into `parts` near-equal whole parts that add up to it exactly. */
+const split = (total: number, parts: number): number[] =>
+  Array.from({ length: parts }, (_, i) => Math.floor((total * (i + 1)) / parts) - Math.floor((total * i) / parts));
+const MB = 1024 * 1024;
+const KB = 1024;
+
+function machine(): string {
+  const lines = [
+    `- node ${process.version} on ${process.platform}/${process.arch}`,
+    `- nproc: ${cpus().length}, CPU: ${cpus()[0]?.model ?? "unknown"}`,
+    `- memory: ${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    `- load average at start (1/5/15 min): ${loadavg().map((l) => l.toFixed(2)).join(" / ")}`,
+  ];
+  try {
+    lines.push("", "```", execFileSync("free", ["-h"], { encoding: "utf8" }).trimEnd(), "```");
+  } catch {
+    // `free` is not everywhere; the total above stands.
+  }
+  return lines.join("\n");
+}
+
+// --- scenario 1: client-side cost per inbound envelope -------------------------------------------
+
+async function inboundCost(rows: Row[]): Promise<void> {
+  const body = buildBody(SIZES.inboundRound);
+  log(`\n## 1. inbound cost: ${SIZES.inboundRound.toLocaleString("en-US")} envelopes, ${(body.bytes.length / body.envelopes).toFixed(0)} bytes each, 64 KB chunks, ${ROUNDS} rounds`);
+  const results = perContender<ConsumeResult>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of rotate(CONTENDERS, round)) {
+      const result = await consume(contenders[name], body);
+      results[name].push(result);
+      log(`  round ${round + 1} ${name.padEnd(8)} ${us(result.cpuMs, result.envelopes).toFixed(2)} µs CPU/envelope, ${Math.round(result.envelopes / (result.wallMs / 1000)).toLocaleString("en-US")} envelopes/s`);
+    }
+  }
+  const cpu = (name: ContenderName) => median(results[name].map((r) => us(r.cpuMs, r.envelopes)));
+  const rate = (name: ContenderName) => median(results[name].map((r) => r.envelopes / (r.wallMs / 1000)));
+  const cpuRatio = advantage(cpu("ours"), cpu("raw"), false);
+  const rateRatio = advantage(rate("ours"), rate("upstream"), true);
+  const scenario = `1 (${Math.round(SIZES.inboundRound / 1000)}k)`;
+  rows.push(
+    { scenario, metric: "CPU µs / envelope", ours: cpu("ours"), upstream: cpu("upstream"), raw: cpu("raw"), digits: 2, higherIsBetter: false, target: { label: "ours ≤ 2× raw", met: (cpuRatio ?? 0) >= 0.5 } },
+    { scenario, metric: "envelopes / s", ours: rate("ours"), upstream: rate("upstream"), raw: rate("raw"), target: { label: "ours ≥ 5× upstream", met: (rateRatio ?? 0) >= 5 } },
+  );
+}
+
+// --- scenario 1 at full size, and 5a: memory while a client holds a consumed stream -----------------
+
+async function fullRunAndMemory(rows: Row[]): Promise<void> {
+  const body = buildBody(SIZES.inboundFull);
+  const names: ContenderName[] = FULL_UPSTREAM ? ["ours", "upstream", "raw"] : ["ours", "raw"];
+  log(`\n## 1 at ${SIZES.inboundFull.toLocaleString("en-US")} envelopes (${(body.bytes.length / MB).toFixed(0)} MB body), once, with memory (5a)${FULL_UPSTREAM ? "" : "; upstream skipped (BENCH_FULL_UPSTREAM=1 adds it)"}`);
+  const results: Partial<Record<ContenderName, StreamMemoryResult>> = {};
+  for (const name of names) {
+    const result = await streamMemory(contenders[name], body);
+    results[name] = result;
+    const c = result.consume;
+    log(`  ${name.padEnd(8)} ${us(c.cpuMs, c.envelopes).toFixed(2)} µs CPU/envelope, ${Math.round(c.envelopes / (c.wallMs / 1000)).toLocaleString("en-US")} envelopes/s, heap +${(result.heapGrowth / MB).toFixed(2)} MB, RSS +${(result.rssGrowth / MB).toFixed(1)} MB while connected; heap ${(result.heapAfterClose / MB).toFixed(2)} MB after close`);
+  }
+  const pick = (name: ContenderName, f: (r: StreamMemoryResult) => number): number | undefined => {
+    const result = results[name];
+    return result ? f(result) : undefined;
+  };
+  const cpu = (r: StreamMemoryResult) => us(r.consume.cpuMs, r.consume.envelopes);
+  const rate = (r: StreamMemoryResult) => r.consume.envelopes / (r.consume.wallMs / 1000);
+  const scenario = `1 (${SIZES.inboundFull / 1e6}M)`;
+  const cpuRatio = advantage(pick("ours", cpu), pick("raw", cpu), false);
+  const rateRatio = advantage(pick("ours", rate), pick("upstream", rate), true);
+  rows.push(
+    { scenario, metric: "CPU µs / envelope", ours: pick("ours", cpu), upstream: pick("upstream", cpu), raw: pick("raw", cpu), digits: 2, higherIsBetter: false, target: { label: "ours ≤ 2× raw", met: (cpuRatio ?? 0) >= 0.5 } },
+    {
+      scenario,
+      metric: "envelopes / s",
+      ours: pick("ours", rate),
+      upstream: pick("upstream", rate),
+      raw: pick("raw", rate),
+      ...(FULL_UPSTREAM ? { target: { label: "ours ≥ 5× upstream", met: (rateRatio ?? 0) >= 5 } } : {}),
+    },
+  );
+  const heap = (r: StreamMemoryResult) => r.heapGrowth / MB;
+  const rss = (r: StreamMemoryResult) => r.rssGrowth / MB;
+  const oursHeap = pick("ours", heap);
+  rows.push(
+    { scenario: "5a", metric: `heap growth after ${SIZES.inboundFull / 1e6}M envelopes, MB`, ours: oursHeap, upstream: pick("upstream", heap), raw: pick("raw", heap), digits: 2, showRatios: false, target: { label: "ours < 10 MB", met: oursHeap !== undefined && oursHeap < 10 } },
+    { scenario: "5a", metric: `RSS growth after ${SIZES.inboundFull / 1e6}M envelopes, MB`, ours: pick("ours", rss), upstream: pick("upstream", rss), raw: pick("raw", rss), digits: 1, showRatios: false },
+  );
+}
+
+// --- scenario 5b: idle connections ---------------------------------------------------------------
+
+async function idle(rows: Row[]): Promise<void> {
+  log(`\n## 5b. ${SIZES.idle.toLocaleString("en-US")} idle connections (initialized, GET open, in-process server)`);
+  const results: Partial<Record<ContenderName, IdleResult>> = {};
+  for (const name of CONTENDERS) {
+    const result = await idleConnections(contenders[name], SIZES.idle);
+    results[name] = result;
+    log(`  ${name.padEnd(8)} heap ${(result.heapPerConnection / KB).toFixed(1)} KB, RSS ${(result.rssPerConnection / KB).toFixed(1)} KB per connection`);
+  }
+  const heap = (name: ContenderName) => (results[name]?.heapPerConnection ?? Number.NaN) / KB;
+  const rss = (name: ContenderName) => (results[name]?.rssPerConnection ?? Number.NaN) / KB;
+  rows.push(
+    { scenario: "5b", metric: "heap per idle connection, KB", ours: heap("ours"), upstream: heap("upstream"), raw: heap("raw"), digits: 1, showRatios: false, target: { label: "ours < 200 KB", met: heap("ours") < 200 } },
+    { scenario: "5b", metric: "RSS per idle connection, KB", ours: rss("ours"), upstream: rss("upstream"), raw: rss("raw"), digits: 1, showRatios: false, target: { label: "ours < 200 KB", met: rss("ours") < 200 } },
+  );
+}
+
+// --- scenario 6: fan-out -------------------------------------------------------------------------
+
+async function fanOutScenario(rows: Row[]): Promise<void> {
+  const body = buildBody(SIZES.fanOut);
+  log(`\n## 6. fan-out: ${SIZES.fanOut.toLocaleString("en-US")} envelopes to 1 and to ${FAN_OUT} consumers, ${ROUNDS} rounds`);
+  const results = perContender<FanOutResult>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of rotate(CONTENDERS, round)) {
+      const result = await fanOut(contenders[name], body);
+      results[name].push(result);
+      log(`  round ${round + 1} ${name.padEnd(8)} 1: ${us(result.single.cpuMs, body.envelopes).toFixed(2)} µs, ${FAN_OUT}: ${us(result.fanned.cpuMs, body.envelopes).toFixed(2)} µs CPU/envelope`);
+    }
+  }
+  const single = (name: ContenderName) => median(results[name].map((r) => us(r.single.cpuMs, body.envelopes)));
+  const fanned = (name: ContenderName) => median(results[name].map((r) => us(r.fanned.cpuMs, body.envelopes)));
+  rows.push(
+    { scenario: "6", metric: "CPU µs / envelope, 1 consumer", ours: single("ours"), upstream: single("upstream"), raw: single("raw"), digits: 2, higherIsBetter: false },
+    { scenario: "6", metric: `CPU µs / envelope, ${FAN_OUT} consumers`, ours: fanned("ours"), upstream: fanned("upstream"), raw: fanned("raw"), digits: 2, higherIsBetter: false },
+    {
+      scenario: "6",
+      metric: `cost of ${FAN_OUT} consumers ÷ 1`,
+      ours: fanned("ours") / single("ours"),
+      upstream: fanned("upstream") / single("upstream"),
+      raw: fanned("raw") / single("raw"),
+      digits: 2,
+      showRatios: false,
+    },
+  );
+}
+
+// --- scenario 2b: client CPU per request, no network -----------------------------------------------
+
+async function requestCostScenario(rows: Row[]): Promise<void> {
+  log(`\n## 2b. client CPU per request, in-process server: ${SIZES.requestCost.toLocaleString("en-US")} sequential requests, ${ROUNDS} rounds`);
+  const results = perContender<RequestCostResult>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of rotate(CONTENDERS, round)) {
+      const result = await requestCost(contenders[name], SIZES.requestCost);
+      results[name].push(result);
+      log(`  round ${round + 1} ${name.padEnd(8)} ${us(result.cpuMs, result.requests).toFixed(1)} µs CPU/request`);
+    }
+  }
+  const cpu = (name: ContenderName) => median(results[name].map((r) => us(r.cpuMs, r.requests)));
+  rows.push({ scenario: "2b", metric: "client CPU µs / request, no network", ours: cpu("ours"), upstream: cpu("upstream"), raw: cpu("raw"), digits: 1, higherIsBetter: false });
+}
+
+// --- scenarios 2 and 3: round trips through the real server ----------------------------------------
+
+async function roundTrips(rows: Row[], runSequential: boolean, runConcurrent: boolean): Promise<void> {
+  const server = await startServer("builtin");
+  const closing: Promise<void>[] = [];
+  try {
+    const connections = {
+      ours: await openWarm(contenders.ours, server),
+      upstream: await openWarm(contenders.upstream, server),
+      raw: await openWarm(contenders.raw, server),
+    };
+    if (runSequential) {
+      const parts = split(SIZES.sequential, RT_ROUNDS);
+      log(`\n## 2. sequential round trips, echo mock, one connection each: ${SIZES.sequential.toLocaleString("en-US")} requests in ${RT_ROUNDS} rounds`);
+      const results = perContender<RoundTripResult>();
+      for (let round = 0; round < RT_ROUNDS; round++) {
+        for (const name of rotate(CONTENDERS, round)) {
+          const result = await sequential(connections[name], parts[round] as number);
+          results[name].push(result);
+          log(`  round ${round + 1} ${name.padEnd(8)} ${Math.round(result.requests / (result.wallMs / 1000))} req/s, ${us(result.cpuMs, result.requests).toFixed(0)} µs client CPU/request`);
+        }
+      }
+      const rate = (name: ContenderName) => median(results[name].map((r) => r.requests / (r.wallMs / 1000)));
+      const cpu = (name: ContenderName) => median(results[name].map((r) => us(r.cpuMs, r.requests)));
+      const vsUp = advantage(rate("ours"), rate("upstream"), true) ?? 0;
+      const vsRaw = advantage(rate("ours"), rate("raw"), true) ?? 0;
+      rows.push(
+        { scenario: "2", metric: "requests / s, sequential", ours: rate("ours"), upstream: rate("upstream"), raw: rate("raw"), target: { label: "ours ≥ 1.0× upstream, ≥ 0.9× raw", met: vsUp >= 1 && vsRaw >= 0.9 } },
+        { scenario: "2", metric: "client CPU µs / request", ours: cpu("ours"), upstream: cpu("upstream"), raw: cpu("raw"), higherIsBetter: false },
+      );
+    }
+    if (runConcurrent) {
+      const parts = split(SIZES.concurrent, RT_ROUNDS);
+      log(`\n## 3. concurrency: ${SIZES.inFlight} in flight, ${SIZES.concurrent.toLocaleString("en-US")} requests in ${RT_ROUNDS} rounds`);
+      const results = perContender<RoundTripResult>();
+      for (let round = 0; round < RT_ROUNDS; round++) {
+        for (const name of rotate(CONTENDERS, round)) {
+          const result = await concurrent(connections[name], parts[round] as number, SIZES.inFlight);
+          results[name].push(result);
+          const sorted = result.latencies ?? [];
+          log(`  round ${round + 1} ${name.padEnd(8)} ${Math.round(result.requests / (result.wallMs / 1000))} req/s, p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p99 ${quantile(sorted, 0.99).toFixed(1)} ms`);
+        }
+      }
+      const rate = (name: ContenderName) => median(results[name].map((r) => r.requests / (r.wallMs / 1000)));
+      const all = (name: ContenderName) => results[name].flatMap((r) => r.latencies ?? []).sort((a, b) => a - b);
+      const p = (name: ContenderName, q: number) => quantile(all(name), q);
+      const vsUp = advantage(rate("ours"), rate("upstream"), true) ?? 0;
+      rows.push(
+        { scenario: "3", metric: `requests / s, ${SIZES.inFlight} in flight`, ours: rate("ours"), upstream: rate("upstream"), raw: rate("raw"), target: { label: "ours ≥ 1.0× upstream", met: vsUp >= 1 } },
+        { scenario: "3", metric: "latency p50, ms", ours: p("ours", 0.5), upstream: p("upstream", 0.5), raw: p("raw", 0.5), digits: 1, higherIsBetter: false },
+        { scenario: "3", metric: "latency p99, ms", ours: p("ours", 0.99), upstream: p("upstream", 0.99), raw: p("raw", 0.99), digits: 1, higherIsBetter: false },
+      );
+    }
+    for (const connection of Object.values(connections)) closing.push(connection.close());
+  } finally {
+    await Promise.allSettled(closing);
+    await server.stop();
+  }
+}
+
+// --- scenario 4: a burst through the real server ---------------------------------------------------
+
+async function streaming(rows: Row[]): Promise<void> {
+  const server: BenchServer = await startServer({ script: scriptedAgentPath() });
+  const closing: Promise<void>[] = [];
+  try {
+    log(`\n## 4. burst of ${SIZES.burst.toLocaleString("en-US")} session/update through the server (scripted agent), ${STREAM_ROUNDS} rounds`);
+    const results = perContender<BurstResult>();
+    for (let round = 0; round < STREAM_ROUNDS; round++) {
+      for (const name of rotate(CONTENDERS, round)) {
+        const result = await burst(contenders[name], server, SIZES.burst);
+        closing.push(result.close());
+        results[name].push(result);
+        log(
+          `  round ${round + 1} ${name.padEnd(8)} response ${(result.toResponseMs / 1000).toFixed(2)} s, last update ${(result.toLastMs / 1000).toFixed(2)} s, delivered ${result.delivered.toLocaleString("en-US")} (${result.unique.toLocaleString("en-US")} distinct), lost ${result.lost.toLocaleString("en-US")}, ${us(result.cpuMs, Math.max(1, result.delivered)).toFixed(1)} µs CPU/update`,
+        );
+      }
+    }
+    const m = (name: ContenderName, f: (r: BurstResult) => number) => median(results[name].map(f));
+    const row = (metric: string, f: (r: BurstResult) => number, digits: number, higherIsBetter: boolean, showRatios = true): Row => ({
+      scenario: "4",
+      metric,
+      ours: m("ours", f),
+      upstream: m("upstream", f),
+      raw: m("raw", f),
+      digits,
+      higherIsBetter,
+      showRatios,
+    });
+    rows.push(
+      row("time to prompt result, s", (r) => r.toResponseMs / 1000, 2, false),
+      row("time to last update delivered, s", (r) => r.toLastMs / 1000, 2, false),
+      row("updates delivered (distinct)", (r) => r.unique, 0, true, false),
+      row("updates lost by the server", (r) => r.lost, 0, false, false),
+      row("client CPU µs / update", (r) => us(r.cpuMs, Math.max(1, r.delivered)), 1, false),
+    );
+  } finally {
+    await Promise.allSettled(closing);
+    await server.stop();
+  }
+}
+
+// --- main ----------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  log("# acp-http benchmark\n");
+  log(machine());
+  log(`\nrounds ${ROUNDS} (scenarios 2 and 3: ${RT_ROUNDS}, scenario 4: ${STREAM_ROUNDS}), scale ${SCALE}${ONLY ? `, only ${[...ONLY].join(",")}` : ""}`);
+  const rows: Row[] = [];
+  const timed = async (label: string, run: () => Promise<void>): Promise<void> => {
+    const start = performance.now();
+    await run();
+    log(`  (${label}: ${((performance.now() - start) / 1000).toFixed(0)} s)`);
+  };
+  if (wants("1")) await timed("scenario 1", () => inboundCost(rows));
+  if (wants("1M") || wants("5")) await timed("full-size run", () => fullRunAndMemory(rows));
+  if (wants("5")) await timed("idle connections", () => idle(rows));
+  if (wants("6")) await timed("fan-out", () => fanOutScenario(rows));
+  if (wants("2b")) await timed("request cost", () => requestCostScenario(rows));
+  if (wants("2") || wants("3")) await timed("round trips", () => roundTrips(rows, wants("2"), wants("3")));
+  if (wants("4")) await timed("streaming", () => streaming(rows));
+  // Scenario order (1, 2, 2b, 3, ...) rather than the order they ran in; stable within a scenario.
+  const rank = (scenario: string): number => {
+    const n = Number.parseInt(scenario, 10);
+    const letter = /^\d+([a-z])/.exec(scenario)?.[1];
+    return n + (letter ? (letter.charCodeAt(0) - 96) / 10 : 0);
+  };
+  rows.sort((a, b) => rank(a.scenario) - rank(b.scenario));
+  log(`\n## results (medians; "ours vs X" > 1 means ours is better)\n`);
+  log(renderTable(rows));
+  log(`\nload average at end (1/5/15 min): ${loadavg().map((l) => l.toFixed(2)).join(" / ")}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+main().then(
+  // Abandoned DELETEs and the like may hold sockets for a moment; nothing is left to wait for.
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
