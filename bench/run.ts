@@ -56,6 +56,7 @@ const us = (ms: number, count: number): number => (ms * 1000) / count;
 const split = (total: number, parts: number): number[] =>
   Array.from({ length: parts }, (_, i) => Math.floor((total * (i + 1)) / parts) - Math.floor((total * i) / parts));
 const MB = 1024 * 1024;
+const signed = (value: number, digits: number): string => `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
 const KB = 1024;
 
 function machine(): string {
@@ -108,7 +109,7 @@ async function fullRunAndMemory(rows: Row[]): Promise<void> {
     const result = await streamMemory(contenders[name], body);
     results[name] = result;
     const c = result.consume;
-    log(`  ${name.padEnd(8)} ${us(c.cpuMs, c.envelopes).toFixed(2)} µs CPU/envelope, ${Math.round(c.envelopes / (c.wallMs / 1000)).toLocaleString("en-US")} envelopes/s, heap +${(result.heapGrowth / MB).toFixed(2)} MB, RSS +${(result.rssGrowth / MB).toFixed(1)} MB while connected; heap ${(result.heapAfterClose / MB).toFixed(2)} MB after close`);
+    log(`  ${name.padEnd(8)} ${us(c.cpuMs, c.envelopes).toFixed(2)} µs CPU/envelope, ${Math.round(c.envelopes / (c.wallMs / 1000)).toLocaleString("en-US")} envelopes/s, heap ${signed(result.heapGrowth / MB, 2)} MB, RSS ${signed(result.rssGrowth / MB, 1)} MB while connected; heap ${signed(result.heapAfterClose / MB, 2)} MB after close`);
   }
   const pick = (name: ContenderName, f: (r: StreamMemoryResult) => number): number | undefined => {
     const result = results[name];

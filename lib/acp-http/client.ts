@@ -173,10 +173,10 @@ export class AcpHttpClient {
   async request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
     this.#assertOpen(method);
     const id = this.#correlator.nextId();
-    const { response, postSignal } = this.#correlator.register(id, method, options);
+    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options);
     void this.#post({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }, method, postSignal, (error) =>
       this.#correlator.reject(id, error),
-    );
+    ).then(postFinished, postFinished);
     const answer = await response;
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
     if (SESSION_OPENING_METHODS.has(method)) this.#openSessionStream(answer.result);

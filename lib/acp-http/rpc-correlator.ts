@@ -13,6 +13,9 @@ interface Pending {
   reject(error: unknown): void;
   /** Aborts this request's POST: on settle from another copy, on abort, on close. */
   post: AbortController;
+  /** Until the POST's answer has been read (or it failed): only an open POST needs letting go. */
+  postOpen: boolean;
+  release: ReturnType<typeof setTimeout> | undefined;
   dispose(): void;
 }
 
@@ -48,24 +51,35 @@ export class RpcCorrelator {
     return this.#pending.get(idKey(id))?.method;
   }
 
-  /** Registers a request before it is sent; the promise settles once, whatever happens. */
-  register(id: JsonRpcId, method: string, options: PendingOptions = {}): { response: Promise<AcpResponse>; postSignal: AbortSignal } {
+  /**
+   * Registers a request before it is sent; the promise settles once, whatever happens.
+   * Call `postFinished` once the POST is over (answer read, or failed).
+   */
+  register(
+    id: JsonRpcId,
+    method: string,
+    options: PendingOptions = {},
+  ): { response: Promise<AcpResponse>; postSignal: AbortSignal; postFinished: () => void } {
     const key = idKey(id);
     const post = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
+    let registered: Pending | undefined;
     const response = new Promise<AcpResponse>((resolve, reject) => {
       const entry: Pending = {
         method,
         resolve,
         reject,
         post,
+        postOpen: true,
+        release: undefined,
         dispose: () => {
           if (timer !== undefined) clearTimeout(timer);
           if (onAbort) options.signal?.removeEventListener("abort", onAbort);
         },
       };
       this.#pending.set(key, entry);
+      registered = entry;
       if (options.signal) {
         onAbort = () => this.reject(id, new AcpAbortError(method, options.signal?.reason), { abortPost: true });
         if (options.signal.aborted) return onAbort();
@@ -75,7 +89,14 @@ export class RpcCorrelator {
         timer = setTimeout(() => this.reject(id, new AcpTimeoutError(method, options.timeoutMs ?? 0), { abortPost: true }), options.timeoutMs);
       }
     });
-    return { response, postSignal: post.signal };
+    // Aborting a POST that is already over does nothing but costs an event dispatch (and a
+    // timer per request on servers that echo responses to the stream): skip it.
+    const postFinished = (): void => {
+      if (!registered) return;
+      registered.postOpen = false;
+      if (registered.release !== undefined) clearTimeout(registered.release);
+    };
+    return { response, postSignal: post.signal, postFinished };
   }
 
   /**
@@ -89,10 +110,11 @@ export class RpcCorrelator {
     if (!entry) return false;
     this.#pending.delete(key);
     entry.dispose();
-    if (fromStream) {
+    if (fromStream && entry.postOpen) {
       const release = setTimeout(() => entry.post.abort(), this.#postReleaseMs);
       // A pending release must never keep a process alive on its own.
       (release as { unref?: () => void }).unref?.();
+      entry.release = release;
     }
     entry.resolve(response);
     return true;
