@@ -160,6 +160,11 @@ export class AcpHttpClient {
     return this.#state.value;
   }
 
+  /** Why the connection closed, once it has (the value `closed` resolves with). */
+  get closeInfo(): CloseInfo | undefined {
+    return this.#closeInfo;
+  }
+
   get connectionId(): string | undefined {
     return this.#http.connectionId;
   }

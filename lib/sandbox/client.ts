@@ -27,6 +27,7 @@ import {
   type WriteResult,
 } from "./control-plane.js";
 import { AlreadyConnectedError } from "./errors/already-connected-error.js";
+import { ConnectionLostError } from "./errors/connection-lost-error.js";
 import { NotConnectedError } from "./errors/not-connected-error.js";
 import { ProtocolError } from "./errors/call-errors.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
@@ -81,6 +82,13 @@ export interface ConnectInfo {
   extensions: Record<string, boolean>;
 }
 
+/** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or the network. */
+export interface DisconnectInfo {
+  reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected";
+  /** Absent for `disconnect()`; otherwise the error that ended the connection. */
+  error?: ConnectionLostError;
+}
+
 /** A prompt turn as a stream: the session's events while it runs, then its outcome. */
 export type PromptEvent = SandboxEvent | { kind: "stop"; stopReason: string };
 
@@ -109,18 +117,22 @@ export class SandboxAgentClient {
   readonly parseErrors$: Obs<SandboxParseError>;
   /** Connection state, replaying the current value. */
   readonly state$: Obs<ConnectionState>;
+  /** One value each time a connection ends, with why; hot, no replay. */
+  readonly disconnected$: Obs<DisconnectInfo>;
   /** Settles when auto-connect does: resolves when connected, rejects with the connect error. */
   readonly ready: Promise<ConnectInfo | undefined>;
 
   readonly #options: SandboxAgentClientOptions;
   readonly #events = new Subject<SandboxEvent>();
+  readonly #disconnects = new Subject<DisconnectInfo>();
   readonly #state = new BehaviorSubject<ConnectionState>("disconnected");
   readonly #http: ControlPlaneHttp;
   readonly #logger: Logger | undefined;
   #api: Promise<ServerApi> | undefined;
   #connection: SandboxConnection | undefined;
   #connecting: Promise<ConnectInfo> | undefined;
-  #lastConnectError: unknown;
+  /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
+  #lastFailure: unknown;
 
   constructor(options: SandboxAgentClientOptions) {
     this.#options = options;
@@ -130,6 +142,7 @@ export class SandboxAgentClient {
     this.sessionEnded$ = this.events$.pipe(sessionEndedOnly(), share());
     this.parseErrors$ = this.events$.pipe(parseErrorsOnly(), share());
     this.state$ = this.#state.pipe(distinctUntilChanged());
+    this.disconnected$ = this.#disconnects.asObservable();
     if (options.autoConnect ?? true) {
       this.ready = this.connect();
       // The failure stays observable on `ready` and `state$`; it must not also surface as an unhandled rejection.
@@ -158,7 +171,7 @@ export class SandboxAgentClient {
       () => (this.#connecting = undefined),
       (error: unknown) => {
         this.#connecting = undefined;
-        this.#lastConnectError = error;
+        this.#lastFailure = error;
         this.#state.next("disconnected");
       },
     );
@@ -172,7 +185,9 @@ export class SandboxAgentClient {
     const connection = this.#connection;
     this.#connection = undefined;
     this.#state.next("disconnected");
-    await connection?.close();
+    if (!connection) return;
+    await connection.close();
+    this.#disconnects.next({ reason: "disconnected" });
   }
 
   async #open(): Promise<ConnectInfo> {
@@ -201,11 +216,13 @@ export class SandboxAgentClient {
       if (status === "closed") {
         this.#connection = undefined;
         this.#state.next("disconnected");
+        this.#connectionEnded(connection);
       } else if (status !== "connecting") this.#state.next(status);
     });
     this.#connection = connection;
     try {
       const result = await connection.open();
+      this.#lastFailure = undefined;
       this.#state.next("connected");
       const info = result.agentInfo;
       return {
@@ -219,6 +236,16 @@ export class SandboxAgentClient {
       await connection.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** A connection the client did not close: record why, and say so on `disconnected$`. */
+  #connectionEnded(connection: SandboxConnection): void {
+    const info = connection.protocol.closeInfo;
+    const reason = info?.reason ?? "connection-lost";
+    const error = new ConnectionLostError(reason, undefined, { cause: info?.error?.cause });
+    this.#lastFailure = error;
+    this.#logger?.warn("connection lost", { reason });
+    this.#disconnects.next({ reason, error });
   }
 
   #handlers(): AcpClientHandlers {
@@ -249,7 +276,7 @@ export class SandboxAgentClient {
       }
     }
     const connection = this.#connection;
-    if (!connection || connection.closed) throw new NotConnectedError(method, this.#lastConnectError ? { cause: this.#lastConnectError } : undefined);
+    if (!connection || connection.closed) throw new NotConnectedError(method, this.#lastFailure ? { cause: this.#lastFailure } : undefined);
     return connection;
   }
 

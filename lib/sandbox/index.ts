@@ -11,6 +11,7 @@ export {
   type SessionView,
   type PermissionReply,
   type Logger,
+  type DisconnectInfo,
 } from "./client.js";
 export type { CallOptions } from "./connection.js";
 export type {

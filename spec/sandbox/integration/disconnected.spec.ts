@@ -1,0 +1,54 @@
+import { firstValueFrom, toArray, take } from "rxjs";
+import { ConnectionLostError, NotConnectedError, SandboxAgentClient, type DisconnectInfo } from "../../../lib/sandbox/index.js";
+import { startSandboxAgent } from "../../support/sandbox-agent-server.js";
+import { startV2ContractServer } from "../../support/v2-contract-server.js";
+
+describe("disconnected$: why a connection ended", () => {
+  it("says `disconnected` for disconnect(), with no error", async () => {
+    const server = await startV2ContractServer();
+    try {
+      const client = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock" });
+      await client.ready;
+      const first = firstValueFrom(client.disconnected$);
+      await client.disconnect();
+      expect(await first).toEqual({ reason: "disconnected" });
+      await expect(client.newSession()).rejects.toBeInstanceOf(NotConnectedError);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("reports a lost server as retries-exhausted, and later calls carry that loss as their cause", async () => {
+    const server = await startV2ContractServer();
+    const client = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", reconnect: { maxRetries: 1, initialDelayMs: 20, maxDelayMs: 20 } });
+    await client.ready;
+    const lost = firstValueFrom(client.disconnected$);
+    await server.stop();
+    const info: DisconnectInfo = await lost;
+    expect(info.reason).toBe("retries-exhausted");
+    expect(info.error).toBeInstanceOf(ConnectionLostError);
+    expect(client.state).toBe("disconnected");
+    const failure = await client.newSession().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NotConnectedError);
+    expect((failure as NotConnectedError).cause).toBe(info.error);
+  });
+
+  it("reports a server restarted under the connection as connection-lost; connect() works again", async () => {
+    const server = await startSandboxAgent();
+    try {
+      const client = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", reconnect: { maxRetries: 5, initialDelayMs: 50, maxDelayMs: 200 } });
+      await client.ready;
+      const ends = firstValueFrom(client.disconnected$.pipe(take(1), toArray()));
+      await server.restart();
+      const [info] = await ends;
+      expect(info?.reason).toBe("connection-lost");
+      expect(info?.error).toBeInstanceOf(ConnectionLostError);
+      await client.connect();
+      const { sessionId } = await client.newSession();
+      expect(sessionId).toMatch(/^sess-/);
+      await client.disconnect();
+    } finally {
+      await server.stop();
+    }
+  });
+});
