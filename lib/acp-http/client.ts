@@ -34,7 +34,7 @@ import { AcpProtocolError } from "./errors/protocol-error.js";
 import { AcpRpcError } from "./errors/rpc-error.js";
 import { EventStream, RetriesExhaustedError, type EventGap } from "./event-stream.js";
 import { answerAgentRequest, type AcpClientHandlers } from "./handlers.js";
-import { HttpTransport, isAbort, type TokenSource } from "./http.js";
+import { HttpTransport, type TokenSource } from "./http.js";
 import { Inbound, type AcpParseError, type ResponseEcho } from "./inbound.js";
 import { debugLogger, type AcpLogger } from "./logger.js";
 import { normalizeReconnectPolicy, type NormalizedReconnectPolicy, type ReconnectPolicy } from "./reconnect.js";
@@ -82,7 +82,7 @@ export const RFD_PROFILE = {
   sessionStreams: { header: "Acp-Session-Id" },
 } as const satisfies Partial<AcpHttpClientOptions>;
 
-export interface RequestOptions extends PendingOptions {}
+export type RequestOptions = PendingOptions;
 
 /** How a connection ended; `error` is absent for a clean `disconnect()`. */
 export interface CloseInfo {
@@ -146,7 +146,8 @@ export class AcpHttpClient {
       correlator: this.#correlator,
       responseEcho: options.responseEcho ?? "auto",
       echoGraceMs: 1500,
-      streamActive: () => this.#streams.size > 0,
+      streamStarted: () => this.#streams.size > 0,
+      streamOpen: () => this.#state.value === "open",
       onAgentRequest: (request) => void this.#answer(request),
     });
     this.envelopes$ = this.#inbound.envelopes.asObservable();
@@ -192,8 +193,8 @@ export class AcpHttpClient {
   request$(method: string, params?: unknown, options: RequestOptions = {}): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
       const controller = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-      this.request(method, params, { ...options, signal }).then(
+      const unlink = linkSignal(options.signal, controller);
+      this.request(method, params, { ...options, signal: controller.signal }).finally(unlink).then(
         (result) => {
           subscriber.next(result);
           subscriber.complete();
@@ -208,8 +209,10 @@ export class AcpHttpClient {
   async notify(method: string, params?: unknown): Promise<void> {
     this.#assertOpen(method);
     let failure: unknown;
-    await this.#post({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }, method, undefined, (error) => (failure = error));
+    // The connection's lifetime signal: a close aborts a notification the server is holding.
+    const delivered = await this.#post({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }, method, this.#lifetime.signal, (error) => (failure = error));
     if (failure !== undefined) throw failure;
+    if (!delivered) throw new AcpConnectionClosedError(this.#closeInfo?.reason ?? "disconnected", { method });
   }
 
   // --- ACP methods ---------------------------------------------------------------
@@ -227,8 +230,15 @@ export class AcpHttpClient {
     };
     const result = await this.#typed("initialize", InitializeResultSchema, full);
     if (this.#options.sessionStreams && !this.connectionId) {
+      // The RFD profile also puts the id in the result; a browser may not see the header.
       const fromResult = (result as { connectionId?: unknown }).connectionId;
-      if (typeof fromResult !== "string") throw new AcpProtocolError("the server did not say which connection this is", { method: "initialize" });
+      if (typeof fromResult !== "string") {
+        throw new AcpProtocolError(
+          "the server's connection id header could not be read (in a browser the server must list it in Access-Control-Expose-Headers)",
+          { method: "initialize" },
+        );
+      }
+      this.#http.adoptConnectionId(fromResult);
     }
     return result;
   }
@@ -315,7 +325,8 @@ export class AcpHttpClient {
     if (this.#closeInfo) throw new AcpConnectionClosedError(this.#closeInfo.reason, { method, cause: this.#closeInfo.error?.cause });
   }
 
-  async #post(envelope: Record<string, unknown>, method: string, signal: AbortSignal | undefined, onError: (error: unknown) => void): Promise<void> {
+  /** Sends one envelope; failures go to `onError`. Resolves true once the server accepted it. */
+  async #post(envelope: Record<string, unknown>, method: string, signal: AbortSignal | undefined, onError: (error: unknown) => void): Promise<boolean> {
     if (this.#state.value === "idle") this.#state.set("connecting");
     try {
       const result = await this.#http.post(JSON.stringify(envelope), method, signal, this.#sessionHeaders(envelope));
@@ -323,13 +334,16 @@ export class AcpHttpClient {
       if (result.json !== undefined && !this.#inbound.body(result.json) && "id" in envelope) {
         onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
       }
+      return true;
     } catch (error) {
-      if (signal?.aborted && isAbort(error)) return;
+      if (signal?.aborted) return false;
       if (error instanceof AcpHttpError && error.status === 404 && this.#http.bootstrapped) {
         this.#close("connection-lost", error);
-        return;
+        onError(new AcpConnectionClosedError("connection-lost", { method, cause: error }));
+        return false;
       }
       onError(error);
+      return false;
     }
   }
 
@@ -400,7 +414,7 @@ export class AcpHttpClient {
     this.#answered.add(key);
     const answer = await answerAgentRequest(request, this.#options.handlers ?? {}, this.#lifetime.signal);
     if (this.#closeInfo) return;
-    await this.#post({ jsonrpc: "2.0", id: request.id, ...answer }, `answer to ${request.method}`, undefined, (error) =>
+    await this.#post({ jsonrpc: "2.0", id: request.id, ...answer }, `answer to ${request.method}`, this.#lifetime.signal, (error) =>
       this.#logger.warn("could not deliver an answer to the agent", { method: request.method, error: (error as Error).message }),
     );
   }
@@ -421,4 +435,16 @@ export class AcpHttpClient {
     this.#deleting = gone ? Promise.resolve() : this.#http.delete(this.#options.closeTimeoutMs ?? 2000);
     this.#resolveClosed(this.#closeInfo);
   }
+}
+
+/** Aborts `target` when `source` aborts; returns the unlinking function (no listener outlives the call). */
+export function linkSignal(source: AbortSignal | undefined, target: AbortController): () => void {
+  if (!source) return () => undefined;
+  if (source.aborted) {
+    target.abort(source.reason);
+    return () => undefined;
+  }
+  const relay = () => target.abort(source.reason);
+  source.addEventListener("abort", relay, { once: true });
+  return () => source.removeEventListener("abort", relay);
 }

@@ -100,9 +100,16 @@ export class EventStream {
         subscriber.error(error);
       };
       const watchdog = this.#watchdog(() => fail(new StreamStalledError("no data within the stall timeout")));
+      // A GET that never answers its headers is a stall too.
+      watchdog.kick();
       this.#options
         .open(this.#cursor.lastEventId, controller.signal)
         .then(async (response) => {
+          if (ended) {
+            // Torn down while opening (a fetch that ignored its signal): do not read, release the socket.
+            await response.body?.cancel().catch(() => undefined);
+            return;
+          }
           this.#options.onStatus("open");
           watchdog.kick();
           await readSseBody(response.body as ReadableStream<Uint8Array>, {

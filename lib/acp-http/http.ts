@@ -57,15 +57,21 @@ export class HttpTransport {
     return this.#connectionId;
   }
 
+  /** Takes a connection id the server gave in a body rather than a header. */
+  adoptConnectionId(id: string): void {
+    assertHeaderValue(this.#options.connectionIdHeader, id);
+    this.#connectionId = id;
+  }
+
   /** True once a POST has succeeded: the server knows this connection and the stream may open. */
   get bootstrapped(): boolean {
     return this.#bootstrapped;
   }
 
   async post(body: string, operation: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<PostResult> {
-    const headers = await this.#headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...extraHeaders });
+    const headers = await this.#headers({ "content-type": "application/json", accept: "application/json", ...extraHeaders });
     const url = this.#bootstrapped || !this.#options.bootstrapQuery ? this.#url : withQuery(this.#url, this.#options.bootstrapQuery);
-    const response = await this.#send(operation, () => this.#fetch(url, { method: "POST", body, headers, signal }));
+    const response = await this.#send(operation, signal, () => this.#fetch(url, { method: "POST", body, headers, signal }));
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
     const text = await response.text();
@@ -76,7 +82,7 @@ export class HttpTransport {
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
   async openStream(extraHeaders: Record<string, string>, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
     const headers = await this.#headers({ accept: "text/event-stream", ...extraHeaders, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) });
-    const response = await this.#send("event stream", () => this.#fetch(this.#url, { method: "GET", headers, signal }));
+    const response = await this.#send("event stream", signal, () => this.#fetch(this.#url, { method: "GET", headers, signal }));
     if (!response.ok) throw await toHttpError("event stream", response);
     if (!response.body) throw new AcpNetworkError("event stream", new Error("response has no body"));
     return response;
@@ -99,12 +105,13 @@ export class HttpTransport {
     }
   }
 
-  async #send(operation: string, send: () => Promise<Response>): Promise<Response> {
+  async #send(operation: string, signal: AbortSignal | undefined, send: () => Promise<Response>): Promise<Response> {
     let response: Response;
     try {
       response = await send();
     } catch (error) {
-      if (isAbort(error)) throw error;
+      // Whatever a fetch throws once its signal is aborted is the abort, not a network failure.
+      if (signal?.aborted || isAbort(error)) throw error;
       throw new AcpNetworkError(operation, error);
     }
     this.#learnConnectionId(response);

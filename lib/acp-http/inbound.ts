@@ -26,7 +26,10 @@ export interface InboundOptions {
   responseEcho: ResponseEcho;
   /** How long an inline response waits for its stream copy while the stream is quiet. */
   echoGraceMs: number;
-  streamActive(): boolean;
+  /** A stream exists (open or coming back): a copy or earlier notifications can still arrive. */
+  streamStarted(): boolean;
+  /** The stream is connected right now. */
+  streamOpen(): boolean;
   onAgentRequest(request: AcpRequest): void;
 }
 
@@ -127,7 +130,7 @@ export class Inbound {
       this.#hold(key, envelope, { firstCheckMs: this.#options.echoGraceMs, quietMs: this.#options.echoGraceMs, waitWhileInactive: true });
       return;
     }
-    if (this.#options.streamActive()) {
+    if (this.#options.streamStarted()) {
       // No copy will come, but notifications sent before this response may still be in
       // flight on the stream (the body can overtake them): deliver once the stream is quiet.
       this.#hold(key, envelope, { firstCheckMs: 0, quietMs: QUIET_MS, waitWhileInactive: false, maxMs: QUIET_MAX_MS });
@@ -144,7 +147,7 @@ export class Inbound {
 
   #expectEcho(): boolean {
     const echo = this.#options.responseEcho;
-    return (echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamActive();
+    return (echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamStarted();
   }
 
   #hold(key: string, response: AcpResponse, rule: { firstCheckMs: number; quietMs: number; waitWhileInactive: boolean; maxMs?: number }): void {
@@ -153,9 +156,10 @@ export class Inbound {
     const check = () => {
       const now = Date.now();
       const busy = now - this.#lastFrameAt < rule.quietMs;
-      const inactive = rule.waitWhileInactive && !this.#options.streamActive();
+      const inactive = rule.waitWhileInactive && !this.#options.streamOpen();
       if ((busy || inactive) && now - since < maxMs) {
-        entry.timer = setTimeout(check, Math.max(1, rule.quietMs - (now - this.#lastFrameAt)));
+        // While the stream is down, look again after a quiet period, not in a tight loop.
+        entry.timer = setTimeout(check, inactive ? rule.quietMs : Math.max(1, rule.quietMs - (now - this.#lastFrameAt)));
         return;
       }
       this.#held.delete(key);

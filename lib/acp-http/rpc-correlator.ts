@@ -27,6 +27,8 @@ interface Pending {
  */
 export class RpcCorrelator {
   readonly #pending = new Map<string, Pending>();
+  /** Answered requests whose POST is still open, waiting to be let go. */
+  readonly #releasing = new Set<Pending>();
   #nextId = 1;
   /** How long a POST may stay open after its response arrived on the stream. */
   readonly #postReleaseMs: number;
@@ -95,6 +97,7 @@ export class RpcCorrelator {
       if (!registered) return;
       registered.postOpen = false;
       if (registered.release !== undefined) clearTimeout(registered.release);
+      this.#releasing.delete(registered);
     };
     return { response, postSignal: post.signal, postFinished };
   }
@@ -111,10 +114,14 @@ export class RpcCorrelator {
     this.#pending.delete(key);
     entry.dispose();
     if (fromStream && entry.postOpen) {
-      const release = setTimeout(() => entry.post.abort(), this.#postReleaseMs);
+      const release = setTimeout(() => {
+        this.#releasing.delete(entry);
+        entry.post.abort();
+      }, this.#postReleaseMs);
       // A pending release must never keep a process alive on its own.
       (release as { unref?: () => void }).unref?.();
       entry.release = release;
+      this.#releasing.add(entry);
     }
     entry.resolve(response);
     return true;
@@ -133,6 +140,11 @@ export class RpcCorrelator {
 
   /** Rejects every pending request (the connection is gone) and aborts their POSTs. */
   rejectAll(makeError: (method: string) => unknown): void {
+    for (const entry of this.#releasing) {
+      clearTimeout(entry.release);
+      entry.post.abort();
+    }
+    this.#releasing.clear();
     const entries = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of entries) {

@@ -1,5 +1,5 @@
 import { BehaviorSubject, Observable, Subject, distinctUntilChanged, filter, share, type Observable as Obs } from "rxjs";
-import type { AcpClientHandlers, ReconnectPolicy, RequestPermissionResult, TokenSource } from "../acp-http/index.js";
+import type { AcpClientHandlers, ReconnectPolicy, TokenSource } from "../acp-http/index.js";
 import { consoleLogger } from "../acp-http/index.js";
 import { SandboxConnection, type CallOptions } from "./connection.js";
 import {
@@ -29,7 +29,8 @@ import {
 import { AlreadyConnectedError } from "./errors/already-connected-error.js";
 import { ConnectionLostError } from "./errors/connection-lost-error.js";
 import { NotConnectedError } from "./errors/not-connected-error.js";
-import { ProtocolError } from "./errors/call-errors.js";
+import { CallAbortedError } from "./errors/call-errors.js";
+import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
 import { forSession, parseErrorsOnly, sessionEndedOnly, type PermissionRequest, type SandboxEvent, type SandboxParseError, type SessionEnded } from "./events.js";
 import type { SessionMetadata } from "./metadata.js";
@@ -37,7 +38,8 @@ import { apiFromHealthProbe, profileFor, type ServerApi } from "./profiles.js";
 import * as sessions from "./sessions.js";
 import * as v from "valibot";
 
-export type PermissionReply = RequestPermissionResult["outcome"];
+/** The answer to a permission request: one of the offered options, or no decision. */
+export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
 
 /** Receives the client's debug and warning lines; callers pass ids and statuses, never tokens. */
 export interface Logger {
@@ -133,6 +135,7 @@ export class SandboxAgentClient {
   #connecting: Promise<ConnectInfo> | undefined;
   /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
   #lastFailure: unknown;
+  #connectAbort: AbortController | undefined;
 
   constructor(options: SandboxAgentClientOptions) {
     this.#options = options;
@@ -165,7 +168,9 @@ export class SandboxAgentClient {
   /** Opens the one connection (initialize with the agent selection). Throws `AlreadyConnectedError` when one exists. */
   connect(): Promise<ConnectInfo> {
     if (this.#connecting || this.connected) return Promise.reject(new AlreadyConnectedError());
-    const attempt = this.#open();
+    const abort = new AbortController();
+    this.#connectAbort = abort;
+    const attempt = this.#open(abort.signal);
     this.#connecting = attempt;
     attempt.then(
       () => (this.#connecting = undefined),
@@ -178,23 +183,30 @@ export class SandboxAgentClient {
     return attempt;
   }
 
-  /** Closes the connection; session methods fail with `NotConnectedError` until `connect()` again. */
+  /**
+   * Closes the connection; session methods fail with `NotConnectedError` until `connect()`
+   * again. A connect still under way is cancelled (its promise rejects with `CallAbortedError`).
+   */
   async disconnect(): Promise<void> {
-    const pending = this.#connecting;
-    if (pending) await pending.catch(() => undefined);
+    const connecting = this.#connecting;
+    this.#connectAbort?.abort();
     const connection = this.#connection;
     this.#connection = undefined;
     this.#state.next("disconnected");
-    if (!connection) return;
-    await connection.close();
-    this.#disconnects.next({ reason: "disconnected" });
+    // Closing first makes a pending initialize fail at once instead of waiting on the server.
+    if (connection) await connection.close();
+    if (connecting) {
+      await connecting.catch(() => undefined);
+      return;
+    }
+    if (connection) this.#disconnects.next({ reason: "disconnected" });
   }
 
-  async #open(): Promise<ConnectInfo> {
+  async #open(signal: AbortSignal): Promise<ConnectInfo> {
     const agent = this.#options.agent;
-    if (!agent) throw new ProtocolError("connect: no agent given; pass `agent` in the options");
+    if (!agent) throw new SandboxAgentError("connect: no agent given; pass `agent` in the options");
     this.#state.next("connecting");
-    const api = await this.#serverApi();
+    const api = await untilAborted(this.#serverApi(), signal, "connect");
     const connection = new SandboxConnection(
       {
         baseUrl: this.#options.baseUrl,
@@ -219,6 +231,10 @@ export class SandboxAgentClient {
         this.#connectionEnded(connection);
       } else if (status !== "connecting") this.#state.next(status);
     });
+    if (signal.aborted) {
+      await connection.close();
+      throw new CallAbortedError("connect was cancelled by disconnect()");
+    }
     this.#connection = connection;
     try {
       const result = await connection.open();
@@ -234,6 +250,7 @@ export class SandboxAgentClient {
     } catch (error) {
       if (this.#connection === connection) this.#connection = undefined;
       await connection.close().catch(() => undefined);
+      if (signal.aborted) throw new CallAbortedError("connect was cancelled by disconnect()", { cause: error });
       throw error;
     }
   }
@@ -266,12 +283,13 @@ export class SandboxAgentClient {
     };
   }
 
-  /** The live connection, waiting for one being made; otherwise `NotConnectedError`. */
-  async #live(method: string): Promise<SandboxConnection> {
+  /** The live connection, waiting (as long as the call's signal allows) for one being made; otherwise `NotConnectedError`. */
+  async #live(method: string, call?: CallOptions): Promise<SandboxConnection> {
     if (this.#connecting) {
       try {
-        await this.#connecting;
+        await untilAborted(this.#connecting, call?.signal, method);
       } catch (error) {
+        if (error instanceof CallAbortedError) throw error;
         throw new NotConnectedError(method, { cause: error });
       }
     }
@@ -282,8 +300,12 @@ export class SandboxAgentClient {
 
   #serverApi(): Promise<ServerApi> {
     if (this.#options.serverApi) return Promise.resolve(this.#options.serverApi);
-    this.#api ??= this.#detectApi();
-    this.#api.catch(() => (this.#api = undefined));
+    if (!this.#api) {
+      const detecting = this.#detectApi();
+      // A failed probe is not remembered: the next call asks again.
+      detecting.catch(() => (this.#api = undefined));
+      this.#api = detecting;
+    }
     return this.#api;
   }
 
@@ -301,15 +323,15 @@ export class SandboxAgentClient {
   // --- sessions ----------------------------------------------------------------------
 
   async newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
-    return sessions.newSession(await this.#live("newSession"), "session/new", options, this.#cwd(), call);
+    return sessions.newSession(await this.#live("newSession", call), "session/new", options, this.#cwd(), call);
   }
 
   async loadSession(sessionId: string, options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
-    return sessions.newSession(await this.#live("loadSession"), "session/load", { ...options, sessionId }, this.#cwd(), call);
+    return sessions.newSession(await this.#live("loadSession", call), "session/load", { ...options, sessionId }, this.#cwd(), call);
   }
 
   async prompt(sessionId: string, prompt: sessions.PromptInput, call?: CallOptions): Promise<sessions.PromptOutcome> {
-    return sessions.prompt(await this.#live("prompt"), sessionId, prompt, call);
+    return sessions.prompt(await this.#live("prompt", call), sessionId, prompt, call);
   }
 
   /**
@@ -346,48 +368,48 @@ export class SandboxAgentClient {
   }
 
   async setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
-    await (await this.#live("setSessionMode")).call("session/set_mode", { sessionId, modeId }, call);
+    await (await this.#live("setSessionMode", call)).call("session/set_mode", { sessionId, modeId }, call);
   }
 
   async setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
-    return (await this.#live("setSessionConfigOption")).call("session/set_config_option", { sessionId, configId, value }, call);
+    return (await this.#live("setSessionConfigOption", call)).call("session/set_config_option", { sessionId, configId, value }, call);
   }
 
   async setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
-    await (await this.#live("setSessionModel")).call("session/set_model", { sessionId, modelId }, call);
+    await (await this.#live("setSessionModel", call)).call("session/set_model", { sessionId, modelId }, call);
   }
 
   async listSessions(params: { cwd?: string; cursor?: string } = {}, call?: CallOptions): Promise<sessions.SessionList> {
-    return sessions.listSessions(await this.#live("listSessions"), params, call);
+    return sessions.listSessions(await this.#live("listSessions", call), params, call);
   }
 
   async forkSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<{ sessionId: string }> {
-    const connection = await this.#live("forkSession");
+    const connection = await this.#live("forkSession", call);
     const result = validate("forkSession", sessions.NewSessionWireSchema, await connection.call("session/fork", { sessionId, cwd: options.cwd ?? this.#cwd(), mcpServers: [] }, call));
     connection.openSessions.add(result.sessionId);
     return { sessionId: result.sessionId };
   }
 
   async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<void> {
-    const connection = await this.#live("resumeSession");
+    const connection = await this.#live("resumeSession", call);
     await connection.call("session/resume", { sessionId, cwd: options.cwd ?? this.#cwd(), mcpServers: [] }, call);
     connection.openSessions.add(sessionId);
   }
 
   async listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
-    return sessions.listModels(await this.#live("listModels"), sessionId, call);
+    return sessions.listModels(await this.#live("listModels", call), sessionId, call);
   }
 
   async setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
-    return sessions.setMetadata(await this.#live("setMetadata"), sessionId, metadata, call);
+    return sessions.setMetadata(await this.#live("setMetadata", call), sessionId, metadata, call);
   }
 
   async detachSession(sessionId: string, call?: CallOptions): Promise<void> {
-    return sessions.detachSession(await this.#live("detachSession"), sessionId, call);
+    return sessions.detachSession(await this.#live("detachSession", call), sessionId, call);
   }
 
   async terminateSession(sessionId: string, call?: CallOptions): Promise<sessions.TerminateResult> {
-    return sessions.terminateSession(await this.#live("terminateSession"), sessionId, call);
+    return sessions.terminateSession(await this.#live("terminateSession", call), sessionId, call);
   }
 
   /** A view of one session: its events (completing when it ends) and its calls. */
@@ -416,6 +438,7 @@ export class SandboxAgentClient {
   async getAgent(agentId: string): Promise<AgentInfo> {
     if ((await this.#serverApi()) === "v1") return this.#http.json("getAgent", AgentInfoSchema, "get", `/v1/agents/${encodeURIComponent(agentId)}`);
     const agent = (await this.listAgents()).find((candidate) => candidate.id === agentId);
+    // v2 has no per-agent route; an unknown id fails as the v1 route does, so callers handle one error on both.
     if (!agent) throw new SandboxAgentHttpError("getAgent", 400, { type: "urn:sandbox-agent:error:unsupported_agent", detail: `unsupported agent: ${agentId}` }, undefined);
     return agent;
   }
@@ -484,3 +507,13 @@ function randomId(): string {
   return globalThis.crypto.randomUUID();
 }
 
+/** `promise`, unless `signal` aborts first: then a `CallAbortedError` (the work itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new CallAbortedError(`${what} was aborted`, { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CallAbortedError(`${what} was aborted`, { cause: signal.reason }));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

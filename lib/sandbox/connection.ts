@@ -1,6 +1,7 @@
 import { Subject, Subscription, map, merge, tap } from "rxjs";
 import {
   AcpHttpClient,
+  linkSignal,
   type AcpClientHandlers,
   type AcpLogger,
   type InitializeResult,
@@ -73,7 +74,7 @@ export class SandboxConnection {
   #initialize: InitializeResult | undefined;
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   #agentExit: AgentExitedError | undefined;
-  readonly #agentGone = new AbortController();
+  readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
 
   constructor(settings: ConnectionSettings, events: Subject<SandboxEvent>) {
@@ -156,14 +157,22 @@ export class SandboxConnection {
   async call(method: string, params: unknown, options: CallOptions = {}): Promise<unknown> {
     const name = sandboxName(method);
     if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
-    const signal = options.signal ? AbortSignal.any([options.signal, this.#agentGone.signal]) : this.#agentGone.signal;
-    const requestOptions: RequestOptions = { signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    // One controller per call, aborted by the caller's signal or by the agent's exit. Nothing
+    // listens on a connection-wide signal, so listeners never pile up over many calls.
+    const controller = new AbortController();
+    const unlink = linkSignal(options.signal, controller);
+    this.#inFlight.add(controller);
+    const requestOptions: RequestOptions = { signal: controller.signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
     try {
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {
+      // Read again after the await: the agent may have exited while the call was pending.
       const exit = this.#agentExit as AgentExitedError | undefined;
       if (exit && !options.signal?.aborted) throw new AgentExitedError(exit.exitCode, name);
       throw toSandboxError(error, name);
+    } finally {
+      unlink();
+      this.#inFlight.delete(controller);
     }
   }
 
@@ -188,7 +197,7 @@ export class SandboxConnection {
     if (event.kind === "agent-exited" && !this.#agentExit) {
       this.#agentExit = new AgentExitedError(event.exitCode);
       // Requests the exited agent can no longer answer fail now instead of at the server's timeout.
-      this.#agentGone.abort(this.#agentExit);
+      for (const controller of this.#inFlight) controller.abort(this.#agentExit);
     }
   }
 }

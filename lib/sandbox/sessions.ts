@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { SessionInfoSchema, type ContentBlock } from "../acp-http/index.js";
+import { SessionInfoSchema } from "../acp-http/index.js";
 import { validate } from "./control-plane.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
-import { readSandboxMeta, splitListedMetadata, withSandboxMeta, type SessionMetadata, type SessionRuntimeInfo } from "./metadata.js";
+import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta, type SessionMetadata, type SessionRuntimeInfo } from "./metadata.js";
 
 /**
  * Session methods as thin conversions: sandbox arguments in, the protocol method or
@@ -65,14 +65,22 @@ const ModelsWireSchema = v.looseObject({
 });
 const TerminateWireSchema = v.looseObject({ terminated: v.boolean(), alreadyEnded: v.optional(v.boolean()), reason: v.optional(v.string()), terminatedBy: v.optional(v.string()) });
 
-export type PromptInput = string | ContentBlock[];
+/** One block of a prompt: `{ type: "text", text }`, or any other content type the agent accepts. */
+export interface PromptBlock {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
 
-export function toPromptBlocks(prompt: PromptInput): ContentBlock[] {
+export type PromptInput = string | PromptBlock[];
+
+export function toPromptBlocks(prompt: PromptInput): PromptBlock[] {
   return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
 }
 
 export async function newSession(conn: SandboxConnection, method: "session/new" | "session/load", options: NewSessionOptions & { sessionId?: string }, defaultCwd: string, call?: CallOptions): Promise<SessionHandle> {
-  const metadata = conn.settings.profile.agentInMeta ? { agent: conn.settings.agent, ...options.metadata } : options.metadata;
+  // The connection's agent wins: one client drives one agent, and v2 refuses a session/new without it.
+  const metadata = conn.settings.profile.agentInMeta ? { ...options.metadata, agent: conn.settings.agent } : options.metadata;
   const params = {
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     cwd: options.cwd ?? defaultCwd,
@@ -130,8 +138,7 @@ export async function listModels(conn: SandboxConnection, sessionId: string | un
 export async function setMetadata(conn: SandboxConnection, sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
   const method = "_sandboxagent/session/set_metadata";
   conn.requireExtension("setMetadata", "sessionSetMetadata", method);
-  const safe = readSandboxMeta(withSandboxMeta(undefined, metadata));
-  await conn.call(method, { sessionId, metadata: safe }, call);
+  await conn.call(method, { sessionId, metadata: safeCopy(metadata) }, call);
 }
 
 export async function detachSession(conn: SandboxConnection, sessionId: string, call?: CallOptions): Promise<void> {

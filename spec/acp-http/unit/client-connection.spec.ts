@@ -158,6 +158,24 @@ describe("AcpHttpClient connection lifecycle", () => {
     await expect(h.client.prompt(PROMPT)).rejects.toMatchObject({ name: "AcpConnectionClosedError", reason: "connection-lost" });
   });
 
+  it("a notification refused with 404 after bootstrap rejects as connection lost instead of resolving", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    h.server.onPost = () => problemResponse(404, NOT_FOUND);
+    await expect(h.client.cancel({ sessionId: "s1" })).rejects.toMatchObject({ name: "AcpConnectionClosedError", reason: "connection-lost" });
+    expect(h.client.state).toBe("closed");
+  });
+
+  it("a notification the server holds open is released by disconnect() and rejects", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    h.server.onPost = () => never();
+    const held = h.client.cancel({ sessionId: "s1" });
+    await h.server.request("POST", 2);
+    await h.client.disconnect();
+    await expect(held).rejects.toMatchObject({ name: "AcpConnectionClosedError", reason: "disconnected" });
+  });
+
   it("a 404 on the very first POST fails only that request", async () => {
     const h = createHarness();
     h.server.onPost = () => problemResponse(404, { title: "Agent Not Installed", status: 404 });
