@@ -228,7 +228,8 @@ export class SandboxAgentClient {
       if (status === "closed") {
         this.#connection = undefined;
         this.#state.next("disconnected");
-        this.#connectionEnded(connection);
+        // A connection that fails while connecting is reported by connect() itself.
+        if (!this.#connecting) this.#connectionEnded(connection);
       } else if (status !== "connecting") this.#state.next(status);
     });
     if (signal.aborted) {
@@ -384,16 +385,11 @@ export class SandboxAgentClient {
   }
 
   async forkSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<{ sessionId: string }> {
-    const connection = await this.#live("forkSession", call);
-    const result = validate("forkSession", sessions.NewSessionWireSchema, await connection.call("session/fork", { sessionId, cwd: options.cwd ?? this.#cwd(), mcpServers: [] }, call));
-    connection.openSessions.add(result.sessionId);
-    return { sessionId: result.sessionId };
+    return sessions.forkSession(await this.#live("forkSession", call), sessionId, options.cwd ?? this.#cwd(), call);
   }
 
   async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<void> {
-    const connection = await this.#live("resumeSession", call);
-    await connection.call("session/resume", { sessionId, cwd: options.cwd ?? this.#cwd(), mcpServers: [] }, call);
-    connection.openSessions.add(sessionId);
+    return sessions.resumeSession(await this.#live("resumeSession", call), sessionId, options.cwd ?? this.#cwd(), call);
   }
 
   async listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
@@ -424,78 +420,79 @@ export class SandboxAgentClient {
   }
 
   // --- control plane -----------------------------------------------------------------
+  // Every method takes `{ signal, timeoutMs }` last: none waits forever unless asked to.
 
-  async health(): Promise<Health> {
+  async health(call?: CallOptions): Promise<Health> {
     const api = await this.#serverApi();
-    return this.#http.json("health", HealthSchema, "get", `${profileFor(api).controlPrefix}/health`);
+    return this.#http.json("health", HealthSchema, "get", `${profileFor(api).controlPrefix}/health`, { ...call });
   }
 
-  async listAgents(): Promise<AgentInfo[]> {
-    if ((await this.#serverApi()) === "v1") return (await this.#http.json("listAgents", AgentListSchema, "get", "/v1/agents")).agents;
-    return validate("listAgents", AgentListSchema, await this.#extension("listAgents", "agentList", "_sandboxagent/agent/list", {})).agents;
+  async listAgents(call?: CallOptions): Promise<AgentInfo[]> {
+    if ((await this.#serverApi()) === "v1") return (await this.#http.json("listAgents", AgentListSchema, "get", "/v1/agents", { ...call })).agents;
+    return validate("listAgents", AgentListSchema, await this.#extension("listAgents", "agentList", "_sandboxagent/agent/list", {}, call)).agents;
   }
 
-  async getAgent(agentId: string): Promise<AgentInfo> {
-    if ((await this.#serverApi()) === "v1") return this.#http.json("getAgent", AgentInfoSchema, "get", `/v1/agents/${encodeURIComponent(agentId)}`);
-    const agent = (await this.listAgents()).find((candidate) => candidate.id === agentId);
+  async getAgent(agentId: string, call?: CallOptions): Promise<AgentInfo> {
+    if ((await this.#serverApi()) === "v1") return this.#http.json("getAgent", AgentInfoSchema, "get", `/v1/agents/${encodeURIComponent(agentId)}`, { ...call });
+    const agent = (await this.listAgents(call)).find((candidate) => candidate.id === agentId);
     // v2 has no per-agent route; an unknown id fails as the v1 route does, so callers handle one error on both.
     if (!agent) throw new SandboxAgentHttpError("getAgent", 400, { type: "urn:sandbox-agent:error:unsupported_agent", detail: `unsupported agent: ${agentId}` }, undefined);
     return agent;
   }
 
-  async installAgent(agentId: string, options: InstallOptions = {}): Promise<InstallResult> {
+  async installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
     if ((await this.#serverApi()) === "v1") {
-      return toInstallResult(await this.#http.json("installAgent", InstallResultWireSchema, "post", `/v1/agents/${encodeURIComponent(agentId)}/install`, { json: options }));
+      return toInstallResult(await this.#http.json("installAgent", InstallResultWireSchema, "post", `/v1/agents/${encodeURIComponent(agentId)}/install`, { json: options, ...call }));
     }
-    return toInstallResult(validate("installAgent", InstallResultWireSchema, await this.#extension("installAgent", "agentInstall", "_sandboxagent/agent/install", { agent: agentId, ...options })));
+    return toInstallResult(validate("installAgent", InstallResultWireSchema, await this.#extension("installAgent", "agentInstall", "_sandboxagent/agent/install", { agent: agentId, ...options }, call)));
   }
 
   /** The server's filesystem (paths are the server's; relative ones resolve against its `$HOME`). */
   readonly fs = {
-    readFile: async (path: string): Promise<Uint8Array> => {
+    readFile: async (path: string, call?: CallOptions): Promise<Uint8Array> => {
       const prefix = profileFor(await this.#serverApi()).controlPrefix;
-      const response = await this.#http.send("fs.readFile", "get", `${prefix}/fs/file`, { query: { path } });
+      const response = await this.#http.send("fs.readFile", "get", `${prefix}/fs/file`, { query: { path }, ...call });
       return new Uint8Array(await response.arrayBuffer());
     },
-    writeFile: async (path: string, content: Uint8Array | string): Promise<WriteResult> => {
+    writeFile: async (path: string, content: Uint8Array | string, call?: CallOptions): Promise<WriteResult> => {
       const prefix = profileFor(await this.#serverApi()).controlPrefix;
       const body = typeof content === "string" ? new TextEncoder().encode(content) : content;
-      return this.#http.json("fs.writeFile", WriteResultSchema, "put", `${prefix}/fs/file`, { query: { path }, body: body as BodyInit, contentType: "application/octet-stream" });
+      return this.#http.json("fs.writeFile", WriteResultSchema, "put", `${prefix}/fs/file`, { query: { path }, body: body as BodyInit, contentType: "application/octet-stream", ...call });
     },
-    listEntries: async (path?: string): Promise<FsEntry[]> => {
-      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.listEntries", v.array(FsEntrySchema), "get", "/v1/fs/entries", { query: { path } });
-      const result = await this.#extension("fs.listEntries", "fsListEntries", "_sandboxagent/fs/list_entries", path === undefined ? {} : { path });
+    listEntries: async (path?: string, call?: CallOptions): Promise<FsEntry[]> => {
+      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.listEntries", v.array(FsEntrySchema), "get", "/v1/fs/entries", { query: { path }, ...call });
+      const result = await this.#extension("fs.listEntries", "fsListEntries", "_sandboxagent/fs/list_entries", path === undefined ? {} : { path }, call);
       return validate("fs.listEntries", v.looseObject({ entries: v.array(FsEntrySchema) }), result).entries;
     },
-    stat: async (path: string): Promise<FsStat> => {
-      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.stat", FsStatSchema, "get", "/v1/fs/stat", { query: { path } });
-      return validate("fs.stat", FsStatSchema, await this.#extension("fs.stat", "fsStat", "_sandboxagent/fs/stat", { path }));
+    stat: async (path: string, call?: CallOptions): Promise<FsStat> => {
+      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.stat", FsStatSchema, "get", "/v1/fs/stat", { query: { path }, ...call });
+      return validate("fs.stat", FsStatSchema, await this.#extension("fs.stat", "fsStat", "_sandboxagent/fs/stat", { path }, call));
     },
-    mkdir: async (path: string): Promise<{ path: string }> => {
-      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.mkdir", PathResultSchema, "post", "/v1/fs/mkdir", { query: { path } });
-      return validate("fs.mkdir", PathResultSchema, await this.#extension("fs.mkdir", "fsMkdir", "_sandboxagent/fs/mkdir", { path }));
+    mkdir: async (path: string, call?: CallOptions): Promise<{ path: string }> => {
+      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.mkdir", PathResultSchema, "post", "/v1/fs/mkdir", { query: { path }, ...call });
+      return validate("fs.mkdir", PathResultSchema, await this.#extension("fs.mkdir", "fsMkdir", "_sandboxagent/fs/mkdir", { path }, call));
     },
-    move: async (from: string, to: string, options: { overwrite?: boolean } = {}): Promise<MoveResult> => {
+    move: async (from: string, to: string, options: { overwrite?: boolean } = {}, call?: CallOptions): Promise<MoveResult> => {
       const body = { from, to, ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}) };
-      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.move", MoveResultSchema, "post", "/v1/fs/move", { json: body });
-      return validate("fs.move", MoveResultSchema, await this.#extension("fs.move", "fsMove", "_sandboxagent/fs/move", body));
+      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.move", MoveResultSchema, "post", "/v1/fs/move", { json: body, ...call });
+      return validate("fs.move", MoveResultSchema, await this.#extension("fs.move", "fsMove", "_sandboxagent/fs/move", body, call));
     },
-    deleteEntry: async (path: string, options: { recursive?: boolean } = {}): Promise<{ path: string }> => {
-      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.deleteEntry", PathResultSchema, "delete", "/v1/fs/entry", { query: { path, recursive: options.recursive } });
-      return validate("fs.deleteEntry", PathResultSchema, await this.#extension("fs.deleteEntry", "fsDeleteEntry", "_sandboxagent/fs/delete_entry", { path, recursive: options.recursive ?? false }));
+    deleteEntry: async (path: string, options: { recursive?: boolean } = {}, call?: CallOptions): Promise<{ path: string }> => {
+      if ((await this.#serverApi()) === "v1") return this.#http.json("fs.deleteEntry", PathResultSchema, "delete", "/v1/fs/entry", { query: { path, recursive: options.recursive }, ...call });
+      return validate("fs.deleteEntry", PathResultSchema, await this.#extension("fs.deleteEntry", "fsDeleteEntry", "_sandboxagent/fs/delete_entry", { path, recursive: options.recursive ?? false }, call));
     },
     /** Extracts an uncompressed tar archive under `path`. */
-    uploadBatch: async (tar: Uint8Array, options: { path?: string } = {}): Promise<UploadResult> => {
+    uploadBatch: async (tar: Uint8Array, options: { path?: string } = {}, call?: CallOptions): Promise<UploadResult> => {
       const prefix = profileFor(await this.#serverApi()).controlPrefix;
-      return this.#http.json("fs.uploadBatch", UploadResultSchema, "post", `${prefix}/fs/upload-batch`, { query: { path: options.path }, body: tar as BodyInit, contentType: "application/x-tar" });
+      return this.#http.json("fs.uploadBatch", UploadResultSchema, "post", `${prefix}/fs/upload-batch`, { query: { path: options.path }, body: tar as BodyInit, contentType: "application/x-tar", ...call });
     },
   };
 
   /** A `v2` control-plane operation that exists only as an extension over the connection. */
-  async #extension(operation: string, flag: string, method: string, params: Record<string, unknown>): Promise<unknown> {
-    const connection = await this.#live(operation);
+  async #extension(operation: string, flag: string, method: string, params: Record<string, unknown>, call?: CallOptions): Promise<unknown> {
+    const connection = await this.#live(operation, call);
     connection.requireExtension(operation, flag, method);
-    return connection.call(method, params);
+    return connection.call(method, params, call);
   }
 
   #cwd(): string {

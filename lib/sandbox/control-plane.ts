@@ -1,7 +1,7 @@
-import ky, { type KyInstance } from "ky";
+import ky, { TimeoutError, type KyInstance } from "ky";
 import * as v from "valibot";
 import { readHttpProblem, type TokenSource } from "../acp-http/index.js";
-import { NetworkError, ProtocolError } from "./errors/call-errors.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 
@@ -67,6 +67,16 @@ export interface HttpSettings {
 
 type Query = Record<string, string | boolean | undefined>;
 
+interface ControlRequest {
+  query?: Query;
+  json?: unknown;
+  body?: BodyInit;
+  contentType?: string;
+  signal?: AbortSignal | undefined;
+  /** A deadline for this request (ky's own timeout); none by default. */
+  timeoutMs?: number | undefined;
+}
+
 /** One request to a control-plane route: auth, error mapping and result validation in one place. */
 export class ControlPlaneHttp {
   readonly #settings: HttpSettings;
@@ -78,7 +88,7 @@ export class ControlPlaneHttp {
   }
 
   /** Sends one request; returns the raw 2xx response (the caller reads the body). */
-  async send(operation: string, method: "get" | "put" | "post" | "delete", path: string, init: { query?: Query; json?: unknown; body?: BodyInit; contentType?: string; signal?: AbortSignal } = {}): Promise<Response> {
+  async send(operation: string, method: "get" | "put" | "post" | "delete", path: string, init: ControlRequest = {}): Promise<Response> {
     const headers: Record<string, string> = { ...this.#settings.headers };
     const token = typeof this.#settings.token === "function" ? await this.#settings.token() : this.#settings.token;
     if (token) headers.authorization = `Bearer ${token}`;
@@ -94,8 +104,11 @@ export class ControlPlaneHttp {
         ...(init.json !== undefined ? { json: init.json } : {}),
         ...(init.body !== undefined ? { body: init.body } : {}),
         ...(init.signal ? { signal: init.signal } : {}),
+        timeout: init.timeoutMs ?? false,
       });
     } catch (error) {
+      if (error instanceof TimeoutError) throw new CallTimeoutError(`${operation} timed out after ${init.timeoutMs} ms`, { cause: error });
+      if (init.signal?.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: init.signal.reason });
       throw new NetworkError(`${operation} failed: ${(error as Error).message}`, { cause: error });
     }
     if (!response.ok) {
@@ -105,7 +118,7 @@ export class ControlPlaneHttp {
     return response;
   }
 
-  async json<T>(operation: string, schema: v.GenericSchema<unknown, T>, method: "get" | "put" | "post" | "delete", path: string, init: Parameters<ControlPlaneHttp["send"]>[3] = {}): Promise<T> {
+  async json<T>(operation: string, schema: v.GenericSchema<unknown, T>, method: "get" | "put" | "post" | "delete", path: string, init: ControlRequest = {}): Promise<T> {
     const response = await this.send(operation, method, path, init);
     let body: unknown;
     try {

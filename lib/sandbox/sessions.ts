@@ -106,6 +106,17 @@ export async function prompt(conn: SandboxConnection, sessionId: string, input: 
   return { stopReason: result.stopReason, raw: result };
 }
 
+export async function forkSession(conn: SandboxConnection, sessionId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {
+  const result = validate("forkSession", NewSessionWireSchema, await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call));
+  conn.openSessions.add(result.sessionId);
+  return { sessionId: result.sessionId };
+}
+
+export async function resumeSession(conn: SandboxConnection, sessionId: string, cwd: string, call?: CallOptions): Promise<void> {
+  await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call);
+  conn.openSessions.add(sessionId);
+}
+
 export async function listSessions(conn: SandboxConnection, params: { cwd?: string; cursor?: string }, call?: CallOptions): Promise<SessionList> {
   const result = validate("listSessions", ListWireSchema, await conn.call("session/list", params, call));
   return {

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from "node:net";
-import { CallAbortedError, NotConnectedError, SandboxAgentClient } from "../../../lib/sandbox/index.js";
+import { CallAbortedError, CallTimeoutError, NotConnectedError, SandboxAgentClient } from "../../../lib/sandbox/index.js";
 
 /** A server that accepts connections and never answers: every request hangs. */
 async function blackHole(): Promise<{ url: string; close(): Promise<void> }> {
@@ -46,6 +46,20 @@ describe("a connect that never completes", () => {
       await expect(call).rejects.toBeInstanceOf(CallAbortedError);
       await client.disconnect();
       await expect(client.ready).rejects.toBeInstanceOf(CallAbortedError);
+    } finally {
+      await hole.close();
+    }
+  });
+
+  it("bounds a control-plane call by its timeoutMs and its signal", async () => {
+    const hole = await blackHole();
+    try {
+      const client = new SandboxAgentClient({ baseUrl: hole.url, serverApi: "v1", autoConnect: false });
+      await expect(client.health({ timeoutMs: 100 })).rejects.toBeInstanceOf(CallTimeoutError);
+      const controller = new AbortController();
+      const listing = client.fs.listEntries("/tmp", { signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expect(listing).rejects.toBeInstanceOf(CallAbortedError);
     } finally {
       await hole.close();
     }
