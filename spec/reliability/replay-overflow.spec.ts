@@ -3,32 +3,20 @@
  * misses more than that, the loss cannot be recovered; it must be reported, with its range,
  * on `gaps$` (protocol layer) and as `events-lost` (sandbox layer), never hidden.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import type { AcpEnvelope, EventGap } from "../../lib/acp-http/index.js";
 import { SandboxAgentClient, type SandboxEvent } from "../../lib/sandbox/index.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
+import { serverBehindFaultProxy } from "./support/fault-proxy.js";
 import { messageChunk, report, sessionParams, textPrompt, v1Client, waitFor } from "./support/helpers.js";
 
 const RING = 1024;
 const BURST = 3000;
 
-let server: SandboxAgentServer;
-let proxy: FaultProxy;
-
-beforeAll(async () => {
-  server = await startSandboxAgent();
-  proxy = await startFaultProxy(server.baseUrl);
-});
-
-afterAll(async () => {
-  await proxy?.stop();
-  await server?.stop();
-});
+const env = serverBehindFaultProxy();
 
 describe("replay overflow", () => {
   it(`reports the ${BURST + 1 - RING} events the server could no longer replay on gaps$, with their range`, async () => {
-    const client = v1Client(proxy.baseUrl, "overflow", { reconnect: { initialDelayMs: 10, jitter: 0, maxRetries: 3 } });
+    const client = v1Client(env.proxy.baseUrl, "overflow", { reconnect: { initialDelayMs: 10, jitter: 0, maxRetries: 3 } });
     const envelopes: AcpEnvelope[] = [];
     const gaps: EventGap[] = [];
     client.envelopes$.subscribe((envelope) => envelopes.push(envelope));
@@ -37,14 +25,14 @@ describe("replay overflow", () => {
     const { sessionId } = await client.newSession(sessionParams());
     const before = Number(client.lastEventId);
     // The stream goes away and cannot come back while the burst runs.
-    proxy.holdStreams();
-    proxy.cutStreams();
-    const postsBefore = proxy.completedResponses();
+    env.proxy.holdStreams();
+    env.proxy.cutStreams();
+    const postsBefore = env.proxy.completedResponses();
     const prompt = client.prompt(textPrompt(sessionId, `chunks ${BURST}`));
     // The POST answers once the agent has written every chunk and its response.
-    await waitFor(() => proxy.completedResponses() > postsBefore, 20_000, "the prompt's POST");
-    expect(proxy.heldStreams()).toBe(1);
-    proxy.releaseStreams();
+    await waitFor(() => env.proxy.completedResponses() > postsBefore, 20_000, "the prompt's POST");
+    expect(env.proxy.heldStreams()).toBe(1);
+    env.proxy.releaseStreams();
     const result = await prompt;
     expect(result.stopReason).toBe("end_turn");
     const latest = Number(client.lastEventId);
@@ -64,18 +52,18 @@ describe("replay overflow", () => {
   }, 60_000);
 
   it("surfaces the same loss as an `events-lost` event at the sandbox layer", async () => {
-    const client = new SandboxAgentClient({ baseUrl: proxy.baseUrl, agent: "mock", autoConnect: false, reconnect: { initialDelayMs: 10, jitter: 0, maxRetries: 3 } });
+    const client = new SandboxAgentClient({ baseUrl: env.proxy.baseUrl, agent: "mock", autoConnect: false, reconnect: { initialDelayMs: 10, jitter: 0, maxRetries: 3 } });
     const events: SandboxEvent[] = [];
     client.events$.subscribe((event) => events.push(event));
     await client.connect();
-    const session = await client.newSession({ cwd: server.home });
+    const session = await client.newSession({ cwd: env.server.home });
     await client.prompt(session.sessionId, "chunks 1");
-    proxy.holdStreams();
-    proxy.cutStreams();
-    const postsBefore = proxy.completedResponses();
+    env.proxy.holdStreams();
+    env.proxy.cutStreams();
+    const postsBefore = env.proxy.completedResponses();
     const prompt = client.prompt(session.sessionId, `chunks ${BURST}`);
-    await waitFor(() => proxy.completedResponses() > postsBefore, 20_000, "the prompt's POST");
-    proxy.releaseStreams();
+    await waitFor(() => env.proxy.completedResponses() > postsBefore, 20_000, "the prompt's POST");
+    env.proxy.releaseStreams();
     await prompt;
     const lost = events.filter((event): event is Extract<SandboxEvent, { kind: "events-lost" }> => event.kind === "events-lost");
     const updates = events.filter((event) => event.kind === "update" && event.sessionId === session.sessionId);

@@ -2,24 +2,12 @@
  * Slow and stalled: a stream that stays open but goes quiet, and requests answered late.
  * Nothing times out unless the caller asked for it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { AcpTimeoutError, type AcpHttpClient, type AcpConnectionState, type AcpEnvelope } from "../../lib/acp-http/index.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { startFaultProxy, type FaultProxy } from "./support/fault-proxy.js";
+import { serverBehindFaultProxy } from "./support/fault-proxy.js";
 import { messageChunk, range, report, sessionParams, sleep, textPrompt, v1Client, waitFor } from "./support/helpers.js";
 
-let server: SandboxAgentServer;
-let proxy: FaultProxy;
-
-beforeAll(async () => {
-  server = await startSandboxAgent();
-  proxy = await startFaultProxy(server.baseUrl);
-});
-
-afterAll(async () => {
-  await proxy?.stop();
-  await server?.stop();
-});
+const env = serverBehindFaultProxy();
 
 function watch(client: AcpHttpClient): { envelopes: AcpEnvelope[]; states: AcpConnectionState[] } {
   const seen = { envelopes: [] as AcpEnvelope[], states: [] as AcpConnectionState[] };
@@ -32,16 +20,16 @@ const texts = (envelopes: readonly AcpEnvelope[]): string[] => envelopes.flatMap
 
 describe("slow and stalled streams", () => {
   it("a stream that goes silent for 3 s and then resumes is kept (default policy: no stall timeout)", async () => {
-    const client = v1Client(proxy.baseUrl, "quiet");
+    const client = v1Client(env.proxy.baseUrl, "quiet");
     const seen = watch(client);
     await client.initialize();
     const { sessionId } = await client.newSession(sessionParams());
-    const opened = proxy.streamsOpened();
-    expect(proxy.pauseStreams()).toBeGreaterThanOrEqual(1);
+    const opened = env.proxy.streamsOpened();
+    expect(env.proxy.pauseStreams()).toBeGreaterThanOrEqual(1);
     const prompt = client.prompt(textPrompt(sessionId, "slowchunks 10 50"));
     await sleep(3000);
     expect(texts(seen.envelopes)).toEqual([]);
-    proxy.resumeStreams();
+    env.proxy.resumeStreams();
     expect((await prompt).stopReason).toBe("end_turn");
     // The prompt's answer came in its POST body while the stream was silent; the chunks that were
     // held up in the silent stream follow once it resumes, all of them, once each, in order.
@@ -49,25 +37,25 @@ describe("slow and stalled streams", () => {
     await sleep(200);
     expect(texts(seen.envelopes)).toEqual(range(10));
     expect(seen.envelopes.filter((envelope) => !("method" in envelope))).toHaveLength(3);
-    expect(proxy.streamsOpened()).toBe(opened);
+    expect(env.proxy.streamsOpened()).toBe(opened);
     expect(seen.states).not.toContain("reconnecting");
     await client.disconnect();
   }, 30_000);
 
   it("with stallTimeoutMs the silent stream is replaced, and nothing is lost or repeated", async () => {
-    const client = v1Client(proxy.baseUrl, "stall", { reconnect: { stallTimeoutMs: 500, initialDelayMs: 10, jitter: 0 } });
+    const client = v1Client(env.proxy.baseUrl, "stall", { reconnect: { stallTimeoutMs: 500, initialDelayMs: 10, jitter: 0 } });
     const seen = watch(client);
     await client.initialize();
     const { sessionId } = await client.newSession(sessionParams());
-    const opened = proxy.streamsOpened();
-    proxy.pauseStreams();
+    const opened = env.proxy.streamsOpened();
+    env.proxy.pauseStreams();
     const started = Date.now();
     const prompt = client.prompt(textPrompt(sessionId, "slowchunks 10 50"));
-    await waitFor(() => proxy.streamsOpened() > opened, 3000, "a new stream");
+    await waitFor(() => env.proxy.streamsOpened() > opened, 3000, "a new stream");
     const replacedAfter = Date.now() - started;
     expect((await prompt).stopReason).toBe("end_turn");
-    proxy.resumeStreams();
-    report("stall timeout", { replacedAfterMs: replacedAfter, streams: proxy.streamsOpened() - opened + 1 });
+    env.proxy.resumeStreams();
+    report("stall timeout", { replacedAfterMs: replacedAfter, streams: env.proxy.streamsOpened() - opened + 1 });
     expect(replacedAfter).toBeGreaterThanOrEqual(450);
     expect(texts(seen.envelopes)).toEqual(range(10));
     expect(seen.states).toContain("reconnecting");
@@ -76,7 +64,7 @@ describe("slow and stalled streams", () => {
   }, 30_000);
 
   it("a request answered after 5 s resolves (no default deadline); with timeoutMs it rejects with AcpTimeoutError", async () => {
-    const client = v1Client(server.baseUrl, "late");
+    const client = v1Client(env.server.baseUrl, "late");
     await client.initialize();
     const { sessionId } = await client.newSession(sessionParams());
     const started = Date.now();

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@jest/globals";
 import { AcpHttpClient, type AcpEnvelope, type AcpParseError } from "../../lib/acp-http/index.js";
 import { createFakeFetch } from "./support/fake-fetch.js";
 import { report, waitFor } from "./support/helpers.js";
-import { mulberry32, randomInt } from "./support/prng.js";
+import { mulberry32, randomInt } from "../support/prng.js";
 
 const SEEDS = process.env.RELIABILITY_SOAK === "1" ? [1, 2, 3, 4, 5, 6, 7, 8] : [0xf00d, 42];
 const FRAMES = 2000;

@@ -2,8 +2,7 @@
  * A loopback HTTP proxy for tests: forwards every request to `target` unchanged and can cut the
  * event-stream (SSE) responses that are currently flowing through it, mid-stream, on demand.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLoopbackProxy } from "./loopback-proxy.js";
 
 export interface FaultProxy {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
@@ -20,74 +19,33 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  const upstream = new URL(target);
-  const streams = new Set<{ res: ServerResponse; upstream: IncomingMessage }>();
   const lastEventIds: (string | undefined)[] = [];
   let opened = 0;
 
-  const server = createServer((req, res) => {
-    if (req.method === "GET") {
-      const header = req.headers["last-event-id"];
-      lastEventIds.push(Array.isArray(header) ? header[0] : header);
-    }
-    const forward = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: upstream.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        const isStream = /text\/event-stream/i.test(String(answer.headers["content-type"] ?? ""));
-        if (isStream) {
-          opened++;
-          const entry = { res, upstream: answer };
-          streams.add(entry);
-          const forget = () => streams.delete(entry);
-          res.once("close", () => {
-            forget();
-            answer.destroy();
-          });
-          answer.once("end", forget);
-        }
-        answer.pipe(res);
-      },
-    );
-    forward.on("error", () => {
-      if (!res.headersSent) res.writeHead(502).end();
-      else res.destroy();
-    });
-    // A client that goes away takes its upstream request with it (the server reacts to that).
-    res.once("close", () => {
-      if (!res.writableFinished) forward.destroy();
-    });
-    req.pipe(forward);
+  const proxy = await startLoopbackProxy(target, {
+    onRequest: (req, forward) => {
+      if (req.method === "GET") {
+        const header = req.headers["last-event-id"];
+        lastEventIds.push(Array.isArray(header) ? header[0] : header);
+      }
+      forward();
+    },
+    relay: (stream) => {
+      opened++;
+      stream.upstream.pipe(stream.res);
+    },
   });
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    openStreams: () => streams.size,
+    baseUrl: proxy.baseUrl,
+    openStreams: () => proxy.streams.size,
     streamsOpened: () => opened,
     lastEventIds: () => [...lastEventIds],
     cutStreams: () => {
-      const cut = [...streams];
-      streams.clear();
-      for (const entry of cut) {
-        entry.upstream.destroy();
-        entry.res.destroy();
-      }
-      return cut.length;
+      let cut = 0;
+      for (const stream of [...proxy.streams]) if (proxy.cut(stream)) cut++;
+      return cut;
     },
-    stop: async () => {
-      for (const entry of streams) entry.res.destroy();
-      streams.clear();
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
+    stop: () => proxy.stop(),
   };
 }

@@ -4,39 +4,29 @@
 // for `?agent=mock` but never creates that file itself; it logs to
 // `$XDG_DATA_HOME/sandbox-agent/logs/log-*` rather than stdout/stderr; it exits with status 1 when
 // its port is taken; and it does not signal its agents when it dies.
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import {
-  chmodSync,
-  closeSync,
-  copyFileSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+// Spawning, the health wait and stopping the process group are those of the demo's launcher
+// (examples/demo/server.ts); this adds restarts, port retries, the server log and the process registry.
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  createServerDirs,
+  freePort,
+  installMockAgent,
+  portIsFree,
+  sandboxAgentBinary,
+  serverArgs,
+  serverEnv,
+  signal,
+  sleep,
+  spawnServer,
+  stopServerProcess,
+  waitForHealth,
+  type CorsOptions,
+  type ServerProcess,
+} from "../../examples/demo/server.js";
 
-export interface CorsOptions {
-  /** Each becomes one `--cors-allow-origin`. */
-  origins: string[];
-  /** Each becomes one `--cors-allow-method`. */
-  methods?: string[];
-  /** Each becomes one `--cors-allow-header`. */
-  headers?: string[];
-  /** Adds `--cors-allow-credentials`. */
-  credentials?: boolean;
-}
+export { installMockAgent, sandboxAgentBinary, type CorsOptions };
 
 export interface StartSandboxAgentOptions {
   /** Started with `--token` when given, else with `--no-token`. */
@@ -78,33 +68,9 @@ export interface SandboxAgentServer {
   restart(): Promise<void>;
 }
 
-const POLL_MS = 50;
-const STOP_GRACE_MS = 3000;
-const AGENT_GRACE_MS = 1500;
 const START_ATTEMPTS = 5;
 
 const defaultAgentScript = fileURLToPath(new URL("./scripted-agent.mjs", import.meta.url));
-
-/** Resolves the platform binary the same way the package's own `bin/sandbox-agent` launcher does. */
-export function sandboxAgentBinary(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = `@sandbox-agent/cli-${process.platform}-${process.arch}`;
-  const pkgJson = require.resolve(`${pkg}/package.json`);
-  return join(dirname(pkgJson), "bin", process.platform === "win32" ? "sandbox-agent.exe" : "sandbox-agent");
-}
-
-/**
- * Makes `script` the `mock` agent of a server using `dataHome`. The server never writes this file
- * itself unless asked to (re)install `mock`, and reads it at every agent spawn.
- */
-export function installMockAgent(dataHome: string, script: string): string {
-  const dir = join(dataHome, "sandbox-agent", "bin", "agent_processes");
-  mkdirSync(dir, { recursive: true });
-  const target = join(dir, "mock-acp");
-  copyFileSync(script, target);
-  chmodSync(target, 0o755);
-  return target;
-}
 
 interface ProcessRegistry {
   registerProcess(pid: number): void;
@@ -118,104 +84,9 @@ let registry: Promise<ProcessRegistry> | undefined;
 const loadRegistry = (): Promise<ProcessRegistry> =>
   (registry ??= import(registrySpecifier) as Promise<ProcessRegistry>);
 
-// Awaited sleeps stay referenced on purpose: a script whose only pending work is this wait must not
-// exit in the middle of it. Nothing here is left scheduled once the awaiting call returns.
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether `promise` settles within `ms`; the timer is cleared either way. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.finally(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", reject);
-    probe.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error("could not determine a free port"))));
-    });
-  });
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", () => resolve(false));
-    probe.listen({ port, host: "127.0.0.1", exclusive: true }, () => probe.close(() => resolve(true)));
-  });
-}
-
-function signal(target: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(target, sig);
-  } catch {
-    // Already gone.
-  }
-}
-
-interface ProcStat {
-  pid: number;
-  state: string;
-  ppid: number;
-  pgrp: number;
-}
-
-/** Members of a process group other than its leader, from /proc; null where /proc is unavailable. */
-function groupMembers(pgid: number): ProcStat[] | null {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return null;
-  }
-  const members: ProcStat[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || entry === String(pgid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // The command name (field 2) may contain spaces and parentheses; the fields after it do not.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const pgrp = Number(fields[2]);
-    if (pgrp === pgid) members.push({ pid: Number(entry), state: fields[0] ?? "", ppid: Number(fields[1]), pgrp });
-  }
-  return members;
-}
-
 interface LogCursor {
   /** file name -> size before the current launch */
   sizes: Map<string, number>;
-}
-
-function serverArgs(options: StartSandboxAgentOptions): string[] {
-  const args = ["server", "--no-telemetry", "-H", "127.0.0.1"];
-  args.push(...(options.token === undefined ? ["--no-token"] : ["--token", options.token]));
-  const cors = options.cors;
-  if (cors) {
-    // The server defaults methods and headers to `*`, which its CORS layer refuses to combine with
-    // credentials: it panics at startup. Say so before spawning rather than after.
-    if (cors.credentials && !(cors.methods?.length && cors.headers?.length)) {
-      throw new Error("cors.credentials needs explicit cors.methods and cors.headers (the server rejects `*` with credentials)");
-    }
-    for (const origin of cors.origins) args.push("--cors-allow-origin", origin);
-    for (const method of cors.methods ?? []) args.push("--cors-allow-method", method);
-    for (const header of cors.headers ?? []) args.push("--cors-allow-header", header);
-    if (cors.credentials) args.push("--cors-allow-credentials");
-  }
-  return args;
 }
 
 /**
@@ -239,8 +110,7 @@ class SandboxAgentProcess implements SandboxAgentServer {
   private readonly cwd: string;
   private readonly startTimeoutMs: number;
   private currentPort = 0;
-  private child: ChildProcess | undefined;
-  private childExit: Promise<void> = Promise.resolve();
+  private server: ServerProcess | undefined;
   private stopping: Promise<void> | undefined;
 
   private constructor(options: StartSandboxAgentOptions) {
@@ -249,33 +119,14 @@ class SandboxAgentProcess implements SandboxAgentServer {
     this.binary = options.binary ?? sandboxAgentBinary();
     this.token = options.token;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
-    this.root = mkdtempSync(join(tmpdir(), "sandbox-agent-rx-"));
-    this.dataHome = join(this.root, "data");
-    this.home = join(this.root, "home");
+    const dirs = createServerDirs("sandbox-agent-rx-", options.agentScript ?? defaultAgentScript);
+    this.root = dirs.root;
+    this.dataHome = dirs.dataHome;
+    this.home = dirs.home;
     this.logDir = join(this.dataHome, "sandbox-agent", "logs");
     this.stdioLog = join(this.root, "server-stdio.log");
     this.cwd = options.cwd ?? this.home;
-    try {
-      mkdirSync(this.dataHome);
-      mkdirSync(this.home);
-      installMockAgent(this.dataHome, options.agentScript ?? defaultAgentScript);
-    } catch (error) {
-      rmSync(this.root, { recursive: true, force: true });
-      throw error;
-    }
-
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      // The agent launcher is `#!/usr/bin/env node`: make sure it finds the node running the tests.
-      PATH: [dirname(process.execPath), process.env.PATH].filter(Boolean).join(delimiter),
-      XDG_DATA_HOME: this.dataHome,
-      HOME: this.home,
-    };
-    for (const [key, value] of Object.entries(options.env ?? {})) {
-      if (value === undefined) delete env[key];
-      else env[key] = value;
-    }
-    this.env = env;
+    this.env = serverEnv(dirs, options.env);
   }
 
   static async start(options: StartSandboxAgentOptions): Promise<SandboxAgentProcess> {
@@ -298,7 +149,7 @@ class SandboxAgentProcess implements SandboxAgentServer {
   }
 
   get pid(): number {
-    return this.child?.pid ?? 0;
+    return this.server?.child.pid ?? 0;
   }
 
   logFile(): string {
@@ -306,7 +157,8 @@ class SandboxAgentProcess implements SandboxAgentServer {
   }
 
   kill(sig: NodeJS.Signals = "SIGKILL"): void {
-    if (this.child?.pid !== undefined) signal(this.child.pid, sig);
+    const pid = this.server?.child.pid;
+    if (pid !== undefined) signal(pid, sig);
   }
 
   stop(): Promise<void> {
@@ -343,112 +195,54 @@ class SandboxAgentProcess implements SandboxAgentServer {
   private async spawnOnce(port: number): Promise<"ready" | "port-in-use"> {
     const cursor = this.logCursor();
     const out = openSync(this.stdioLog, "a");
-    let child: ChildProcess;
+    let server: ServerProcess;
     try {
-      child = spawn(this.binary, [...this.args, "-p", String(port)], {
-        cwd: this.cwd,
-        env: this.env,
-        // Own process group, so that stop() can reach the agents the server spawns.
-        detached: true,
-        stdio: ["ignore", out, out],
-      });
+      server = spawnServer({ binary: this.binary, args: this.args, port, cwd: this.cwd, env: this.env, stdio: ["ignore", out, out] });
     } finally {
       closeSync(out);
     }
-    const state: { exited: boolean; spawnError?: Error } = { exited: false };
-    this.childExit = new Promise<void>((resolve) => {
-      child.once("error", (error) => {
-        state.spawnError = error;
-        state.exited = true;
-        resolve();
-      });
-      child.once("exit", () => {
-        state.exited = true;
-        resolve();
-      });
-    });
+    const { child } = server;
     // A test that forgets stop() must not keep the jest worker alive; global teardown kills the group.
     child.unref();
     if (child.pid !== undefined) {
-      this.child = child;
+      this.server = server;
       this.currentPort = port;
       (await loadRegistry()).registerProcess(child.pid);
     }
 
-    const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
-      if (state.exited) {
-        await this.forget(child);
-        if (state.spawnError) throw new Error(`could not start ${this.binary}: ${state.spawnError.message}`);
-        if (!(await portIsFree(port))) return "port-in-use";
-        throw new Error(`sandbox-agent exited during startup (code ${String(child.exitCode)})\n${this.logTail()}`);
-      }
+    const outcome = await waitForHealth(server, {
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: this.token,
+      deadline: Date.now() + this.startTimeoutMs,
       // The health answer alone could come from another server that won a race for the port;
       // "server listening" in our own log since this launch proves it is ours.
-      const healthy = await Promise.race([this.healthy(port), this.childExit.then(() => false)]);
-      if (healthy && this.logSince(cursor).includes('message="server listening"')) return "ready";
-      if (Date.now() > deadline) {
-        await this.terminate();
-        throw new Error(
-          `sandbox-agent did not answer GET /v1/health on port ${port} within ${this.startTimeoutMs} ms\n${this.logTail()}`,
-        );
-      }
-      await sleep(POLL_MS);
+      confirm: () => this.logSince(cursor).includes('message="server listening"'),
+    });
+    if (outcome === "ready") return "ready";
+    if (outcome === "timeout") {
+      await this.terminate();
+      throw new Error(
+        `sandbox-agent did not answer GET /v1/health on port ${port} within ${this.startTimeoutMs} ms\n${this.logTail()}`,
+      );
     }
+    await this.forget(server);
+    const spawnError = server.spawnError();
+    if (spawnError) throw new Error(`could not start ${this.binary}: ${spawnError.message}`);
+    if (!(await portIsFree(port))) return "port-in-use";
+    throw new Error(`sandbox-agent exited during startup (code ${String(child.exitCode)})\n${this.logTail()}`);
   }
 
-  private async healthy(port: number): Promise<boolean> {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/v1/health`, {
-        headers: this.token === undefined ? {} : { Authorization: `Bearer ${this.token}` },
-        signal: AbortSignal.timeout(1000),
-      });
-      await response.arrayBuffer();
-      return response.status === 200;
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * Stops the current server process and everything in its process group. Agents go first: the
-   * server reaps them, whereas agents that outlive it are re-parented to pid 1, which in some
-   * containers never reaps, leaving zombies that still answer kill(pid, 0).
-   */
+  /** Stops the current server process and everything in its process group. */
   private async terminate(): Promise<void> {
-    const child = this.child;
-    const pid = child?.pid;
-    if (child === undefined || pid === undefined) return;
-    const serverAlive = child.exitCode === null && child.signalCode === null;
-
-    const members = groupMembers(pid);
-    if (members !== null && members.length > 0) {
-      for (const member of members) signal(member.pid, "SIGTERM");
-      const gone = (m: ProcStat): boolean => m.state === "Z" && m.ppid !== pid;
-      const until = Date.now() + (serverAlive ? AGENT_GRACE_MS : POLL_MS * 4);
-      let left = members;
-      while (left.length > 0 && Date.now() < until) {
-        await sleep(POLL_MS / 2);
-        left = (groupMembers(pid) ?? []).filter((m) => !gone(m));
-      }
-      for (const member of left) signal(member.pid, "SIGKILL");
-    }
-
-    if (serverAlive) {
-      signal(members === null ? -pid : pid, "SIGTERM");
-      if (!(await settlesWithin(this.childExit, STOP_GRACE_MS))) {
-        signal(-pid, "SIGKILL");
-        await this.childExit;
-      }
-    }
-    // Whatever is left in the group (e.g. agents of a server killed with kill()).
-    signal(-pid, "SIGKILL");
-    await this.forget(child);
+    const server = this.server;
+    if (server === undefined || server.child.pid === undefined) return;
+    await stopServerProcess(server);
+    await this.forget(server);
   }
 
-  private async forget(child: ChildProcess): Promise<void> {
-    if (child.pid !== undefined) (await loadRegistry()).unregisterProcess(child.pid);
-    if (this.child === child) this.child = undefined;
+  private async forget(server: ServerProcess): Promise<void> {
+    if (server.child.pid !== undefined) (await loadRegistry()).unregisterProcess(server.child.pid);
+    if (this.server === server) this.server = undefined;
   }
 
   private newestLog(): string | undefined {

@@ -1,5 +1,5 @@
 import { normalizeReconnectPolicy, reconnectDelay, type NormalizedReconnectPolicy } from "../../../lib/acp-http/reconnect.js";
-import { mulberry32 } from "./prng.js";
+import { mulberry32 } from "../../support/prng.js";
 
 const noJitter = (overrides: Partial<NormalizedReconnectPolicy> = {}): NormalizedReconnectPolicy =>
   ({ ...normalizeReconnectPolicy({ jitter: 0 }), ...overrides });

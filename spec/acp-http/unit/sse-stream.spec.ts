@@ -1,5 +1,5 @@
 import { readSseBody, type SseFrame } from "../../../lib/acp-http/sse-stream.js";
-import { mulberry32, randomInt } from "./prng.js";
+import { mulberry32, randomInt } from "../../support/prng.js";
 
 /**
  * `readSseBody` is checked against a reference parse of the whole text, written

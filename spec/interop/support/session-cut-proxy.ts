@@ -5,8 +5,7 @@
  * It can cut the streams of one session mid-flight (a reset, not a clean end), leaving the
  * connection-scoped stream alone.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { startLoopbackProxy } from "../../support/loopback-proxy.js";
 
 export interface ProxiedStream {
   /** Value of the session header, or undefined for a connection-scoped stream. */
@@ -28,93 +27,52 @@ export interface SessionCutProxy {
   stop(): Promise<void>;
 }
 
-interface Live {
-  record: ProxiedStream;
-  res: ServerResponse;
-  upstream: IncomingMessage;
-}
-
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 export async function startSessionCutProxy(target: string, sessionHeader: string): Promise<SessionCutProxy> {
-  const upstreamUrl = new URL(target);
   const sessionKey = sessionHeader.toLowerCase();
   const records: ProxiedStream[] = [];
-  const live = new Set<Live>();
-  const sockets = new Set<Socket>();
 
-  const server = createServer((req, res) => {
-    const forward = request(
-      { host: upstreamUrl.hostname, port: upstreamUrl.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstreamUrl.host } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        if (req.method === "GET" && /text\/event-stream/i.test(String(answer.headers["content-type"] ?? ""))) {
-          const record: ProxiedStream = {
-            session: header(req.headers[sessionKey]),
-            lastEventId: header(req.headers["last-event-id"]),
-            ids: [],
-            open: true,
-            cut: false,
-          };
-          records.push(record);
-          const entry: Live = { record, res, upstream: answer };
-          live.add(entry);
-          let pending = "";
-          answer.on("data", (chunk: Buffer) => {
-            pending += chunk.toString("utf8");
-            const lines = pending.split("\n");
-            pending = lines.pop() ?? "";
-            for (const line of lines) if (line.startsWith("id:")) record.ids.push(line.slice(3).trim());
-          });
-          const done = () => {
-            record.open = false;
-            live.delete(entry);
-          };
-          answer.once("end", done);
-          res.once("close", () => {
-            done();
-            answer.destroy();
-          });
-        }
-        answer.pipe(res);
-      },
-    );
-    forward.on("error", () => {
-      if (!res.headersSent) res.writeHead(502).end();
-      else res.destroy();
-    });
-    res.once("close", () => {
-      if (!res.writableFinished) forward.destroy();
-    });
-    req.pipe(forward);
+  const proxy = await startLoopbackProxy<ProxiedStream>(target, {
+    track: (req) => {
+      if (req.method !== "GET") return undefined;
+      const record: ProxiedStream = {
+        session: header(req.headers[sessionKey]),
+        lastEventId: header(req.headers["last-event-id"]),
+        ids: [],
+        open: true,
+        cut: false,
+      };
+      records.push(record);
+      return record;
+    },
+    relay: ({ upstream, res, data: record }) => {
+      let pending = "";
+      upstream.on("data", (chunk: Buffer) => {
+        pending += chunk.toString("utf8");
+        const lines = pending.split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) if (line.startsWith("id:")) record.ids.push(line.slice(3).trim());
+      });
+      upstream.pipe(res);
+    },
+    onDone: ({ data: record }) => {
+      record.open = false;
+    },
   });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: proxy.baseUrl,
     streams: () => [...records],
     cutSessionStreams: (session) => {
-      const victims = [...live].filter((entry) => entry.record.session !== undefined && (session === undefined || entry.record.session === session));
-      for (const entry of victims) {
-        entry.record.cut = true;
-        entry.record.open = false;
-        live.delete(entry);
-        entry.upstream.destroy();
-        entry.res.destroy();
+      const victims = [...proxy.streams].filter(({ data }) => data.session !== undefined && (session === undefined || data.session === session));
+      for (const victim of victims) {
+        victim.data.cut = true;
+        victim.data.open = false;
+        proxy.cut(victim);
       }
       return victims.length;
     },
-    stop: async () => {
-      for (const entry of live) entry.res.destroy();
-      live.clear();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop: () => proxy.stop().catch(() => undefined),
   };
 }

@@ -2,10 +2,11 @@
  * A loopback HTTP fault proxy for the reliability suite. Every request is forwarded to the
  * target unchanged; event-stream (SSE) responses are relayed chunk by chunk so that the proxy
  * can cut them after an exact number of body bytes (mid-frame included), pause and resume
- * them, or hold new stream GETs back until released.
+ * them, or hold new stream GETs back until released. Built on spec/support/loopback-proxy.ts.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "@jest/globals";
+import { startLoopbackProxy, type OpenStream } from "../../support/loopback-proxy.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 
 export interface CutRecord {
   /** Body bytes relayed on the stream before it was cut. */
@@ -46,20 +47,15 @@ export interface FaultProxy {
 }
 
 interface Relay {
-  res: ServerResponse;
-  upstream: IncomingMessage;
   sent: number;
   tail: string;
   budget: number | undefined;
   paused: boolean;
   buffered: Buffer[];
-  cut(): void;
   flush(): void;
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  const upstream = new URL(target);
-  const relays = new Set<Relay>();
   const lastEventIds: (string | undefined)[] = [];
   const cuts: CutRecord[] = [];
   const held: (() => void)[] = [];
@@ -68,93 +64,63 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let completed = 0;
   let budgetSource: (() => number | undefined) | undefined;
 
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
-    const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
-      (answer) => {
-        const isStream = /text\/event-stream/i.test(String(answer.headers["content-type"] ?? ""));
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        if (!isStream) {
-          answer.pipe(res);
-          res.once("finish", () => completed++);
-          return;
-        }
-        opened++;
-        const relay: Relay = {
-          res,
-          upstream: answer,
-          sent: 0,
-          tail: "",
-          budget: budgetSource?.(),
-          paused: false,
-          buffered: [],
-          cut: () => {
-            if (!relays.delete(relay)) return;
-            cuts.push({ bytes: relay.sent, midFrame: relay.sent > 0 && !relay.tail.endsWith("\n\n") });
-            answer.destroy();
-            res.destroy();
-          },
-          flush: () => undefined,
-        };
-        relays.add(relay);
-        res.flushHeaders();
-        const write = (chunk: Buffer): void => {
-          if (!relays.has(relay)) return;
-          let piece = chunk;
-          if (relay.budget !== undefined && relay.sent + piece.length >= relay.budget) {
-            piece = piece.subarray(0, Math.max(0, relay.budget - relay.sent));
-            if (piece.length > 0) res.write(piece);
-            relay.sent += piece.length;
-            relay.tail = (relay.tail + piece.toString("latin1")).slice(-2);
-            relay.cut();
-            return;
-          }
-          res.write(piece);
-          relay.sent += piece.length;
-          relay.tail = (relay.tail + piece.toString("latin1")).slice(-2);
-        };
-        if (relay.budget === 0) relay.cut();
-        answer.on("data", (chunk: Buffer) => (relay.paused ? relay.buffered.push(chunk) : write(chunk)));
-        answer.once("end", () => {
-          if (relays.delete(relay)) res.end();
-        });
-        res.once("close", () => {
-          relays.delete(relay);
-          answer.destroy();
-        });
-        relay.flush = () => {
-          const pending = relay.buffered.splice(0);
-          for (const chunk of pending) write(chunk);
-        };
-      },
-    );
-    out.on("error", () => {
-      if (!res.headersSent) res.writeHead(502).end();
-      else res.destroy();
-    });
-    res.once("close", () => {
-      if (!res.writableFinished) out.destroy();
-    });
-    req.pipe(out);
+  const cut = (stream: OpenStream<Relay>): void => {
+    const relay = stream.data;
+    if (!proxy.streams.has(stream)) return;
+    cuts.push({ bytes: relay.sent, midFrame: relay.sent > 0 && !relay.tail.endsWith("\n\n") });
+    proxy.cut(stream);
   };
 
-  const server = createServer((req, res) => {
-    if (req.method === "GET") {
-      const header = req.headers["last-event-id"];
-      lastEventIds.push(Array.isArray(header) ? header[0] : header);
-      if (holding) {
-        held.push(() => forward(req, res));
-        return;
+  const proxy = await startLoopbackProxy<Relay>(target, {
+    onRequest: (req, forward) => {
+      if (req.method === "GET") {
+        const header = req.headers["last-event-id"];
+        lastEventIds.push(Array.isArray(header) ? header[0] : header);
+        if (holding) {
+          held.push(forward);
+          return;
+        }
       }
-    }
-    forward(req, res);
+      forward();
+    },
+    onResponse: (res) => {
+      res.once("finish", () => completed++);
+    },
+    track: () => ({ sent: 0, tail: "", budget: budgetSource?.(), paused: false, buffered: [], flush: () => undefined }),
+    relay: (stream) => {
+      const { res, upstream: answer, data: relay } = stream;
+      opened++;
+      res.flushHeaders();
+      const write = (chunk: Buffer): void => {
+        if (!proxy.streams.has(stream)) return;
+        let piece = chunk;
+        if (relay.budget !== undefined && relay.sent + piece.length >= relay.budget) {
+          piece = piece.subarray(0, Math.max(0, relay.budget - relay.sent));
+          if (piece.length > 0) res.write(piece);
+          relay.sent += piece.length;
+          relay.tail = (relay.tail + piece.toString("latin1")).slice(-2);
+          cut(stream);
+          return;
+        }
+        res.write(piece);
+        relay.sent += piece.length;
+        relay.tail = (relay.tail + piece.toString("latin1")).slice(-2);
+      };
+      if (relay.budget === 0) cut(stream);
+      answer.on("data", (chunk: Buffer) => (relay.paused ? relay.buffered.push(chunk) : write(chunk)));
+      relay.flush = () => {
+        const pending = relay.buffered.splice(0);
+        for (const chunk of pending) write(chunk);
+      };
+    },
+    onEnd: ({ res }) => {
+      res.end();
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    openStreams: () => relays.size,
+    baseUrl: proxy.baseUrl,
+    openStreams: () => proxy.streams.size,
     streamsOpened: () => opened,
     lastEventIds: () => [...lastEventIds],
     completedResponses: () => completed,
@@ -162,22 +128,22 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     setCutBudget: (budget) => {
       budgetSource = budget;
       // Streams already open take a budget too, counted from the bytes they have relayed so far.
-      for (const relay of relays) {
+      for (const { data: relay } of proxy.streams) {
         const next = budget?.();
         relay.budget = next === undefined ? undefined : relay.sent + next;
       }
     },
     cutStreams: () => {
-      const all = [...relays];
-      for (const relay of all) relay.cut();
+      const all = [...proxy.streams];
+      for (const stream of all) cut(stream);
       return all.length;
     },
     pauseStreams: () => {
-      for (const relay of relays) relay.paused = true;
-      return relays.size;
+      for (const { data: relay } of proxy.streams) relay.paused = true;
+      return proxy.streams.size;
     },
     resumeStreams: () => {
-      for (const relay of [...relays]) {
+      for (const { data: relay } of [...proxy.streams]) {
         relay.paused = false;
         relay.flush();
       }
@@ -189,11 +155,40 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     },
     heldStreams: () => held.length,
     stop: async () => {
-      for (const relay of [...relays]) relay.res.destroy();
-      relays.clear();
       for (const go of held.splice(0)) go();
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      await proxy.stop();
+    },
+  };
+}
+
+export interface ServerBehindProxy {
+  readonly server: SandboxAgentServer;
+  readonly proxy: FaultProxy;
+}
+
+/**
+ * For the enclosing file or describe block: a real server with the scripted agent and a fault
+ * proxy in front of it, started before its tests and stopped after them.
+ */
+export function serverBehindFaultProxy(): ServerBehindProxy {
+  let server: SandboxAgentServer | undefined;
+  let proxy: FaultProxy | undefined;
+  beforeAll(async () => {
+    server = await startSandboxAgent();
+    proxy = await startFaultProxy(server.baseUrl);
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await server?.stop();
+  });
+  return {
+    get server(): SandboxAgentServer {
+      if (!server) throw new Error("the server is started in beforeAll");
+      return server;
+    },
+    get proxy(): FaultProxy {
+      if (!proxy) throw new Error("the proxy is started in beforeAll");
+      return proxy;
     },
   };
 }

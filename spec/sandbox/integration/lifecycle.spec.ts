@@ -2,11 +2,9 @@ import { createServer } from "node:net";
 import {
   AlreadyConnectedError,
   NotConnectedError,
-  SandboxAgentClient,
   SandboxAgentError,
-  type SandboxAgentClientOptions,
 } from "../../../lib/sandbox/index.js";
-import { BOTH, noUnhandledRejections, type TestServer } from "./servers.js";
+import { BOTH, noUnhandledRejections, serverWithClients } from "./servers.js";
 
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -21,23 +19,7 @@ function closedPort(): Promise<number> {
 }
 
 describe.each(BOTH)("lifecycle against the $name", (factory) => {
-  let server: TestServer;
-  const clients: SandboxAgentClient[] = [];
-  const client = (options: Partial<SandboxAgentClientOptions> = {}): SandboxAgentClient => {
-    const created = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", ...options });
-    clients.push(created);
-    return created;
-  };
-
-  beforeAll(async () => {
-    server = await factory.start();
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.disconnect().catch(() => undefined)));
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const { client } = serverWithClients(factory);
 
   it("connects from the constructor: ready resolves and state is connected", async () => {
     const c = client();

@@ -1,5 +1,6 @@
 /** The two server contracts the sandbox client speaks, as factories for `describe.each`. */
 import { Subject, firstValueFrom, filter, timeout, type Observable } from "rxjs";
+import { SandboxAgentClient, type SandboxAgentClientOptions } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
 
@@ -38,6 +39,35 @@ export const realFactory: ServerFactory = {
 };
 
 export const BOTH: ServerFactory[] = [v2Factory, realFactory];
+
+/**
+ * For the enclosing describe block: starts `factory`'s server before its tests and stops it after
+ * them; clients made with `client()` (agent `mock`) are disconnected after each test.
+ */
+export function serverWithClients(factory: ServerFactory): {
+  server: () => TestServer;
+  client: (options?: Partial<SandboxAgentClientOptions>) => SandboxAgentClient;
+} {
+  let server: TestServer;
+  const clients: SandboxAgentClient[] = [];
+  beforeAll(async () => {
+    server = await factory.start();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.disconnect().catch(() => undefined)));
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    server: () => server,
+    client: (options = {}) => {
+      const created = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", ...options });
+      clients.push(created);
+      return created;
+    },
+  };
+}
 
 /** A `fetch` that records every request it sends (method, URL, body text). */
 export interface RecordingFetch {

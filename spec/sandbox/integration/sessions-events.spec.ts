@@ -10,7 +10,7 @@ import {
   type SessionEnded,
   type SandboxParseError,
 } from "../../../lib/sandbox/index.js";
-import { BOTH, next, realFactory, recordingFetch, sleep, v2Factory, type TestServer } from "./servers.js";
+import { BOTH, next, realFactory, recordingFetch, serverWithClients, sleep, v2Factory, type TestServer } from "./servers.js";
 
 const SANDBOX = "sandboxagent.dev";
 
@@ -24,22 +24,11 @@ function harness(factory: typeof v2Factory): {
   server: () => TestServer;
   client: (options?: Partial<SandboxAgentClientOptions>) => Promise<SandboxAgentClient>;
 } {
-  let server: TestServer;
-  const clients: SandboxAgentClient[] = [];
-  beforeAll(async () => {
-    server = await factory.start();
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.disconnect().catch(() => undefined)));
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const shared = serverWithClients(factory);
   return {
-    server: () => server,
+    server: shared.server,
     client: async (options = {}) => {
-      const c = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", ...options });
-      clients.push(c);
+      const c = shared.client(options);
       await c.ready;
       return c;
     },
