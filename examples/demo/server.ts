@@ -123,7 +123,7 @@ export function portIsFree(port: number): Promise<boolean> {
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether `promise` settles within `ms`; the timer is cleared either way. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
     void promise.finally(() => {

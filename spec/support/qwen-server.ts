@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOpenAi } from "./fake-openai.js";
 import type { FakeOpenAi } from "./fake-openai.js";
+import { settlesWithin } from "../../examples/demo/server.js";
 
 export interface QwenServeOptions {
   /** Bearer token the daemon demands on /acp (`--token`). */
@@ -154,17 +155,6 @@ function signal(target: number, sig: NodeJS.Signals): void {
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once("exit", () => resolve()));
-}
-
-/** Whether `promise` settles within `ms`; the timer is cleared either way so it cannot hold the test run open. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.finally(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }
 
 async function waitUntil(check: () => boolean, ms: number, stepMs = 50): Promise<boolean> {
