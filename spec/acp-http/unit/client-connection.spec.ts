@@ -2,18 +2,13 @@ import { jest } from "@jest/globals";
 import { firstValueFrom, toArray } from "rxjs";
 import { AcpConnectionClosedError, AcpHttpError, isResponse, type AcpConnectionState, type AcpParseError, type EventGap } from "../../../lib/acp-http/index.js";
 import { bodyOf, networkFailure, never, problemResponse, rpcResult, type FakeSseStream } from "../../support/fake-acp-server.js";
-import { CONNECTION_ID, PROMPT, bootstrap, createHarness, disconnectAll, idOf, notification, result, settle, watch, type Harness } from "./client-harness.js";
+import { CONNECTION_ID, PROMPT, bootstrap, createHarness, disconnectAll, idOf, notification, result, settle, watch, type Harness, advance, useFakeClock } from "./client-harness.js";
 
 afterEach(async () => {
   jest.useRealTimers();
   await disconnectAll();
 });
 
-function useFakeClock(): void {
-  jest.useFakeTimers({ doNotFake: ["nextTick", "queueMicrotask", "setImmediate"] });
-}
-
-const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 /** The texts of the `session/update` chunks delivered so far, in order. */
 function chunks(h: Harness): string[] {

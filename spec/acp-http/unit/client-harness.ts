@@ -1,3 +1,4 @@
+import { jest } from "@jest/globals";
 import { AcpHttpClient, isResponse, type AcpEnvelope, type AcpHttpClientOptions, type AcpLogger } from "../../../lib/acp-http/index.js";
 import { FakeAcpServer, bodyOf, rpcResult, accepted, type FakeAcpServerOptions, type FakeSseStream, type RecordedRequest } from "../../support/fake-acp-server.js";
 
@@ -119,3 +120,10 @@ export function result(id: unknown, value: unknown): { jsonrpc: "2.0"; id: unkno
 }
 
 export const PROMPT = { sessionId: "s1", prompt: [{ type: "text", text: "hi" }] };
+
+/** Fake timers for the clocks the client reads; the event loop itself keeps running. */
+export function useFakeClock(): void {
+  jest.useFakeTimers({ doNotFake: ["nextTick", "queueMicrotask", "setImmediate"] });
+}
+
+export const advance = (ms: number): Promise<unknown> => jest.advanceTimersByTimeAsync(ms);

@@ -22,19 +22,13 @@ import {
   rpcResult,
   textResponse,
 } from "../../support/fake-acp-server.js";
-import { BASE_URL, CONNECTION_ID, PROMPT, bootstrap, createHarness, disconnectAll, idOf, notification, responsesWithId, result, settle, watch } from "./client-harness.js";
+import { BASE_URL, CONNECTION_ID, PROMPT, bootstrap, createHarness, disconnectAll, idOf, notification, responsesWithId, result, settle, watch, advance, useFakeClock } from "./client-harness.js";
 
 afterEach(async () => {
   jest.useRealTimers();
   await disconnectAll();
 });
 
-/** Fake timers for the clocks the client reads; the event loop itself keeps running. */
-function useFakeClock(): void {
-  jest.useFakeTimers({ doNotFake: ["nextTick", "queueMicrotask", "setImmediate"] });
-}
-
-const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 describe("AcpHttpClient requests", () => {
   it("resolves a request answered inline with 200, and sends one JSON-RPC request", async () => {
