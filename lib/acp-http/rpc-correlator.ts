@@ -41,18 +41,6 @@ export class RpcCorrelator {
     return this.#nextId++;
   }
 
-  get size(): number {
-    return this.#pending.size;
-  }
-
-  isPending(id: JsonRpcId): boolean {
-    return this.#pending.has(idKey(id));
-  }
-
-  methodOf(id: JsonRpcId): string | undefined {
-    return this.#pending.get(idKey(id))?.method;
-  }
-
   /**
    * Registers a request before it is sent; the promise settles once, whatever happens.
    * Call `postFinished` once the POST is over (answer read, or failed).

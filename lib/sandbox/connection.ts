@@ -71,7 +71,6 @@ export class SandboxConnection {
   readonly protocol: AcpHttpClient;
   readonly openSessions = new Set<string>();
   readonly status = new Subject<ConnectionStatus>();
-  #initialize: InitializeResult | undefined;
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   #agentExit: AgentExitedError | undefined;
   readonly #inFlight = new Set<AbortController>();
@@ -110,16 +109,8 @@ export class SandboxConnection {
     );
   }
 
-  get initializeResult(): InitializeResult | undefined {
-    return this.#initialize;
-  }
-
   get extensions(): SandboxExtensions {
     return this.#extensions;
-  }
-
-  get agentExited(): AgentExitedError | undefined {
-    return this.#agentExit;
   }
 
   get closed(): boolean {
@@ -129,8 +120,9 @@ export class SandboxConnection {
   /** Opens the connection: `initialize` with the agent selection, then the capability read-out. */
   async open(): Promise<InitializeResult> {
     const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: { agent: this.settings.agent } } } : {};
+    let result: InitializeResult;
     try {
-      this.#initialize = await this.protocol.initialize(meta);
+      result = await this.protocol.initialize(meta);
     } catch (error) {
       throw toSandboxError(error, "connect");
     }
@@ -139,8 +131,8 @@ export class SandboxConnection {
         "connect: the server's x-acp-connection-id response header could not be read. In a browser the server must list it in Access-Control-Expose-Headers.",
       );
     }
-    this.#extensions = readExtensions(this.#initialize.agentCapabilities);
-    return this.#initialize;
+    this.#extensions = readExtensions(result.agentCapabilities);
+    return result;
   }
 
   /** True when the server or agent advertised this extension (by flag or by method name). */
