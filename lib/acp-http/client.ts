@@ -41,6 +41,8 @@ import { normalizeReconnectPolicy, type NormalizedReconnectPolicy, type Reconnec
 import { RpcCorrelator, type PendingOptions } from "./rpc-correlator.js";
 import { ConnectionStateMachine, type AcpConnectionState } from "./state.js";
 import { BoundedSet } from "./bounded-set.js";
+import { linkSignal } from "./abort.js";
+import { CLIENT_INFO } from "./version.js";
 
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
@@ -225,7 +227,7 @@ export class AcpHttpClient {
         fs: { readTextFile: Boolean(handlers.readTextFile), writeTextFile: Boolean(handlers.writeTextFile) },
         terminal: Boolean(handlers.createTerminal),
       },
-      clientInfo: this.#options.clientInfo ?? { name: "sandbox-agent-rx", version: "0.1.0" },
+      clientInfo: this.#options.clientInfo ?? { ...CLIENT_INFO },
       ...params,
     };
     const result = await this.#typed("initialize", InitializeResultSchema, full);
@@ -435,16 +437,4 @@ export class AcpHttpClient {
     this.#deleting = gone ? Promise.resolve() : this.#http.delete(this.#options.closeTimeoutMs ?? 2000);
     this.#resolveClosed(this.#closeInfo);
   }
-}
-
-/** Aborts `target` when `source` aborts; returns the unlinking function (no listener outlives the call). */
-export function linkSignal(source: AbortSignal | undefined, target: AbortController): () => void {
-  if (!source) return () => undefined;
-  if (source.aborted) {
-    target.abort(source.reason);
-    return () => undefined;
-  }
-  const relay = () => target.abort(source.reason);
-  source.addEventListener("abort", relay, { once: true });
-  return () => source.removeEventListener("abort", relay);
 }
