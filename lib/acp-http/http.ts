@@ -1,10 +1,14 @@
 import { AcpHttpError, type ProblemDetails } from "./errors/http-error.js";
-import { AcpInvalidHeaderError } from "./errors/invalid-header-error.js";
 import { AcpNetworkError } from "./errors/network-error.js";
+import { assertHeaders, assertHeaderValue, mergeHeaders } from "./headers.js";
 import type { AcpLogger } from "./logger.js";
+import { startDeadline } from "./timeout.js";
+import { resolveToken, type TokenSource } from "./token.js";
+import { joinUrl, withQuery } from "./url.js";
 
-/** A bearer token, or a function that yields the current one (called before every request, so tokens can rotate). */
-export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
+export type { TokenSource } from "./token.js";
+export { assertHeaderValue } from "./headers.js";
+export { joinUrl } from "./url.js";
 
 export interface HttpTransportOptions {
   baseUrl: string;
@@ -26,7 +30,6 @@ export interface PostResult {
 }
 
 const MAX_ERROR_BODY = 2000;
-const CRLF = /[\r\n]/;
 
 /**
  * The HTTP side of the transport: builds headers (token, connection id), sends POST,
@@ -44,7 +47,7 @@ export class HttpTransport {
     this.#options = options;
     this.#connectionId = options.connectionId;
     this.#url = joinUrl(options.baseUrl, options.path);
-    for (const [name, value] of Object.entries(options.headers ?? {})) assertHeaderValue(name, value);
+    assertHeaders(options.headers);
     // Plain fetch, no wrapper: a wrapper that builds a Request, clones it for retries and
     // combines abort signals cost several times the rest of a round trip on the client.
     // No retries and no deadline here either: prompts legitimately run for many minutes and
@@ -126,22 +129,12 @@ export class HttpTransport {
     }
   }
 
-  async #headers(fixed: Record<string, string>): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { ...this.#options.headers, ...fixed };
+  /** The user's headers, the token, then ours (content-type, accept, connection id), case-insensitively. */
+  async #headers(own: Record<string, string>): Promise<Headers> {
     const token = await resolveToken(this.#options.token);
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (this.#connectionId) headers[this.#options.connectionIdHeader] = this.#connectionId;
-    for (const [name, value] of Object.entries(headers)) assertHeaderValue(name, value);
-    return headers;
+    const connection = this.#connectionId ? { [this.#options.connectionIdHeader]: this.#connectionId } : {};
+    return mergeHeaders({ user: this.#options.headers, token, own: { ...own, ...connection } });
   }
-}
-
-async function resolveToken(token: TokenSource | undefined): Promise<string | undefined> {
-  return typeof token === "function" ? await token() : token;
-}
-
-export function assertHeaderValue(name: string, value: string): void {
-  if (CRLF.test(value) || CRLF.test(name)) throw new AcpInvalidHeaderError(name);
 }
 
 export function isAbort(error: unknown): boolean {
@@ -184,27 +177,18 @@ export async function readHttpProblem(response: Response): Promise<{ problem: Pr
 function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => Promise<Response>): Promise<Response> {
   const controller = new AbortController();
   return new Promise<Response>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const cancel = startDeadline(timeoutMs, () => {
       controller.abort();
       reject(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
+    });
     let sent: Promise<Response>;
     try {
       sent = send(controller.signal);
     } catch (error) {
-      clearTimeout(timer);
+      cancel();
       reject(error);
       return;
     }
-    sent.then(resolve, reject).finally(() => clearTimeout(timer));
+    sent.then(resolve, reject).finally(cancel);
   });
-}
-
-export function joinUrl(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
-}
-
-function withQuery(url: string, query: Record<string, string>): string {
-  const search = new URLSearchParams(query).toString();
-  return search ? `${url}${url.includes("?") ? "&" : "?"}${search}` : url;
 }

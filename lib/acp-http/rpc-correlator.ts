@@ -1,6 +1,7 @@
 import { AcpAbortError } from "./errors/abort-error.js";
 import { AcpTimeoutError } from "./errors/timeout-error.js";
 import { idKey, type AcpResponse, type JsonRpcId } from "./envelope.js";
+import { normalizeTimeout, startDeadline } from "./timeout.js";
 
 export interface PendingOptions {
   signal?: AbortSignal | undefined;
@@ -51,8 +52,10 @@ export class RpcCorrelator {
     options: PendingOptions = {},
   ): { response: Promise<AcpResponse>; postSignal: AbortSignal; postFinished: () => void } {
     const key = idKey(id);
+    // Checked before anything is registered or sent: a bad deadline is the caller's bug.
+    const timeoutMs = normalizeTimeout(options.timeoutMs);
     const post = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelDeadline: (() => void) | undefined;
     let onAbort: (() => void) | undefined;
     let registered: Pending | undefined;
     const response = new Promise<AcpResponse>((resolve, reject) => {
@@ -64,7 +67,7 @@ export class RpcCorrelator {
         postOpen: true,
         release: undefined,
         dispose: () => {
-          if (timer !== undefined) clearTimeout(timer);
+          cancelDeadline?.();
           if (onAbort) options.signal?.removeEventListener("abort", onAbort);
         },
       };
@@ -75,8 +78,8 @@ export class RpcCorrelator {
         if (options.signal.aborted) return onAbort();
         options.signal.addEventListener("abort", onAbort, { once: true });
       }
-      if (options.timeoutMs !== undefined && options.timeoutMs > 0) {
-        timer = setTimeout(() => this.reject(id, new AcpTimeoutError(method, options.timeoutMs ?? 0), { abortPost: true }), options.timeoutMs);
+      if (timeoutMs !== undefined) {
+        cancelDeadline = startDeadline(timeoutMs, () => this.reject(id, new AcpTimeoutError(method, timeoutMs), { abortPost: true }));
       }
     });
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a

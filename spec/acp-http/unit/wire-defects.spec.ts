@@ -1,0 +1,57 @@
+/** Issue 10's wire-level defects, pinned against the fake server (one describe per defect). */
+import { AcpTimeoutError } from "../../../lib/acp-http/index.js";
+import { bodyOf, never, rpcResult } from "../../support/fake-acp-server.js";
+import { bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
+
+afterEach(disconnectAll);
+
+const SECRET = "tok_Sup3rSecret-value";
+
+describe("defect 3: header merge", () => {
+  it("sends one content-type and one accept even when the user set them in another case", async () => {
+    const h = createHarness({ headers: { "Content-Type": "text/plain", Accept: "text/html", "X-Trace": "t1" } });
+    await bootstrap(h);
+    const post = h.server.requestsOf("POST")[0];
+    expect(post?.headers.get("content-type")).toBe("application/json");
+    expect(post?.headers.get("accept")).toBe("application/json");
+    expect(post?.headers.get("x-trace")).toBe("t1");
+    expect(h.server.streams[0]?.request.headers.get("accept")).toBe("text/event-stream");
+  });
+
+  it("replaces a user Authorization (any case) with the token's", async () => {
+    const h = createHarness({ headers: { Authorization: "Basic dTpw" }, token: SECRET });
+    await bootstrap(h);
+    await h.client.disconnect();
+    for (const request of h.server.requests) expect(request.headers.get("authorization")).toBe(`Bearer ${SECRET}`);
+  });
+});
+
+describe("defect 13: timeoutMs normalised", () => {
+  it("a request with timeoutMs Infinity or 2^32 waits for its answer instead of timing out at once", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    h.server.onPost = async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return rpcResult(bodyOf(request).id, { ok: true });
+    };
+    await expect(h.client.request("_ext/slow", {}, { timeoutMs: Infinity })).resolves.toEqual({ ok: true });
+    await expect(h.client.request("_ext/slow", {}, { timeoutMs: 2 ** 32 })).resolves.toEqual({ ok: true });
+  });
+
+  it("a negative or NaN timeoutMs is a TypeError and sends nothing", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    const before = h.server.requestsOf("POST").length;
+    await expect(h.client.request("_ext/x", {}, { timeoutMs: -1 })).rejects.toThrow(TypeError);
+    await expect(h.client.request("_ext/x", {}, { timeoutMs: Number.NaN })).rejects.toThrow(TypeError);
+    await settle();
+    expect(h.server.requestsOf("POST").length).toBe(before);
+  });
+
+  it("an ordinary timeoutMs still times out", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    h.server.onPost = () => never();
+    await expect(h.client.request("_ext/hang", {}, { timeoutMs: 20 })).rejects.toBeInstanceOf(AcpTimeoutError);
+  });
+});
