@@ -1,0 +1,12 @@
+import { SandboxAgentHttpError } from "./http-error.js";
+
+/** The process has exited (or takes no input), so it cannot be written to (HTTP 409). */
+export class ProcessNotRunningError extends SandboxAgentHttpError {
+  override name = "ProcessNotRunningError";
+  readonly processId: string;
+
+  constructor(processId: string, from: SandboxAgentHttpError) {
+    super(from.operation, from.status, from.problem, from.bodyText, { cause: from });
+    this.processId = processId;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Base64 and UTF-8 without Node's Buffer, so the process API runs in browsers too.
+ * The server carries process data as base64 (log entries, input, terminal input).
+ */
+
+const CHUNK = 0x8000;
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  // String.fromCharCode takes its arguments on the stack: feed it bounded slices.
+  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  return btoa(binary);
+}
+
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const encoder = new TextEncoder();
+export const utf8 = (text: string): Uint8Array => encoder.encode(text);
+
+/** Bytes or text as bytes (text is encoded as UTF-8). */
+export function asBytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === "string" ? utf8(data) : data;
+}

@@ -1,0 +1,39 @@
+import { readHttpProblem } from "../../acp-http/index.js";
+import type { HttpSettings } from "../control-plane.js";
+import { CallAbortedError, NetworkError } from "../errors/call-errors.js";
+import { SandboxAgentHttpError } from "../errors/http-error.js";
+
+/**
+ * A GET for a Server-Sent Events stream with the client's auth and a `Last-Event-ID`.
+ * The control plane's `send` cannot add that header, so this is the one request of the
+ * process API made with `fetch` directly; errors are the control plane's types.
+ */
+export async function openEventStream(
+  settings: HttpSettings,
+  operation: string,
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  lastEventId: string | undefined,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  const headers: Record<string, string> = { ...settings.headers, accept: "text/event-stream" };
+  const token = typeof settings.token === "function" ? await settings.token() : settings.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, String(value));
+  const url = `${settings.baseUrl.replace(/\/+$/, "")}${path}?${search.toString()}`;
+  let response: Response;
+  try {
+    response = await (settings.fetch ?? globalThis.fetch)(url, { headers, signal });
+  } catch (error) {
+    if (signal.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: signal.reason });
+    throw new NetworkError(`${operation} failed: ${(error as Error).message}`, { cause: error });
+  }
+  if (!response.ok) {
+    const { problem, bodyText } = await readHttpProblem(response);
+    throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+  }
+  if (!response.body) throw new NetworkError(`${operation}: the response has no body`);
+  return response.body;
+}

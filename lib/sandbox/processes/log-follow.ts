@@ -1,0 +1,135 @@
+import { Observable } from "rxjs";
+import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../acp-http/reconnect.js";
+import { readSseBody } from "../../acp-http/sse-stream.js";
+import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { LogStreamError } from "../errors/log-stream-error.js";
+import { ProtocolError } from "../errors/call-errors.js";
+import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
+import { unnameEvents } from "./named-event-adapter.js";
+import { LogEntryWireSchema, type LogStreamName, type ProcessInfo } from "./schemas.js";
+import * as v from "valibot";
+
+/** What following needs from the process API: the stream itself, the state, and a plain read. */
+export interface LogFollowDeps {
+  open(lastEventId: string | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
+  get(signal: AbortSignal): Promise<ProcessInfo>;
+  readAfter(sequence: number | undefined, signal: AbortSignal): Promise<ProcessLogEntry[]>;
+}
+
+export interface FollowLogsOptions {
+  stream?: LogStreamName;
+  /** Start after this sequence number (exclusive), e.g. the last one a previous read returned. */
+  since?: number;
+  /** Begin with only the last N retained entries. */
+  tail?: number;
+  /** How often the process state is checked, to end the stream after exit. Default 250 ms. */
+  pollIntervalMs?: number;
+  /** Reconnects after a dropped stream; `maxRetries` counts failures in a row without new entries. */
+  reconnect?: ReconnectPolicy;
+}
+
+const DEFAULT_RECONNECT: ReconnectPolicy = { initialDelayMs: 50, maxDelayMs: 2_000, maxRetries: 8 };
+/** Statuses retrying cannot change: the process is unknown, the request or the token is wrong. */
+const FATAL = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * Follows a process's log. The server's stream stays open (heartbeats only) after the
+ * process exits, so a second loop polls the state; once it reads `exited`, the retained
+ * log after the last delivered entry is read with a plain GET (twice, the second time to
+ * catch output flushed while the first was answered), delivered, and the stream completes.
+ * Entries are delivered once each in sequence order: reconnects send `Last-Event-ID`
+ * and anything at or below the last delivered sequence is dropped.
+ */
+export function followLogs(processId: string, deps: LogFollowDeps, options: FollowLogsOptions): Observable<ProcessLogEntry> {
+  return new Observable<ProcessLogEntry>((subscriber) => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const policy = normalizeReconnectPolicy({ ...DEFAULT_RECONNECT, ...options.reconnect });
+    let last = options.since;
+    const deliver = (entry: ProcessLogEntry) => {
+      if (signal.aborted || (last !== undefined && entry.sequence <= last)) return;
+      last = entry.sequence;
+      subscriber.next(entry);
+    };
+    const fail = (error: unknown) => {
+      if (signal.aborted) return;
+      controller.abort();
+      subscriber.error(error);
+    };
+
+    const readLoop = async () => {
+      let failures = 0;
+      while (!signal.aborted) {
+        const before = last;
+        try {
+          const body = await deps.open(last === undefined ? undefined : String(last), signal);
+          await readSseBody(unnameEvents(body, "log"), {
+            onFrame: (frame) => {
+              const parsed = v.safeParse(LogEntryWireSchema, safeJson(frame.data));
+              if (!parsed.success) throw new ProtocolError(`logs of ${processId}: unreadable log event`);
+              deliver(toLogEntry(parsed.output));
+            },
+          });
+          throw new LogStreamError(processId, "the stream ended");
+        } catch (error) {
+          if (signal.aborted) return;
+          if (error instanceof SandboxAgentHttpError && FATAL.has(error.status)) return fail(error);
+          if (error instanceof ProtocolError) return fail(error);
+          failures = last !== before ? 1 : failures + 1;
+          if (failures > policy.maxRetries) {
+            return fail(new LogStreamError(processId, `${policy.maxRetries} reconnects failed in a row`, { cause: error }));
+          }
+          await sleep(reconnectDelay(policy, failures), signal);
+        }
+      }
+    };
+
+    const exitWatch = async () => {
+      const interval = options.pollIntervalMs ?? 250;
+      let failures = 0;
+      while (!signal.aborted) {
+        try {
+          if ((await deps.get(signal)).status === "exited") break;
+          failures = 0;
+        } catch (error) {
+          // A blip in a poll is not the end of the stream; an HTTP answer (404: removed) is.
+          if (signal.aborted || error instanceof SandboxAgentHttpError || ++failures > policy.maxRetries) throw error;
+        }
+        await sleep(interval, signal);
+      }
+      for (let pass = 0; pass < 2 && !signal.aborted; pass++) {
+        if (pass > 0) await sleep(Math.min(interval, 100), signal);
+        for (const entry of await deps.readAfter(last, signal)) deliver(entry);
+      }
+      if (signal.aborted) return;
+      controller.abort();
+      subscriber.complete();
+    };
+
+    readLoop().catch(fail);
+    exitWatch().catch(fail);
+    return () => controller.abort();
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the loops then see it and stop). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
