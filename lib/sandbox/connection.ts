@@ -1,4 +1,5 @@
 import { Subject, Subscription, map, merge, tap } from "rxjs";
+import { normalizeTimeout } from "../acp-http/timeout.js";
 import {
   AcpHttpClient,
   linkSignal,
@@ -13,7 +14,13 @@ import { AgentExitedError } from "./errors/agent-exited-error.js";
 import { ProtocolError } from "./errors/call-errors.js";
 import { toSandboxError } from "./errors/convert.js";
 import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
-import { endSessionsOnAgentExit, fromTransportParseError, toSandboxEvents, type SandboxEvent } from "./events.js";
+import {
+  endSessionsOnAgentExit,
+  fromGap,
+  fromTransportParseError,
+  toSandboxEvents,
+  type SandboxEvent,
+} from "./events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
 import type { ServerProfile } from "./profiles.js";
 
@@ -71,6 +78,8 @@ export class SandboxConnection {
   readonly protocol: AcpHttpClient;
   readonly openSessions = new Set<string>();
   readonly status = new Subject<ConnectionStatus>();
+  /** Set once `open()` succeeded: until then the connection is not reported as up. */
+  up = false;
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   #agentExit: AgentExitedError | undefined;
   readonly #inFlight = new Set<AbortController>();
@@ -97,7 +106,7 @@ export class SandboxConnection {
     const pipeline = merge(
       this.protocol.envelopes$.pipe(toSandboxEvents(), endSessionsOnAgentExit(() => this.openSessions)),
       this.protocol.parseErrors$.pipe(map(fromTransportParseError)),
-      this.protocol.gaps$.pipe(map((gap): SandboxEvent => ({ kind: "events-lost", ...gap }))),
+      this.protocol.gaps$.pipe(map(fromGap)),
     ).pipe(tap((event) => this.#observe(event)));
     this.#subscriptions.add(pipeline.subscribe((event) => events.next(event)));
     this.#subscriptions.add(
@@ -119,7 +128,8 @@ export class SandboxConnection {
 
   /** Opens the connection: `initialize` with the agent selection, then the capability read-out. */
   async open(): Promise<InitializeResult> {
-    const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: { agent: this.settings.agent } } } : {};
+    const agent = { agent: this.settings.agent };
+    const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: agent } } : {};
     let result: InitializeResult;
     try {
       result = await this.protocol.initialize(meta);
@@ -128,7 +138,8 @@ export class SandboxConnection {
     }
     if (this.settings.profile.needsConnectionHeader && !this.protocol.connectionId) {
       throw new ProtocolError(
-        "connect: the server's x-acp-connection-id response header could not be read. In a browser the server must list it in Access-Control-Expose-Headers.",
+        "connect: the server's x-acp-connection-id response header could not be read. " +
+          "In a browser the server must list it in Access-Control-Expose-Headers.",
       );
     }
     this.#extensions = readExtensions(result.agentCapabilities);
@@ -142,7 +153,9 @@ export class SandboxConnection {
 
   requireExtension(feature: string, flag: string, method: string): void {
     if (!this.supports(flag, method)) {
-      throw new UnsupportedFeatureError(feature, `the ${this.settings.profile.api} server and the "${this.settings.agent}" agent do not advertise ${method}`);
+      const { profile, agent } = this.settings;
+      const detail = `the ${profile.api} server and the "${agent}" agent do not advertise ${method}`;
+      throw new UnsupportedFeatureError(feature, detail);
     }
   }
 
@@ -154,7 +167,11 @@ export class SandboxConnection {
     const controller = new AbortController();
     const unlink = linkSignal(options.signal, controller);
     this.#inFlight.add(controller);
-    const requestOptions: RequestOptions = { signal: controller.signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    const timeoutMs = normalizeTimeout(options.timeoutMs);
+    const requestOptions: RequestOptions = {
+      signal: controller.signal,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    };
     try {
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {

@@ -1,62 +1,18 @@
-import ky, { TimeoutError, type KyInstance } from "ky";
+import ky, { type KyInstance } from "ky";
 import * as v from "valibot";
 import { readHttpProblem, type TokenSource } from "../acp-http/index.js";
+import { linkSignal } from "../acp-http/abort.js";
+import { mergeHeaders } from "../acp-http/headers.js";
+import { startDeadline, normalizeTimeout } from "../acp-http/timeout.js";
+import { resolveToken } from "../acp-http/token.js";
+import { joinUrl, type QueryValues } from "../acp-http/url.js";
 import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";
+import { toSandboxError } from "./errors/convert.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 
-/**
- * The plain-HTTP routes of the server (health, agents, filesystem), with bodies and
- * queries exactly as the contracts document them. Responses are validated loosely:
- * required fields checked, anything extra passed through.
- */
-
-export const HealthSchema = v.looseObject({ status: v.string() });
-export type Health = v.InferOutput<typeof HealthSchema>;
-
-export const AgentInfoSchema = v.looseObject({
-  id: v.string(),
-  installed: v.boolean(),
-  credentialsAvailable: v.optional(v.boolean()),
-  version: v.optional(v.nullable(v.string())),
-  path: v.optional(v.nullable(v.string())),
-  capabilities: v.optional(v.record(v.string(), v.unknown())),
-});
-export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;
-export const AgentListSchema = v.looseObject({ agents: v.array(AgentInfoSchema) });
-
-export const InstallResultWireSchema = v.looseObject({
-  already_installed: v.boolean(),
-  artifacts: v.array(v.looseObject({ kind: v.string(), path: v.string(), source: v.optional(v.string()), version: v.optional(v.nullable(v.string())) })),
-});
-export interface InstallResult {
-  alreadyInstalled: boolean;
-  artifacts: v.InferOutput<typeof InstallResultWireSchema>["artifacts"];
-}
-
-export const FsEntrySchema = v.looseObject({
-  name: v.string(),
-  path: v.string(),
-  entryType: v.string(),
-  size: v.number(),
-  modified: v.optional(v.unknown()),
-});
-export type FsEntry = v.InferOutput<typeof FsEntrySchema>;
-export const FsStatSchema = v.looseObject({ path: v.string(), entryType: v.string(), size: v.number(), modified: v.optional(v.unknown()) });
-export type FsStat = v.InferOutput<typeof FsStatSchema>;
-export const WriteResultSchema = v.looseObject({ path: v.string(), bytesWritten: v.number() });
-export type WriteResult = v.InferOutput<typeof WriteResultSchema>;
-export const PathResultSchema = v.looseObject({ path: v.string() });
-export const MoveResultSchema = v.looseObject({ from: v.string(), to: v.string() });
-export type MoveResult = v.InferOutput<typeof MoveResultSchema>;
-export const UploadResultSchema = v.looseObject({ paths: v.array(v.string()), truncated: v.boolean() });
-export type UploadResult = v.InferOutput<typeof UploadResultSchema>;
-
-export interface InstallOptions {
-  reinstall?: boolean;
-  agentVersion?: string;
-  agentProcessVersion?: string;
-}
+/** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
+export * from "./control-schemas.js";
 
 export interface HttpSettings {
   baseUrl: string;
@@ -65,15 +21,20 @@ export interface HttpSettings {
   fetch: typeof globalThis.fetch | undefined;
 }
 
-type Query = Record<string, string | boolean | undefined>;
+export type HttpMethod = "get" | "put" | "post" | "delete";
 
-interface ControlRequest {
-  query?: Query;
+export interface ControlRequest {
+  query?: QueryValues;
   json?: unknown;
   body?: BodyInit;
   contentType?: string;
+  /** More request headers (names case-insensitive); `content-type` and the token still win. */
+  headers?: Record<string, string>;
   signal?: AbortSignal | undefined;
-  /** A deadline for this request (ky's own timeout); none by default. */
+  /**
+   * A deadline for this request, body included for `json` and `bytes` (for `send`, until the
+   * response headers). None by default; 2^31 − 1 or more means none; negative or NaN: TypeError.
+   */
   timeoutMs?: number | undefined;
 }
 
@@ -84,65 +45,121 @@ export class ControlPlaneHttp {
 
   constructor(settings: HttpSettings) {
     this.#settings = settings;
-    this.#ky = ky.create({ retry: 0, timeout: false, throwHttpErrors: false, ...(settings.fetch ? { fetch: settings.fetch } : {}) });
+    this.#ky = ky.create({
+      retry: 0,
+      timeout: false,
+      throwHttpErrors: false,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    });
   }
 
-  /** Sends one request; returns the raw 2xx response (the caller reads the body). */
-  async send(operation: string, method: "get" | "put" | "post" | "delete", path: string, init: ControlRequest = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...this.#settings.headers };
-    const token = typeof this.#settings.token === "function" ? await this.#settings.token() : this.#settings.token;
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (init.contentType) headers["content-type"] = init.contentType;
-    for (const [name, value] of Object.entries(headers)) {
-      if (/[\r\n]/.test(value)) throw new SandboxAgentError(`${operation}: header "${name}" has a CR or LF character; refusing to send it`);
-    }
-    let response: Response;
+  /**
+   * Sends one request; returns the raw 2xx response (the caller reads the body: the
+   * call's signal still aborts that read, its `timeoutMs` no longer does).
+   */
+  send(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Response> {
+    return this.#exchange(operation, method, path, init, async (response) => response, true);
+  }
+
+  /** Sends one request and validates its JSON body; `timeoutMs` covers the body too. */
+  json<T>(
+    operation: string,
+    schema: v.GenericSchema<unknown, T>,
+    method: HttpMethod,
+    path: string,
+    init: ControlRequest = {},
+  ): Promise<T> {
+    return this.#exchange(operation, method, path, init, async (response) => {
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        throw new ProtocolError(`${operation}: the response was not JSON`, { cause: error });
+      }
+      return validate(operation, schema, body);
+    });
+  }
+
+  /** Sends one request and reads its whole body as bytes; `timeoutMs` covers the body too. */
+  bytes(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Uint8Array> {
+    return this.#exchange(operation, method, path, init, async (response) => {
+      return new Uint8Array(await response.arrayBuffer());
+    });
+  }
+
+  /** The absolute URL of a route (for clients that open their own sockets, e.g. a WebSocket). */
+  url(path: string, query?: QueryValues): string {
+    return joinUrl(this.#settings.baseUrl, path, query);
+  }
+
+  /** The headers a request to the server carries now: the user's, then the token's `authorization`. */
+  async headers(own?: Record<string, string | undefined>): Promise<Headers> {
+    return mergeHeaders({ user: this.#settings.headers, token: await resolveToken(this.#settings.token), own });
+  }
+
+  async #exchange<T>(
+    operation: string,
+    method: HttpMethod,
+    path: string,
+    init: ControlRequest,
+    read: (response: Response) => Promise<T>,
+    keepSignal = false,
+  ): Promise<T> {
+    const timeoutMs = normalizeTimeout(init.timeoutMs);
+    const controller = new AbortController();
+    const unlink = linkSignal(init.signal, controller);
+    let timedOut = false;
+    const stopDeadline = startDeadline(timeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    let kept = false;
     try {
-      response = await this.#ky(url(this.#settings.baseUrl, path, init.query), {
+      const headers = await this.#requestHeaders(operation, init);
+      const response = await this.#ky(this.url(path, init.query), {
         method,
         headers,
         ...(init.json !== undefined ? { json: init.json } : {}),
         ...(init.body !== undefined ? { body: init.body } : {}),
-        ...(init.signal ? { signal: init.signal } : {}),
-        timeout: init.timeoutMs ?? false,
+        signal: controller.signal,
       });
+      if (!response.ok) {
+        const { problem, bodyText } = await readHttpProblem(response);
+        throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+      }
+      const result = await read(response);
+      // The caller reads the body of a raw response later: its signal must still reach that read.
+      kept = keepSignal;
+      return result;
     } catch (error) {
-      if (error instanceof TimeoutError) throw new CallTimeoutError(`${operation} timed out after ${init.timeoutMs} ms`, { cause: error });
+      if (timedOut) throw new CallTimeoutError(`${operation} timed out after ${timeoutMs} ms`, { cause: error });
       if (init.signal?.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: init.signal.reason });
+      if (error instanceof SandboxAgentError) throw error;
       throw new NetworkError(`${operation} failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      stopDeadline();
+      if (!kept) unlink();
     }
-    if (!response.ok) {
-      const { problem, bodyText } = await readHttpProblem(response);
-      throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
-    }
-    return response;
   }
 
-  async json<T>(operation: string, schema: v.GenericSchema<unknown, T>, method: "get" | "put" | "post" | "delete", path: string, init: ControlRequest = {}): Promise<T> {
-    const response = await this.send(operation, method, path, init);
-    let body: unknown;
+  async #requestHeaders(operation: string, init: ControlRequest): Promise<Headers> {
+    const contentType = init.contentType ?? (init.json !== undefined ? "application/json" : undefined);
+    // Later entries win, case-insensitively: the call's headers over the client's configured ones.
+    const user = [...Object.entries(this.#settings.headers ?? {}), ...Object.entries(init.headers ?? {})];
     try {
-      body = await response.json();
+      const token = await resolveToken(this.#settings.token);
+      return mergeHeaders({ user, token, own: { "content-type": contentType } });
     } catch (error) {
-      throw new ProtocolError(`${operation}: the response was not JSON`, { cause: error });
+      throw toSandboxError(error, operation);
     }
-    return validate(operation, schema, body);
   }
 }
 
 export function validate<T>(operation: string, schema: v.GenericSchema<unknown, T>, value: unknown): T {
   const parsed = v.safeParse(schema, value);
-  if (!parsed.success) throw new ProtocolError(`${operation}: unexpected response shape: ${parsed.issues[0]?.message ?? "invalid"}`);
+  if (!parsed.success) {
+    throw new ProtocolError(`${operation}: unexpected response shape: ${parsed.issues[0]?.message ?? "invalid"}`);
+  }
   return parsed.output;
-}
-
-export function toInstallResult(wire: v.InferOutput<typeof InstallResultWireSchema>): InstallResult {
-  return { alreadyInstalled: wire.already_installed, artifacts: wire.artifacts };
-}
-
-function url(baseUrl: string, path: string, query: Query | undefined): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) search.set(key, String(value));
-  const qs = search.toString();
-  return `${baseUrl.replace(/\/+$/, "")}${path}${qs ? `?${qs}` : ""}`;
 }

@@ -1,6 +1,6 @@
 import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } from "rxjs";
 import * as v from "valibot";
-import { isRequest, isResponse, type AcpEnvelope, type AcpParseError } from "../acp-http/index.js";
+import { isRequest, isResponse, type AcpEnvelope, type AcpParseError, type EventGap } from "../acp-http/index.js";
 import { isPlainObject, safeCopy, type PlainObject } from "./metadata.js";
 import { SessionUpdateSchema, type SessionUpdate } from "./session-update.js";
 
@@ -45,8 +45,11 @@ export type SandboxEvent =
   | { kind: "agent-exited"; exitCode: number | null; success: boolean }
   | ({ kind: "parse-error" } & SandboxParseError)
   | { kind: "notification"; method: string; params: unknown; sessionId?: string }
-  /** The server no longer had these events when the stream came back: they are lost, and said so. */
-  | { kind: "events-lost"; stream: string; firstMissing: number; lastMissing: number };
+  /**
+   * The server no longer had these events when the stream came back: they are lost, and said
+   * so. `sessionId` is set when only that session's stream lost them; without it, any session may have.
+   */
+  | { kind: "events-lost"; stream: string; firstMissing: number; lastMissing: number; sessionId?: string };
 
 export type SandboxEventKind = SandboxEvent["kind"];
 
@@ -157,10 +160,28 @@ export function endSessionsOnAgentExit(openSessions: () => Iterable<string>): Op
   });
 }
 
-/** One session's events, completing after its `session-ended` event. */
+/** A lost-events report as a sandbox event; a gap of one session's stream names that session. */
+export function fromGap(gap: EventGap): SandboxEvent {
+  const { stream, firstMissing, lastMissing } = gap;
+  const sessionId = (gap as { sessionId?: unknown }).sessionId;
+  return { kind: "events-lost", stream, firstMissing, lastMissing, ...(typeof sessionId === "string" ? { sessionId } : {}) };
+}
+
+/** Whether `event` concerns `sessionId`: its own events, and gaps of its stream or of no stream in particular. */
+export function concerns(event: SandboxEvent, sessionId: string): boolean {
+  if (event.kind === "events-lost") return event.sessionId === undefined || event.sessionId === sessionId;
+  return "sessionId" in event && event.sessionId === sessionId;
+}
+
+/** One session's events and the gaps that may concern it (what `prompt$` streams). */
+export function ofSession(sessionId: string): OperatorFunction<SandboxEvent, SandboxEvent> {
+  return filter((event) => concerns(event, sessionId));
+}
+
+/** One session's events and the gaps that may concern it, completing after its `session-ended` event. */
 export function forSession(sessionId: string): OperatorFunction<SandboxEvent, SandboxEvent> {
   return pipe(
-    filter((event) => "sessionId" in event && event.sessionId === sessionId),
+    ofSession(sessionId),
     takeWhile((event) => event.kind !== "session-ended", true),
   );
 }

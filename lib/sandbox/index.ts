@@ -2,17 +2,20 @@
  * The sandbox-agent client: connect once to an agent in a sandbox, drive sessions,
  * watch their events, and use the server's health, agent and filesystem routes.
  */
-export {
-  SandboxAgentClient,
-  type SandboxAgentClientOptions,
-  type ConnectionState,
-  type ConnectInfo,
-  type PromptEvent,
-  type SessionView,
-  type PermissionReply,
-  type Logger,
-  type DisconnectInfo,
-} from "./client.js";
+export { SandboxAgentClient } from "./client.js";
+export type {
+  SandboxAgentClientOptions,
+  ConnectionState,
+  ConnectInfo,
+  ConnectOptions,
+  PromptEvent,
+  SessionView,
+  PermissionReply,
+  PermissionContext,
+  ReadTextFileRequest,
+  Logger,
+  DisconnectInfo,
+} from "./types.js";
 export type { CallOptions } from "./connection.js";
 export type {
   NewSessionOptions,
@@ -36,6 +39,16 @@ export { forSession } from "./events.js";
 export type { SessionUpdate, SessionUpdateKind, Content, PlanEntry } from "./session-update.js";
 export type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 export type { ServerApi } from "./profiles.js";
-export type { Health, AgentInfo, InstallOptions, InstallResult, FsEntry, FsStat, WriteResult, MoveResult, UploadResult } from "./control-plane.js";
+export type {
+  Health,
+  AgentInfo,
+  InstallOptions,
+  InstallResult,
+  FsEntry,
+  FsStat,
+  WriteResult,
+  MoveResult,
+  UploadResult,
+} from "./control-schemas.js";
 export type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
 export * from "./errors/index.js";

@@ -4,7 +4,11 @@
  * released 0.4.x server speaks (`/v1/acp/{serverId}?agent=`, one agent process per
  * server id, responses echoed on the event stream, extensions only if the agent has them).
  */
+import type { ControlPlaneHttp } from "./control-plane.js";
+import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionCall } from "./control-routes.js";
+
 export type ServerApi = "v1" | "v2";
+export type { ControlRoutes, ExtensionCall } from "./control-routes.js";
 
 export interface ServerProfile {
   api: ServerApi;
@@ -22,6 +26,8 @@ export interface ServerProfile {
   agentInMeta: boolean;
   /** Whether the connection id arrives in a response header that the client must be able to read. */
   needsConnectionHeader: boolean;
+  /** This contract's control-plane routes: plain HTTP, or extensions over the session connection. */
+  controlRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes;
 }
 
 export const V2_PROFILE: ServerProfile = {
@@ -36,6 +42,7 @@ export const V2_PROFILE: ServerProfile = {
   }),
   agentInMeta: true,
   needsConnectionHeader: true,
+  controlRoutes: extensionRoutes,
 };
 
 export const V1_PROFILE: ServerProfile = {
@@ -53,6 +60,7 @@ export const V1_PROFILE: ServerProfile = {
   }),
   agentInMeta: true,
   needsConnectionHeader: false,
+  controlRoutes: (http) => httpRoutes(http, "/v1"),
 };
 
 export function profileFor(api: ServerApi): ServerProfile {

@@ -2,6 +2,8 @@ import * as v from "valibot";
 import { SessionInfoSchema } from "../acp-http/index.js";
 import { validate } from "./control-plane.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
+import { CallAbortedError } from "./errors/call-errors.js";
+import type { Logger } from "./types.js";
 import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta, type SessionMetadata, type SessionRuntimeInfo } from "./metadata.js";
 
 /**
@@ -78,17 +80,38 @@ export function toPromptBlocks(prompt: PromptInput): PromptBlock[] {
   return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
 }
 
-export async function newSession(conn: SandboxConnection, method: "session/new" | "session/load", options: NewSessionOptions & { sessionId?: string }, defaultCwd: string, call?: CallOptions): Promise<SessionHandle> {
+/** `session/new`: a fresh session in `cwd`, with the caller's metadata under the sandbox namespace. */
+export async function newSession(
+  conn: SandboxConnection,
+  options: NewSessionOptions,
+  defaultCwd: string,
+  call?: CallOptions,
+): Promise<SessionHandle> {
+  const result = await conn.call("session/new", sessionParams(conn, options, defaultCwd), call);
+  const sessionId = validate("newSession", NewSessionWireSchema, result).sessionId;
+  return opened(conn, sessionId, result);
+}
+
+/** `session/load`: an existing session opened on this connection; its result carries no id, the request does. */
+export async function loadSession(
+  conn: SandboxConnection,
+  sessionId: string,
+  options: NewSessionOptions,
+  defaultCwd: string,
+  call?: CallOptions,
+): Promise<SessionHandle> {
+  const result = await conn.call("session/load", { sessionId, ...sessionParams(conn, options, defaultCwd) }, call);
+  return opened(conn, sessionId, result);
+}
+
+function sessionParams(conn: SandboxConnection, options: NewSessionOptions, defaultCwd: string): Record<string, unknown> {
   // The connection's agent wins: one client drives one agent, and v2 refuses a session/new without it.
-  const metadata = conn.settings.profile.agentInMeta ? { ...options.metadata, agent: conn.settings.agent } : options.metadata;
-  const params = {
-    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
-    cwd: options.cwd ?? defaultCwd,
-    mcpServers: options.mcpServers ?? [],
-    _meta: withSandboxMeta(undefined, metadata),
-  };
-  const result = await conn.call(method, params, call);
-  const sessionId = method === "session/load" ? (options.sessionId as string) : validate(method, NewSessionWireSchema, result).sessionId;
+  const { profile, agent } = conn.settings;
+  const metadata = profile.agentInMeta ? { ...options.metadata, agent } : options.metadata;
+  return { cwd: options.cwd ?? defaultCwd, mcpServers: options.mcpServers ?? [], _meta: withSandboxMeta(undefined, metadata) };
+}
+
+function opened(conn: SandboxConnection, sessionId: string, result: unknown): SessionHandle {
   conn.openSessions.add(sessionId);
   const raw = (result ?? {}) as Record<string, unknown>;
   return {
@@ -101,9 +124,32 @@ export async function newSession(conn: SandboxConnection, method: "session/new" 
   };
 }
 
-export async function prompt(conn: SandboxConnection, sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
-  const result = validate("prompt", PromptWireSchema, await conn.call("session/prompt", { sessionId, prompt: toPromptBlocks(input) }, call));
-  return { stopReason: result.stopReason, raw: result };
+/**
+ * `session/prompt`. When the call's signal aborts before the outcome, the turn is
+ * cancelled on the server too (`session/cancel`): an aborted turn must not keep running.
+ */
+export async function prompt(
+  conn: SandboxConnection,
+  sessionId: string,
+  input: PromptInput,
+  call: CallOptions = {},
+  logger?: Logger,
+): Promise<PromptOutcome> {
+  const signal = call.signal;
+  const cancel = (): void => {
+    conn.notify("session/cancel", { sessionId }).catch((error: unknown) => {
+      logger?.warn("cancel after an aborted prompt failed", { error: (error as Error).message });
+    });
+  };
+  if (signal?.aborted) throw new CallAbortedError("prompt was aborted", { cause: signal.reason });
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    const params = { sessionId, prompt: toPromptBlocks(input) };
+    const result = validate("prompt", PromptWireSchema, await conn.call("session/prompt", params, call));
+    return { stopReason: result.stopReason, raw: result };
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
 }
 
 export async function forkSession(conn: SandboxConnection, sessionId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {

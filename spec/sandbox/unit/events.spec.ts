@@ -4,6 +4,7 @@ import type { AcpEnvelope } from "../../../lib/acp-http/index.js";
 import {
   endSessionsOnAgentExit,
   forSession,
+  ofSession,
   fromTransportParseError,
   parseErrorsOnly,
   sessionEndedOnly,
@@ -219,6 +220,35 @@ describe("forSession", () => {
       const source = hot<SandboxEvent>("-a-b-g-B-A-a-", { a: a1, b: b1, g: global, B: bEnd, A: aEnd });
       expectObservable(source.pipe(forSession("a"))).toBe("-a-------(A|)", { a: a1, A: aEnd });
     });
+  });
+});
+
+describe("events-lost in per-session streams (defect 8)", () => {
+  const a1: SandboxEvent = { kind: "update", sessionId: "a", update: { sessionUpdate: "current_mode_update", currentModeId: "m" } };
+  const connectionGap: SandboxEvent = { kind: "events-lost", stream: "connection", firstMissing: 3, lastMissing: 7 };
+  const gapOfA: SandboxEvent = { kind: "events-lost", stream: "a", sessionId: "a", firstMissing: 1, lastMissing: 2 };
+  const gapOfB: SandboxEvent = { kind: "events-lost", stream: "b", sessionId: "b", firstMissing: 1, lastMissing: 2 };
+
+  it("forSession lets a gap without a session id through to every view", () => {
+    marbles(({ hot, expectObservable }) => {
+      const source = hot<SandboxEvent>("-a-g-", { a: a1, g: connectionGap });
+      expectObservable(source.pipe(forSession("a"))).toBe("-a-g-", { a: a1, g: connectionGap });
+      expectObservable(source.pipe(forSession("b"))).toBe("---g-", { g: connectionGap });
+    });
+  });
+
+  it("forSession routes a session stream's gap to that session's view only", () => {
+    marbles(({ hot, expectObservable }) => {
+      const source = hot<SandboxEvent>("-x-y-", { x: gapOfA, y: gapOfB });
+      expectObservable(source.pipe(forSession("a"))).toBe("-x---", { x: gapOfA });
+      expectObservable(source.pipe(forSession("b"))).toBe("---y-", { y: gapOfB });
+    });
+  });
+
+  it("ofSession (what prompt$ uses) keeps the session's events and the gaps that concern it", async () => {
+    const other: SandboxEvent = { ...a1, sessionId: "b" } as SandboxEvent;
+    const events = [a1, other, connectionGap, gapOfA, gapOfB];
+    expect(await collect(from(events).pipe(ofSession("a")))).toEqual([a1, connectionGap, gapOfA]);
   });
 });
 

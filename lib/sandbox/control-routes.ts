@@ -1,0 +1,127 @@
+import * as v from "valibot";
+import type { CallOptions } from "./connection.js";
+import {
+  AgentInfoSchema,
+  AgentListSchema,
+  FsEntryListSchema,
+  FsEntrySchema,
+  FsStatSchema,
+  HealthSchema,
+  InstallResultWireSchema,
+  MoveResultSchema,
+  PathResultSchema,
+  UploadResultSchema,
+  WriteResultSchema,
+  toInstallResult,
+  type AgentInfo,
+  type FsEntry,
+  type FsStat,
+  type Health,
+  type InstallOptions,
+  type InstallResult,
+  type MoveResult,
+  type UploadResult,
+  type WriteResult,
+} from "./control-schemas.js";
+import { validate, type ControlPlaneHttp } from "./control-plane.js";
+import { SandboxAgentHttpError } from "./errors/http-error.js";
+
+/** The control-plane operations, one implementation per server contract (see `profiles.ts`). */
+export interface ControlRoutes {
+  health(call?: CallOptions): Promise<Health>;
+  listAgents(call?: CallOptions): Promise<AgentInfo[]>;
+  getAgent(agentId: string, call?: CallOptions): Promise<AgentInfo>;
+  installAgent(agentId: string, options: InstallOptions, call?: CallOptions): Promise<InstallResult>;
+  readFile(path: string, call?: CallOptions): Promise<Uint8Array>;
+  writeFile(path: string, body: Uint8Array, call?: CallOptions): Promise<WriteResult>;
+  listEntries(path: string | undefined, call?: CallOptions): Promise<FsEntry[]>;
+  stat(path: string, call?: CallOptions): Promise<FsStat>;
+  mkdir(path: string, call?: CallOptions): Promise<{ path: string }>;
+  move(move: { from: string; to: string; overwrite?: boolean }, call?: CallOptions): Promise<MoveResult>;
+  deleteEntry(path: string, recursive: boolean | undefined, call?: CallOptions): Promise<{ path: string }>;
+  uploadBatch(tar: Uint8Array, path: string | undefined, call?: CallOptions): Promise<UploadResult>;
+}
+
+/** Sends a `_sandboxagent/*` extension request over the session connection (v2's control plane). */
+export type ExtensionCall = (
+  operation: string,
+  flag: string,
+  method: string,
+  params: Record<string, unknown>,
+  call?: CallOptions,
+) => Promise<unknown>;
+
+/** Every operation as a plain HTTP route under `prefix` (the released 0.4.x server: `/v1`). */
+export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoutes {
+  const agent = (id: string): string => `${prefix}/agents/${encodeURIComponent(id)}`;
+  return {
+    health: (call) => http.json("health", HealthSchema, "get", `${prefix}/health`, { ...call }),
+    listAgents: async (call) => (await http.json("listAgents", AgentListSchema, "get", `${prefix}/agents`, { ...call })).agents,
+    getAgent: (agentId, call) => http.json("getAgent", AgentInfoSchema, "get", agent(agentId), { ...call }),
+    installAgent: async (agentId, options, call) => {
+      const init = { json: options, ...call };
+      return toInstallResult(await http.json("installAgent", InstallResultWireSchema, "post", `${agent(agentId)}/install`, init));
+    },
+    readFile: (path, call) => http.bytes("fs.readFile", "get", `${prefix}/fs/file`, { query: { path }, ...call }),
+    writeFile: (path, body, call) => {
+      const init = { query: { path }, body: body as BodyInit, contentType: "application/octet-stream", ...call };
+      return http.json("fs.writeFile", WriteResultSchema, "put", `${prefix}/fs/file`, init);
+    },
+    listEntries: (path, call) =>
+      http.json("fs.listEntries", v.array(FsEntrySchema), "get", `${prefix}/fs/entries`, { query: { path }, ...call }),
+    stat: (path, call) => http.json("fs.stat", FsStatSchema, "get", `${prefix}/fs/stat`, { query: { path }, ...call }),
+    mkdir: (path, call) => http.json("fs.mkdir", PathResultSchema, "post", `${prefix}/fs/mkdir`, { query: { path }, ...call }),
+    move: (move, call) => http.json("fs.move", MoveResultSchema, "post", `${prefix}/fs/move`, { json: move, ...call }),
+    deleteEntry: (path, recursive, call) => {
+      const init = { query: { path, recursive }, ...call };
+      return http.json("fs.deleteEntry", PathResultSchema, "delete", `${prefix}/fs/entry`, init);
+    },
+    uploadBatch: (tar, path, call) => {
+      const init = { query: { path }, body: tar as BodyInit, contentType: "application/x-tar", ...call };
+      return http.json("fs.uploadBatch", UploadResultSchema, "post", `${prefix}/fs/upload-batch`, init);
+    },
+  };
+}
+
+/**
+ * The `/v2` contract: health and file bytes over HTTP, everything else as extensions on
+ * the session connection (so those need one).
+ */
+export function extensionRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes {
+  const listAgents = async (call?: CallOptions): Promise<AgentInfo[]> => {
+    const result = await extension("listAgents", "agentList", "_sandboxagent/agent/list", {}, call);
+    return validate("listAgents", AgentListSchema, result).agents;
+  };
+  return {
+    ...httpRoutes(http, "/v2"),
+    listAgents,
+    getAgent: async (agentId, call) => {
+      const agent = (await listAgents(call)).find((candidate) => candidate.id === agentId);
+      if (agent) return agent;
+      // No per-agent route here: an unknown id fails as the v1 route does, so callers handle one error.
+      const problem = { type: "urn:sandbox-agent:error:unsupported_agent", detail: `unsupported agent: ${agentId}` };
+      throw new SandboxAgentHttpError("getAgent", 400, problem, undefined);
+    },
+    installAgent: async (agentId, options, call) => {
+      const params = { agent: agentId, ...options };
+      const result = await extension("installAgent", "agentInstall", "_sandboxagent/agent/install", params, call);
+      return toInstallResult(validate("installAgent", InstallResultWireSchema, result));
+    },
+    listEntries: async (path, call) => {
+      const params = path === undefined ? {} : { path };
+      const result = await extension("fs.listEntries", "fsListEntries", "_sandboxagent/fs/list_entries", params, call);
+      return validate("fs.listEntries", FsEntryListSchema, result).entries;
+    },
+    stat: async (path, call) =>
+      validate("fs.stat", FsStatSchema, await extension("fs.stat", "fsStat", "_sandboxagent/fs/stat", { path }, call)),
+    mkdir: async (path, call) =>
+      validate("fs.mkdir", PathResultSchema, await extension("fs.mkdir", "fsMkdir", "_sandboxagent/fs/mkdir", { path }, call)),
+    move: async (move, call) =>
+      validate("fs.move", MoveResultSchema, await extension("fs.move", "fsMove", "_sandboxagent/fs/move", move, call)),
+    deleteEntry: async (path, recursive, call) => {
+      const params = { path, recursive: recursive ?? false };
+      const result = await extension("fs.deleteEntry", "fsDeleteEntry", "_sandboxagent/fs/delete_entry", params, call);
+      return validate("fs.deleteEntry", PathResultSchema, result);
+    },
+  };
+}

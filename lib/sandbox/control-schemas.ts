@@ -1,0 +1,71 @@
+import * as v from "valibot";
+
+/**
+ * The control plane's results as the contracts document them. Validated loosely:
+ * required fields checked, anything extra passed through.
+ */
+
+export const HealthSchema = v.looseObject({ status: v.string() });
+export type Health = v.InferOutput<typeof HealthSchema>;
+
+export const AgentInfoSchema = v.looseObject({
+  id: v.string(),
+  installed: v.boolean(),
+  credentialsAvailable: v.optional(v.boolean()),
+  version: v.optional(v.nullable(v.string())),
+  path: v.optional(v.nullable(v.string())),
+  capabilities: v.optional(v.record(v.string(), v.unknown())),
+});
+export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;
+export const AgentListSchema = v.looseObject({ agents: v.array(AgentInfoSchema) });
+
+export const InstallResultWireSchema = v.looseObject({
+  already_installed: v.boolean(),
+  artifacts: v.array(
+    v.looseObject({
+      kind: v.string(),
+      path: v.string(),
+      source: v.optional(v.string()),
+      version: v.optional(v.nullable(v.string())),
+    }),
+  ),
+});
+export interface InstallResult {
+  alreadyInstalled: boolean;
+  artifacts: v.InferOutput<typeof InstallResultWireSchema>["artifacts"];
+}
+
+export const FsEntrySchema = v.looseObject({
+  name: v.string(),
+  path: v.string(),
+  entryType: v.string(),
+  size: v.number(),
+  modified: v.optional(v.unknown()),
+});
+export type FsEntry = v.InferOutput<typeof FsEntrySchema>;
+export const FsStatSchema = v.looseObject({
+  path: v.string(),
+  entryType: v.string(),
+  size: v.number(),
+  modified: v.optional(v.unknown()),
+});
+export type FsStat = v.InferOutput<typeof FsStatSchema>;
+export const WriteResultSchema = v.looseObject({ path: v.string(), bytesWritten: v.number() });
+export type WriteResult = v.InferOutput<typeof WriteResultSchema>;
+export const PathResultSchema = v.looseObject({ path: v.string() });
+export const MoveResultSchema = v.looseObject({ from: v.string(), to: v.string() });
+export type MoveResult = v.InferOutput<typeof MoveResultSchema>;
+export const UploadResultSchema = v.looseObject({ paths: v.array(v.string()), truncated: v.boolean() });
+export type UploadResult = v.InferOutput<typeof UploadResultSchema>;
+
+export interface InstallOptions {
+  reinstall?: boolean;
+  agentVersion?: string;
+  agentProcessVersion?: string;
+}
+
+export const FsEntryListSchema = v.looseObject({ entries: v.array(FsEntrySchema) });
+
+export function toInstallResult(wire: v.InferOutput<typeof InstallResultWireSchema>): InstallResult {
+  return { alreadyInstalled: wire.already_installed, artifacts: wire.artifacts };
+}

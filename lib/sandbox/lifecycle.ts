@@ -1,0 +1,235 @@
+import { BehaviorSubject, Subject } from "rxjs";
+import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
+import { linkSignal, untilAborted } from "../acp-http/abort.js";
+import { normalizeTimeout, startDeadline } from "../acp-http/timeout.js";
+import { SandboxConnection, type CallOptions } from "./connection.js";
+import { AlreadyConnectedError } from "./errors/already-connected-error.js";
+import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";
+import { ConnectionLostError } from "./errors/connection-lost-error.js";
+import { NotConnectedError } from "./errors/not-connected-error.js";
+import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
+import type { SandboxEvent } from "./events.js";
+import { profileFor, type ServerApi } from "./profiles.js";
+import type { ConnectInfo, ConnectionState, DisconnectInfo, Logger, SandboxAgentClientOptions } from "./types.js";
+
+/** What the lifecycle needs from the client that owns it. */
+export interface LifecycleDeps {
+  options: SandboxAgentClientOptions;
+  events: Subject<SandboxEvent>;
+  serverApi(): Promise<ServerApi>;
+  handlers: AcpClientHandlers;
+  logger: Logger | undefined;
+}
+
+/** A deadline and a signal as one abort: `signal` aborts with the reason, `timedOut` says which. */
+export class Bound {
+  readonly #controller = new AbortController();
+  readonly #dispose: Array<() => void> = [];
+  timedOut = false;
+
+  constructor(call: CallOptions | undefined, readonly ms = normalizeTimeout(call?.timeoutMs)) {
+    this.#dispose.push(linkSignal(call?.signal, this.#controller));
+    this.#dispose.push(startDeadline(ms, () => ((this.timedOut = true), this.#controller.abort())));
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The error for this bound having fired, as seen by `what`. */
+  error(what: string, reason: unknown): SandboxAgentError {
+    if (this.timedOut) return new CallTimeoutError(`${what} timed out after ${this.ms} ms`);
+    return new CallAbortedError(`${what} was aborted`, { cause: reason });
+  }
+
+  dispose(): void {
+    for (const undo of this.#dispose.splice(0)) undo();
+  }
+}
+
+/**
+ * The one connection of a client: connecting (bounded and cancellable), disconnecting,
+ * the state it is in, and why it ended. `ended` fires whenever a connection or attempt
+ * ends, so what lives as long as a connection (session views) can end with it.
+ */
+export class ConnectionLifecycle {
+  readonly state = new BehaviorSubject<ConnectionState>("disconnected");
+  readonly disconnects = new Subject<DisconnectInfo>();
+  readonly ended = new Subject<void>();
+  readonly #deps: LifecycleDeps;
+  #connection: SandboxConnection | undefined;
+  #connecting: Promise<ConnectInfo> | undefined;
+  #cancelConnect: AbortController | undefined;
+  /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
+  #lastFailure: unknown;
+
+  constructor(deps: LifecycleDeps) {
+    this.#deps = deps;
+  }
+
+  get connected(): boolean {
+    return this.#connection !== undefined && !this.#connection.closed;
+  }
+
+  connect(options?: CallOptions): Promise<ConnectInfo> {
+    let bound: Bound;
+    try {
+      bound = new Bound(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (this.#connecting || this.connected) {
+      bound.dispose();
+      return Promise.reject(new AlreadyConnectedError());
+    }
+    const cancel = new AbortController();
+    this.#cancelConnect = cancel;
+    const attempt = this.#open(cancel.signal, bound);
+    this.#connecting = attempt;
+    attempt.then(
+      () => (this.#connecting = undefined),
+      (error: unknown) => {
+        this.#connecting = undefined;
+        this.#lastFailure = error;
+        this.state.next("disconnected");
+        this.ended.next();
+      },
+    );
+    void attempt.catch(() => undefined).finally(() => bound.dispose());
+    return attempt;
+  }
+
+  async disconnect(): Promise<void> {
+    const connecting = this.#connecting;
+    this.#cancelConnect?.abort();
+    const connection = this.#connection;
+    this.#connection = undefined;
+    this.state.next("disconnected");
+    // Closing first makes a pending initialize fail at once instead of waiting on the server.
+    if (connection) await connection.close();
+    if (connecting) {
+      await connecting.catch(() => undefined);
+      return;
+    }
+    if (connection) {
+      this.ended.next();
+      this.disconnects.next({ reason: "disconnected" });
+    }
+  }
+
+  /**
+   * The live connection, waiting (within the call's signal and deadline) for one being
+   * made; `NotConnectedError` when there is none or the one being made did not come up.
+   */
+  async live(method: string, bound: Bound): Promise<SandboxConnection> {
+    if (this.#connecting) {
+      try {
+        await untilAborted(this.#connecting, bound.signal, (reason) => bound.error(method, reason));
+      } catch (error) {
+        if (bound.signal.aborted) throw error;
+        throw new NotConnectedError(method, { cause: error });
+      }
+    }
+    const connection = this.#connection;
+    if (!connection || connection.closed) {
+      throw new NotConnectedError(method, this.#lastFailure ? { cause: this.#lastFailure } : undefined);
+    }
+    return connection;
+  }
+
+  /** Runs `run` on the live connection; `timeoutMs` covers the wait for it and the call together. */
+  async with<T>(
+    method: string,
+    call: CallOptions | undefined,
+    run: (connection: SandboxConnection, call: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const bound = new Bound(call);
+    const started = Date.now();
+    try {
+      const connection = await this.live(method, bound);
+      const rest = bound.ms === undefined ? {} : { timeoutMs: Math.max(0, bound.ms - (Date.now() - started)) };
+      return await run(connection, { ...(call?.signal ? { signal: call.signal } : {}), ...rest });
+    } finally {
+      bound.dispose();
+    }
+  }
+
+  async #open(cancel: AbortSignal, bound: Bound): Promise<ConnectInfo> {
+    const { options } = this.#deps;
+    const agent = options.agent;
+    if (!agent) throw new SandboxAgentError("connect: no agent given; pass `agent` in the options");
+    this.state.next("connecting");
+    const stopped = (reason: unknown): SandboxAgentError =>
+      cancel.aborted ? new CallAbortedError("connect was cancelled by disconnect()") : bound.error("connect", reason);
+    const either = new AbortController();
+    const unlink = [linkSignal(cancel, either), linkSignal(bound.signal, either)];
+    try {
+      const api = await untilAborted(this.#deps.serverApi(), either.signal, stopped);
+      const connection = this.#create(api, agent);
+      this.#connection = connection;
+      const closeOnAbort = (): void => void connection.close().catch(() => undefined);
+      either.signal.addEventListener("abort", closeOnAbort, { once: true });
+      try {
+        const result = await untilAborted(connection.open(), either.signal, stopped);
+        this.#lastFailure = undefined;
+        connection.up = true;
+        this.state.next("connected");
+        const info = result.agentInfo;
+        const agentInfo = info ? { name: info.name, ...(info.version !== undefined ? { version: info.version } : {}) } : undefined;
+        return { api, agent, agentInfo, extensions: { ...connection.extensions.flags } };
+      } catch (error) {
+        if (this.#connection === connection) this.#connection = undefined;
+        await connection.close().catch(() => undefined);
+        if (!either.signal.aborted) throw error;
+        const stop = stopped(either.signal.reason);
+        throw Object.assign(stop, { cause: error });
+      } finally {
+        either.signal.removeEventListener("abort", closeOnAbort);
+      }
+    } finally {
+      for (const undo of unlink) undo();
+    }
+  }
+
+  #create(api: ServerApi, agent: string): SandboxConnection {
+    const { options, events, handlers, logger } = this.#deps;
+    const connection = new SandboxConnection(
+      {
+        baseUrl: options.baseUrl,
+        agent,
+        serverId: options.serverId ?? `sdk-${globalThis.crypto.randomUUID()}`,
+        profile: profileFor(api),
+        token: options.token,
+        headers: options.headers,
+        fetch: options.fetch,
+        reconnect: options.reconnect,
+        handlers,
+        clientInfo: { ...CLIENT_INFO },
+        logger,
+      },
+      events,
+    );
+    connection.status.subscribe((status) => {
+      if (this.#connection !== connection) return;
+      if (status === "closed") {
+        this.#connection = undefined;
+        this.state.next("disconnected");
+        // A connection that fails while connecting is reported by connect() itself.
+        if (connection.up) this.#connectionEnded(connection);
+        // Until open() succeeded the connection is not up: state$ stays `connecting`.
+      } else if (status !== "connecting" && connection.up) this.state.next(status);
+    });
+    return connection;
+  }
+
+  /** A connection the client did not close: record why, and say so on `disconnected$`. */
+  #connectionEnded(connection: SandboxConnection): void {
+    const info = connection.protocol.closeInfo;
+    const reason = info?.reason ?? "connection-lost";
+    const error = new ConnectionLostError(reason, undefined, { cause: info?.error?.cause });
+    this.#lastFailure = error;
+    this.#deps.logger?.warn("connection lost", { reason });
+    this.ended.next();
+    this.disconnects.next({ reason, error });
+  }
+}

@@ -1,0 +1,102 @@
+import type { Observable } from "rxjs";
+import type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+import type { CallOptions } from "./connection.js";
+import type { ConnectionLostError } from "./errors/connection-lost-error.js";
+import type { PermissionRequest, SandboxEvent } from "./events.js";
+import type { ServerApi } from "./profiles.js";
+import type { PromptInput, PromptOutcome } from "./sessions.js";
+
+/** The answer to a permission request: one of the offered options, or no decision. */
+export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+
+/** What a permission handler gets besides the request. */
+export interface PermissionContext {
+  /**
+   * Aborts when the answer is no longer wanted (the turn was cancelled, the agent withdrew
+   * the request, or the connection closed): a UI dialog can close itself.
+   */
+  signal: AbortSignal;
+}
+
+/**
+ * Receives the client's debug and warning lines; callers pass ids and statuses, never tokens.
+ * (The protocol layer's logger has the same shape; the public surface names neither layer.)
+ */
+export interface Logger {
+  debug(message: string, details?: Record<string, unknown>): void;
+  warn(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface SandboxAgentClientOptions {
+  /** The server, e.g. `http://127.0.0.1:2468`. */
+  baseUrl: string;
+  /** The agent to drive (`claude`, `codex`, `mock`, ...); required to connect. */
+  agent?: string;
+  token?: TokenSource;
+  /** Sent with every request; names are case-insensitive, and the client's own headers win over them. */
+  headers?: Record<string, string>;
+  fetch?: typeof globalThis.fetch;
+  /** Connect from the constructor (default true); the outcome is on `ready` and `state$`. */
+  autoConnect?: boolean;
+  /** Which server contract; asked of the server when absent. */
+  serverApi?: ServerApi;
+  /** `v1` servers only: the server-side id of this client's agent process. Default: random. */
+  serverId?: string;
+  reconnect?: ReconnectPolicy;
+  /** Working directory for new sessions when a call does not give one. Default `/`. */
+  cwd?: string;
+  /** Decides the agent's permission requests; without it every request is answered "cancelled". */
+  onPermissionRequest?: (
+    request: PermissionRequest,
+    context: PermissionContext,
+  ) => PermissionReply | Promise<PermissionReply>;
+  /** Answers the agent's file reads and writes (advertised to the agent only when given). */
+  onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
+  onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;
+  /** Log what the client does (never tokens): `true` for the console, or a logger of your own. */
+  debug?: boolean | Logger;
+}
+
+export interface ReadTextFileRequest {
+  sessionId: string;
+  path: string;
+  line?: number | null;
+  limit?: number | null;
+}
+
+/** `connect()`'s bounds: a signal that cancels the attempt, and a deadline for all of it. */
+export type ConnectOptions = CallOptions;
+
+/** `disconnected` until connected and after `disconnect()` or a lost connection. */
+export type ConnectionState = "disconnected" | "connecting" | "connected" | "reconnecting";
+
+export interface ConnectInfo {
+  api: ServerApi;
+  agent: string;
+  agentInfo: { name: string; version?: string } | undefined;
+  /** Extension flags the server or agent advertised. */
+  extensions: Record<string, boolean>;
+}
+
+/** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or network. */
+export interface DisconnectInfo {
+  reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected";
+  /** Absent for `disconnect()`; otherwise the error that ended the connection. */
+  error?: ConnectionLostError;
+}
+
+/** A prompt turn as a stream: the session's events while it runs, then its outcome. */
+export type PromptEvent = SandboxEvent | { kind: "stop"; stopReason: string };
+
+/** One session seen from the client: its own events and its own calls. */
+export interface SessionView {
+  readonly sessionId: string;
+  /**
+   * This session's events, with the `events-lost` gaps that may concern it; completes after
+   * the session ends or when the connection it was subscribed on closes.
+   */
+  readonly events$: Observable<SandboxEvent>;
+  prompt(prompt: PromptInput, options?: CallOptions): Promise<PromptOutcome>;
+  prompt$(prompt: PromptInput): Observable<PromptEvent>;
+  cancel(): Promise<void>;
+}

@@ -1,0 +1,203 @@
+/**
+ * The sandbox client against small loopback servers that misbehave on purpose: they
+ * record headers, never answer, or send headers and then stall the body.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import {
+  CallAbortedError,
+  CallTimeoutError,
+  NotConnectedError,
+  SandboxAgentClient,
+} from "../../../lib/sandbox/index.js";
+
+interface Loopback {
+  url: string;
+  requests: IncomingMessage[];
+  close(): Promise<void>;
+}
+
+/** An HTTP server on 127.0.0.1 whose every request goes to `handle` (which may never answer). */
+async function loopback(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
+  const sockets = new Set<Socket>();
+  const requests: IncomingMessage[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push(req);
+    handle(req, res);
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Answers every request with `body` as JSON. */
+const answering = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+};
+
+/** Sends the headers and the first bytes of a longer body, then nothing more. */
+const stalling = (_req: IncomingMessage, res: ServerResponse): void => {
+  res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+  res.write('{"path":"/tmp/x",');
+};
+
+const hanging = (): void => undefined;
+
+/** How `promise` settled within `ms` (a hang shows as "pending" instead of a jest timeout). */
+async function settled(promise: Promise<unknown>, ms = 5000): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise((resolve) => (timer = setTimeout(() => resolve("pending"), ms)));
+  try {
+    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => error), pending]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("control-plane headers (defect 3)", () => {
+  let server: Loopback;
+  beforeAll(async () => {
+    server = await loopback(answering({ status: "ok", path: "/tmp/x", bytesWritten: 2 }));
+  });
+  afterAll(() => server.close());
+
+  it("does not join a user Content-Type or Authorization with the client's own", async () => {
+    const client = new SandboxAgentClient({
+      baseUrl: server.url,
+      serverApi: "v1",
+      autoConnect: false,
+      token: "tok",
+      headers: { "Content-Type": "text/plain", Authorization: "Basic dXNlcg==", "X-Extra": "kept" },
+    });
+    await client.fs.writeFile("/tmp/x", "hi");
+    const put = server.requests.at(-1);
+    expect(put?.headers["content-type"]).toBe("application/octet-stream");
+    expect(put?.headers.authorization).toBe("Bearer tok");
+    expect(put?.headers["x-extra"]).toBe("kept");
+    await client.health();
+    expect(server.requests.at(-1)?.headers.authorization).toBe("Bearer tok");
+  });
+
+  it("keeps a user Authorization when no token is given", async () => {
+    const client = new SandboxAgentClient({
+      baseUrl: server.url,
+      serverApi: "v1",
+      autoConnect: false,
+      headers: { Authorization: "Basic dXNlcg==" },
+    });
+    await client.health();
+    expect(server.requests.at(-1)?.headers.authorization).toBe("Basic dXNlcg==");
+  });
+});
+
+describe("control-plane timeoutMs covers the body (defect 4)", () => {
+  let server: Loopback;
+  beforeAll(async () => {
+    server = await loopback(stalling);
+  });
+  afterAll(() => server.close());
+
+  const client = (): SandboxAgentClient =>
+    new SandboxAgentClient({ baseUrl: server.url, serverApi: "v1", autoConnect: false });
+
+  it("ends fs.readFile on a body that stalls after the headers", async () => {
+    expect(await settled(client().fs.readFile("/tmp/x", { timeoutMs: 200 }))).toBeInstanceOf(CallTimeoutError);
+  });
+
+  it("ends fs.stat on a body that stalls after the headers", async () => {
+    expect(await settled(client().fs.stat("/tmp/x", { timeoutMs: 200 }))).toBeInstanceOf(CallTimeoutError);
+  });
+
+  it("ends a stalled body read when the call's signal aborts", async () => {
+    const controller = new AbortController();
+    const reading = client().fs.readFile("/tmp/x", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    expect(await settled(reading)).toBeInstanceOf(CallAbortedError);
+  });
+});
+
+describe("timeoutMs values (defect 13)", () => {
+  let server: Loopback;
+  beforeAll(async () => {
+    server = await loopback(answering({ status: "ok" }));
+  });
+  afterAll(() => server.close());
+
+  const client = (): SandboxAgentClient =>
+    new SandboxAgentClient({ baseUrl: server.url, serverApi: "v1", autoConnect: false });
+
+  it("treats Infinity and 2^31 - 1 or more as no timeout", async () => {
+    await expect(client().health({ timeoutMs: Infinity })).resolves.toEqual({ status: "ok" });
+    await expect(client().health({ timeoutMs: 2 ** 31 - 1 })).resolves.toEqual({ status: "ok" });
+    await expect(client().health({ timeoutMs: 2 ** 40 })).resolves.toEqual({ status: "ok" });
+  });
+
+  it("rejects a negative or NaN timeoutMs with a TypeError, sending nothing", async () => {
+    const before = server.requests.length;
+    await expect(client().health({ timeoutMs: -1 })).rejects.toBeInstanceOf(TypeError);
+    await expect(client().fs.stat("/x", { timeoutMs: Number.NaN })).rejects.toBeInstanceOf(TypeError);
+    await expect(client().connect({ timeoutMs: -5 })).rejects.toBeInstanceOf(TypeError);
+    expect(server.requests.length).toBe(before);
+  });
+});
+
+describe("waits for a connection are bounded (defects 4 and 10)", () => {
+  let server: Loopback;
+  beforeAll(async () => {
+    server = await loopback(hanging);
+  });
+  afterAll(() => server.close());
+
+  it("connect({ timeoutMs }) rejects with CallTimeoutError and leaves the client disconnected", async () => {
+    const client = new SandboxAgentClient({ baseUrl: server.url, agent: "mock", serverApi: "v1", autoConnect: false });
+    expect(await settled(client.connect({ timeoutMs: 200 }))).toBeInstanceOf(CallTimeoutError);
+    expect(client.state).toBe("disconnected");
+    await client.disconnect();
+  });
+
+  it("connect({ signal }) rejects with CallAbortedError when the signal aborts", async () => {
+    const client = new SandboxAgentClient({ baseUrl: server.url, agent: "mock", serverApi: "v1", autoConnect: false });
+    const controller = new AbortController();
+    const connecting = client.connect({ signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    expect(await settled(connecting)).toBeInstanceOf(CallAbortedError);
+    expect(client.state).toBe("disconnected");
+    // The cancelled attempt left nothing behind: a new connect may start.
+    const again = client.connect({ timeoutMs: 100 });
+    expect(await settled(again)).toBeInstanceOf(CallTimeoutError);
+  });
+
+  it("honours a session call's timeoutMs while it waits for the auto-connect", async () => {
+    const client = new SandboxAgentClient({ baseUrl: server.url, agent: "mock", serverApi: "v1" });
+    try {
+      expect(await settled(client.newSession({}, { timeoutMs: 200 }))).toBeInstanceOf(CallTimeoutError);
+      expect(await settled(client.prompt("s", "hi", { timeoutMs: 200 }))).toBeInstanceOf(CallTimeoutError);
+    } finally {
+      await client.disconnect();
+    }
+  });
+
+  it("fails a call waiting for a connect that disconnect() cancels with NotConnectedError", async () => {
+    const client = new SandboxAgentClient({ baseUrl: server.url, agent: "mock", serverApi: "v1" });
+    const waiting = client.newSession();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await client.disconnect();
+    const error = await settled(waiting);
+    expect(error).toBeInstanceOf(NotConnectedError);
+    await expect(client.ready).rejects.toBeInstanceOf(CallAbortedError);
+  });
+});
