@@ -1,0 +1,136 @@
+import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import { NotATerminalError } from "../../../lib/sandbox/errors/not-a-terminal-error.js";
+import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
+import { TerminalError } from "../../../lib/sandbox/errors/terminal-error.js";
+import { WebSocketUnavailableError } from "../../../lib/acp-http/web-socket.js";
+import type { Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { processesFor, sleep, text, until, untilExited } from "./helpers.js";
+
+let server: SandboxAgentServer;
+let processes: Processes;
+const opened: Terminal[] = [];
+
+beforeAll(async () => {
+  server = await startSandboxAgent();
+  processes = processesFor(server.baseUrl);
+});
+afterEach(() => opened.splice(0).forEach((t) => t.close()));
+afterAll(() => server?.stop());
+
+function attach(id: string, options = {}): { terminal: Terminal; chunks: Uint8Array[] } {
+  const terminal = processes.terminal(id, options);
+  opened.push(terminal);
+  const chunks: Uint8Array[] = [];
+  terminal.output$.subscribe((bytes) => chunks.push(bytes));
+  return { terminal, chunks };
+}
+
+const bash = () => processes.spawn({ command: "bash", args: ["--norc", "--noprofile"], tty: true, interactive: true, env: { PS1: "$ " } });
+
+describe("terminal against the real server", () => {
+  it("resize(123, 45) then `stty size` prints 45 123; exit resolves with the code and output$ completes", async () => {
+    const info = await bash();
+    const { terminal, chunks } = attach(info.id);
+    await terminal.ready;
+    terminal.resize(123, 45);
+    terminal.send("stty size\n");
+    await until(() => text(chunks).includes("45 123"), 10_000, "stty size output");
+    const completed = lastValueFrom(terminal.output$, { defaultValue: undefined });
+    terminal.send(new TextEncoder().encode("exit 4\n"));
+    await expect(terminal.exit).resolves.toEqual({ exitCode: 4 });
+    await completed;
+    await terminal.closed;
+    expect((await untilExited(() => processes.get(info.id))).exitCode).toBe(4);
+  });
+
+  it("initial cols/rows are applied once ready", async () => {
+    const info = await bash();
+    const { terminal, chunks } = attach(info.id, { cols: 90, rows: 20 });
+    await terminal.ready;
+    terminal.send("stty size\n");
+    await until(() => text(chunks).includes("20 90"), 10_000, "stty size output");
+    await processes.kill(info.id);
+    await expect(terminal.exit).resolves.toEqual({ exitCode: null });
+  });
+
+  it("input sent before the socket is open is queued, not lost", async () => {
+    const info = await bash();
+    const { terminal, chunks } = attach(info.id);
+    terminal.send("echo queued-$((40+2))\n");
+    await until(() => text(chunks).includes("queued-42"), 10_000, "the queued command's output");
+    await processes.kill(info.id);
+  });
+
+  it("connecting to an exited process gives ready, then exit", async () => {
+    const info = await processes.spawn({ command: "sh", args: ["-c", "exit 3"], tty: true });
+    await untilExited(() => processes.get(info.id));
+    const { terminal } = attach(info.id);
+    await terminal.ready;
+    await expect(terminal.exit).resolves.toEqual({ exitCode: 3 });
+    await terminal.closed;
+  });
+
+  it("two terminals on one process both get the output", async () => {
+    const info = await bash();
+    const a = attach(info.id);
+    const b = attach(info.id);
+    await Promise.all([a.terminal.ready, b.terminal.ready]);
+    a.terminal.send("echo both-$((6*7))\n");
+    await until(() => text(a.chunks).includes("both-42") && text(b.chunks).includes("both-42"), 10_000, "output on both");
+    await processes.kill(info.id);
+  });
+
+  it("earlier output is not replayed to a new terminal", async () => {
+    const info = await processes.spawn({ command: "sh", args: ["-c", "echo early-bird; sleep 30"], tty: true });
+    await until(async () => (await processes.logs(info.id, { stream: "pty" })).some((e) => e.text.includes("early-bird")), 5_000, "early output");
+    const { terminal, chunks } = attach(info.id);
+    await terminal.ready;
+    await sleep(300);
+    expect(text(chunks)).not.toContain("early-bird");
+    await processes.kill(info.id);
+  });
+
+  it("close() detaches: the socket closes, exit rejects, the process keeps running", async () => {
+    const info = await bash();
+    const { terminal } = attach(info.id);
+    await terminal.ready;
+    const done = lastValueFrom(terminal.output$.pipe(toArray()));
+    terminal.close();
+    await terminal.closed;
+    await done;
+    await expect(terminal.exit).rejects.toBeInstanceOf(TerminalError);
+    expect(() => terminal.send("x")).toThrow(TerminalError);
+    expect((await processes.get(info.id)).status).toBe("running");
+    await processes.kill(info.id);
+  });
+
+  it("server error frames arrive on errors$ and the socket stays usable", async () => {
+    const info = await bash();
+    const { terminal, chunks } = attach(info.id);
+    await terminal.ready;
+    const error = firstValueFrom(terminal.errors$);
+    terminal.resize(-1, 70_000);
+    await expect(error).resolves.toMatchObject({ fromServer: true, processId: info.id });
+    terminal.send("echo still-$((1+1))\n");
+    await until(() => text(chunks).includes("still-2"), 10_000, "output after the error frame");
+    await processes.kill(info.id);
+  });
+
+  it("unknown process → ProcessNotFoundError; non-tty process → NotATerminalError", async () => {
+    const unknown = attach("proc_nope").terminal;
+    await expect(unknown.ready).rejects.toBeInstanceOf(ProcessNotFoundError);
+    await expect(unknown.exit).rejects.toBeInstanceOf(ProcessNotFoundError);
+    await unknown.closed;
+    const pipe = await processes.spawn({ command: "sleep", args: ["30"] });
+    await expect(attach(pipe.id).terminal.ready).rejects.toBeInstanceOf(NotATerminalError);
+    await processes.kill(pipe.id);
+  });
+
+  it("without a WebSocket implementation (Node 20, none injected) ready rejects with WebSocketUnavailableError", async () => {
+    const bare = processesFor(server.baseUrl, undefined, {});
+    const terminal = bare.terminal("proc_1");
+    await expect(terminal.ready).rejects.toBeInstanceOf(WebSocketUnavailableError);
+    expect(String(terminal)).toBe("Terminal(proc_1, closed)");
+  });
+});
