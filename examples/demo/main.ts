@@ -1,18 +1,19 @@
-// The live demo: `npm start`. Starts a real sandbox-agent server with the demo agent (or uses the
-// server given with --url), runs one prompt turn and renders it as it streams.
+// The live demo: `npm start`. Starts a real sandbox-agent server with the demo agent through the
+// `local()` provider (or uses the server given with --url), runs one prompt turn and renders it.
 import { fileURLToPath } from "node:url";
 import { SandboxAgentClient, type PermissionRequest } from "../../lib/sandbox/index.js";
 import { parseArgs, USAGE, type DemoArgs } from "./args.js";
 import { askKey, replyFor, type Decision } from "./permission.js";
 import { TerminalRenderer } from "./render.js";
-import { launchSandboxAgent, type LocalServer } from "./server.js";
+import { local } from "../../lib/providers/local/index.js";
+import { startSandbox, type StartedSandbox } from "../../lib/sandbox/providers/index.js";
 
 const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
 
 async function main(args: DemoArgs): Promise<number> {
   const out = new TerminalRenderer(process.stdout);
   const { bold, dim, green, red } = out.style;
-  let server: LocalServer | undefined;
+  let sandbox: StartedSandbox | undefined;
   let client: SandboxAgentClient | undefined;
 
   // One cleanup for every way out: normal end, error, Ctrl-C, SIGTERM.
@@ -21,7 +22,7 @@ async function main(args: DemoArgs): Promise<number> {
     (cleaning ??= (async () => {
       out.stopSpinner();
       await client?.disconnect().catch(() => undefined);
-      await server?.stop();
+      await sandbox?.destroy();
     })());
   const interrupt = (): void => {
     out.line(red("Interrupted; shutting down."));
@@ -47,23 +48,25 @@ async function main(args: DemoArgs): Promise<number> {
   };
 
   try {
-    let baseUrl = args.url;
-    if (baseUrl === undefined) {
+    const onPermissionRequest = async (request: PermissionRequest) => replyFor(request, await decide(request));
+    if (args.url === undefined) {
       out.line(dim("Starting a local sandbox-agent server with the demo agent..."));
-      server = await launchSandboxAgent({ agentScript: DEMO_AGENT });
-      baseUrl = server.baseUrl;
+      const provider = local({ mockAgent: DEMO_AGENT });
+      sandbox = await startSandbox({ sandbox: provider, agent: args.agent, debug: args.debug, onPermissionRequest });
+      client = sandbox.client;
+      const pid = provider.details(sandbox.info.id)?.pid;
+      out.line(`${bold("Server")} ${sandbox.info.baseUrl}${dim(` (local, pid ${pid})`)}  ${bold("agent")} ${args.agent}`);
+    } else {
+      out.line(`${bold("Server")} ${args.url}  ${bold("agent")} ${args.agent}`);
+      client = new SandboxAgentClient({
+        baseUrl: args.url,
+        agent: args.agent,
+        ...(args.token ? { token: args.token } : {}),
+        debug: args.debug,
+        onPermissionRequest,
+      });
     }
-    out.line(`${bold("Server")} ${baseUrl}${server ? dim(` (local, pid ${server.pid})`) : ""}  ${bold("agent")} ${args.agent}`);
-
-    client = new SandboxAgentClient({
-      baseUrl,
-      agent: args.agent,
-      ...(args.token ? { token: args.token } : {}),
-      ...(server ? { cwd: server.home } : {}),
-      debug: args.debug,
-      onPermissionRequest: async (request) => replyFor(request, await decide(request)),
-    });
-    const info = await client.ready;
+    const info = sandbox?.connectInfo ?? (await client.ready);
     out.line(`${bold("Connected")} ${info?.agentInfo ? `${info.agentInfo.name} ${info.agentInfo.version ?? ""}`.trim() : args.agent} ${dim(`(${info?.api ?? "?"} API)`)}`);
     client.parseErrors$.subscribe((error) => out.line(red(`parse error (${error.source}): ${error.error}`)));
 

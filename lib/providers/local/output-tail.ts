@@ -1,0 +1,71 @@
+// The server's output (its log lines on stderr when SANDBOX_AGENT_LOG_STDOUT is set): kept as a
+// bounded tail for error messages, and passed on to a stream only when the user asks for one.
+import type { Readable } from "node:stream";
+
+const MAX_LINES = 60;
+const MAX_LINE_CHARS = 2000;
+
+export class OutputTail {
+  readonly #lines: string[] = [];
+  readonly #redact: string[];
+  readonly #sink: NodeJS.WritableStream | undefined;
+  readonly #prefix: string;
+  #partial = "";
+  #listeners: ((line: string) => void)[] = [];
+
+  /** `redact`: secrets (the token) replaced in every line kept or passed on. */
+  constructor(options: { redact?: (string | undefined)[]; sink?: NodeJS.WritableStream | undefined; prefix?: string }) {
+    this.#redact = (options.redact ?? []).filter((s): s is string => typeof s === "string" && s.length > 0);
+    this.#sink = options.sink;
+    this.#prefix = options.prefix ?? "";
+  }
+
+  /** Reads `stream` line by line until it ends. */
+  follow(stream: Readable | null | undefined): void {
+    if (!stream) return;
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => this.#push(chunk));
+    stream.on("end", () => this.#flush());
+    stream.on("error", () => undefined);
+  }
+
+  /** Calls `listener` for each later line. */
+  onLine(listener: (line: string) => void): () => void {
+    this.#listeners.push(listener);
+    return () => (this.#listeners = this.#listeners.filter((l) => l !== listener));
+  }
+
+  /** The last lines seen, newest last. */
+  text(): string {
+    return [...this.#lines, ...(this.#partial ? [this.#partial] : [])].map((l) => this.#clean(l)).join("\n");
+  }
+
+  #push(chunk: string): void {
+    const parts = (this.#partial + chunk).split("\n");
+    this.#partial = parts.pop() ?? "";
+    if (this.#partial.length > MAX_LINE_CHARS) {
+      parts.push(this.#partial);
+      this.#partial = "";
+    }
+    for (const line of parts) this.#line(line.replace(/\r$/, ""));
+  }
+
+  #flush(): void {
+    if (this.#partial) this.#line(this.#partial);
+    this.#partial = "";
+  }
+
+  #line(raw: string): void {
+    const line = this.#clean(raw);
+    this.#lines.push(line);
+    if (this.#lines.length > MAX_LINES) this.#lines.shift();
+    this.#sink?.write(`${this.#prefix}${line}\n`);
+    for (const listener of this.#listeners) listener(line);
+  }
+
+  #clean(line: string): string {
+    let out = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+    for (const secret of this.#redact) out = out.split(secret).join("[redacted]");
+    return out;
+  }
+}

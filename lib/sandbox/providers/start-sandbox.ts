@@ -1,0 +1,110 @@
+// One call from nothing to a connected client: create (or find) a sandbox, wait until its server
+// answers, connect. Whatever fails on the way tears down what this call created.
+import { SandboxAgentClient, type ConnectInfo, type SandboxAgentClientOptions } from "../client.js";
+import { CallAbortedError } from "../errors/call-errors.js";
+import { SandboxStartError } from "../errors/sandbox-start-error.js";
+import { SandboxProviderError } from "../errors/sandbox-provider-error.js";
+import { waitForHealth } from "./health.js";
+import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./types.js";
+
+export interface StartSandboxOptions extends Omit<SandboxAgentClientOptions, "baseUrl" | "autoConnect" | "agent"> {
+  /** Who runs the server: `local()`, `docker()`, or a provider of your own. */
+  sandbox: SandboxProvider;
+  /** The agent to drive (`mock`, `claude`, ...). */
+  agent: string;
+  /** Reattach to this existing sandbox (`provider.reconnect`) instead of creating one. */
+  sandboxId?: string;
+  /** How long the server may take to answer `GET /v1/health` after `create`; default 30000 ms. */
+  healthTimeoutMs?: number;
+  /** Cancels the whole start; a sandbox created for it is destroyed. */
+  signal?: AbortSignal;
+}
+
+/** A started sandbox: its connected client, and the means to tear both down. */
+export interface StartedSandbox {
+  /** Connected to the sandbox's server. `disconnect()` alone leaves the sandbox running. */
+  readonly client: SandboxAgentClient;
+  readonly provider: SandboxProvider;
+  /** Where the server answers (`id` is the provider's sandbox id). */
+  readonly info: SandboxInfo;
+  /** What `connect()` reported. */
+  readonly connectInfo: ConnectInfo;
+  /** Disconnects the client, then destroys the sandbox. Idempotent; safe after a lost connection. */
+  destroy(options?: SandboxCallOptions): Promise<void>;
+}
+
+/**
+ * Creates a sandbox with `options.sandbox`, waits (bounded backoff, abortable) for its server,
+ * and connects a client to `options.agent`. On any failure the sandbox this call created is destroyed
+ * and the error is rethrown (`SandboxStartError` when the server never became healthy).
+ */
+export async function startSandbox(options: StartSandboxOptions): Promise<StartedSandbox> {
+  const { sandbox: provider, sandboxId, healthTimeoutMs, signal, ...clientOptions } = options;
+  if (signal?.aborted) throw new CallAbortedError("startSandbox was aborted", { cause: signal.reason });
+  const created = sandboxId === undefined;
+  const info = await obtain(provider, sandboxId, signal);
+  let client: SandboxAgentClient | undefined;
+  try {
+    const outcome = await waitForHealth(info.baseUrl, {
+      ...(info.token !== undefined ? { token: info.token } : {}),
+      ...(info.fetch ? { fetch: info.fetch } : {}),
+      ...(signal ? { signal } : {}),
+      timeoutMs: healthTimeoutMs ?? 30_000,
+    });
+    if (outcome !== "ready") {
+      throw new SandboxStartError(provider.name, "timeout", `sandbox ${info.id} did not answer GET /v1/health in time`);
+    }
+    client = new SandboxAgentClient({
+      ...clientOptions,
+      baseUrl: info.baseUrl,
+      ...(clientOptions.token === undefined && info.token !== undefined ? { token: info.token } : {}),
+      ...(clientOptions.fetch === undefined && info.fetch ? { fetch: info.fetch } : {}),
+      ...(clientOptions.cwd === undefined && info.defaultCwd !== undefined ? { cwd: info.defaultCwd } : {}),
+      autoConnect: false,
+    });
+    const connectInfo = await connectWithin(client, signal);
+    return handle(provider, info, client, connectInfo);
+  } catch (error) {
+    await client?.disconnect().catch(() => undefined);
+    if (created) await provider.destroy(info.id).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function obtain(provider: SandboxProvider, sandboxId: string | undefined, signal: AbortSignal | undefined): Promise<SandboxInfo> {
+  const call = signal ? { signal } : {};
+  if (sandboxId === undefined) return provider.create(call);
+  if (!provider.reconnect) throw new SandboxProviderError(provider.name, "reconnect", "this provider cannot reattach to an existing sandbox");
+  return provider.reconnect(sandboxId, call);
+}
+
+/** `client.connect()`, cancelled (via `disconnect()`) when `signal` aborts. */
+async function connectWithin(client: SandboxAgentClient, signal: AbortSignal | undefined): Promise<ConnectInfo> {
+  if (!signal) return client.connect();
+  const onAbort = (): void => void client.disconnect();
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await client.connect();
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function handle(provider: SandboxProvider, info: SandboxInfo, client: SandboxAgentClient, connectInfo: ConnectInfo): StartedSandbox {
+  let destroying: Promise<void> | undefined;
+  return {
+    client,
+    provider,
+    info,
+    connectInfo,
+    destroy(call?: SandboxCallOptions): Promise<void> {
+      destroying ??= (async () => {
+        await client.disconnect().catch(() => undefined);
+        await provider.destroy(info.id, call);
+      })();
+      // A failed destroy may be retried.
+      destroying.catch(() => (destroying = undefined));
+      return destroying;
+    },
+  };
+}

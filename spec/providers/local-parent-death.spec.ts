@@ -1,0 +1,62 @@
+// A local() server dies with the process that started it, however that process ends.
+import { spawn } from "node:child_process";
+import { repoRoot } from "../examples/run-example.js";
+import { eventually, isRunning, portIsFree } from "./support/processes.js";
+
+interface Started {
+  pid: number;
+  port: number;
+  agentPids: number[];
+}
+
+/** Runs the fixture parent until it has printed its sandbox; returns it and the parent process. */
+async function startParent(mode: "wait" | "exit"): Promise<{ started: Started; child: ReturnType<typeof spawn>; closed: Promise<unknown> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "spec/providers/support/local-parent.ts", mode], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const closed = new Promise((resolve) => child.once("close", resolve));
+  let out = "";
+  let err = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const started = await new Promise<Started>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the parent never reported its sandbox\n${out}\n${err}`)), 30_000);
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+      const line = out.split("\n").find((l) => l.startsWith("{"));
+      if (line && out.includes("\n")) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line) as Started);
+      }
+    });
+    child.once("close", () => reject(new Error(`the parent ended early\n${out}\n${err}`)));
+  });
+  return { started, child, closed };
+}
+
+async function expectGone(started: Started): Promise<void> {
+  expect(started.pid).toBeGreaterThan(0);
+  expect(started.agentPids.length).toBeGreaterThan(0);
+  const pids = [started.pid, ...started.agentPids];
+  // "Within a few seconds": the watchdog sends SIGTERM at once and SIGKILL after 1.5 s.
+  expect(await eventually(() => pids.every((pid) => !isRunning(pid)), 5000)).toBe(true);
+  expect(await eventually(() => portIsFree(started.port), 2000)).toBe(true);
+}
+
+describe("a local() server and its parent", () => {
+  for (const sig of ["SIGKILL", "SIGTERM", "SIGINT"] as const) {
+    it(`dies when the parent is killed with ${sig}`, async () => {
+      const { started, child, closed } = await startParent("wait");
+      expect(isRunning(started.pid)).toBe(true);
+      child.kill(sig);
+      await closed;
+      await expectGone(started);
+    }, 60_000);
+  }
+
+  it("dies when the parent calls process.exit()", async () => {
+    const { started, closed } = await startParent("exit");
+    await closed;
+    await expectGone(started);
+  }, 60_000);
+});

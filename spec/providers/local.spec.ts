@@ -1,0 +1,175 @@
+// local(): the real 0.4.2 server as a child process, the scripted agent as its `mock` agent.
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PassThrough } from "node:stream";
+import { local } from "../../lib/providers/local/index.js";
+import { watchdogPid } from "../../lib/providers/local/watchdog.js";
+import { freePort } from "../../lib/providers/local/ports.js";
+import { CallAbortedError } from "../../lib/sandbox/index.js";
+import { SandboxNotFoundError } from "../../lib/sandbox/errors/sandbox-not-found-error.js";
+import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.js";
+import { startSandbox } from "../../lib/sandbox/providers/index.js";
+import { runExample } from "../examples/run-example.js";
+import { eventually, isRunning, portIsFree, processesMatching } from "./support/processes.js";
+
+const agent = fileURLToPath(new URL("../support/scripted-agent.mjs", import.meta.url));
+const text = (t: string) => [{ type: "text" as const, text: t }];
+
+describe("local() provider", () => {
+  let scratch: string;
+  beforeAll(() => (scratch = mkdtempSync(join(tmpdir(), "local-spec-"))));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("starts a server, prompts through the scripted agent, and destroys it without a trace", async () => {
+    const log = new PassThrough();
+    let logged = "";
+    log.on("data", (chunk: Buffer) => (logged += chunk.toString("utf8")));
+    const provider = local({ mockAgent: agent, log });
+    const started = await startSandbox({ sandbox: provider, agent: "mock" });
+    const details = provider.details(started.info.id);
+    if (!details) throw new Error("no details for a running sandbox");
+    try {
+      expect(started.info.baseUrl).toBe(`http://127.0.0.1:${details.port}`);
+      expect(started.info.token).toMatch(/^[0-9a-f]{48}$/);
+      expect(started.client.connected).toBe(true);
+      const session = await started.client.newSession();
+      const outcome = await started.client.prompt(session.sessionId, text("hello"));
+      expect(outcome.stopReason).toBe("end_turn");
+      // Without the token the server refuses: it really runs with one.
+      const anonymous = await fetch(`${started.info.baseUrl}/v1/agents`);
+      expect(anonymous.status).toBe(401);
+      // Its logs reach the stream we gave, and its own dirs hold them no more (SANDBOX_AGENT_LOG_STDOUT).
+      expect(logged).toContain('message="server listening"');
+      expect(details.output()).toContain("session/prompt");
+      expect(existsSync(join(details.dataHome, "sandbox-agent", "logs"))).toBe(false);
+      expect(logged).not.toContain(started.info.token);
+    } finally {
+      await started.destroy();
+    }
+    expect(isRunning(details.pid)).toBe(false);
+    expect(await portIsFree(details.port)).toBe(true);
+    expect(existsSync(details.home)).toBe(false);
+    expect(provider.details(started.info.id)).toBeUndefined();
+    await started.destroy(); // idempotent
+  }, 60_000);
+
+  it("disconnect() alone leaves the sandbox running; destroy() ends it", async () => {
+    const provider = local({ mockAgent: agent });
+    const started = await startSandbox({ sandbox: provider, agent: "mock" });
+    const pid = provider.details(started.info.id)?.pid ?? 0;
+    await started.client.disconnect();
+    const health = await fetch(`${started.info.baseUrl}/v1/health`, { headers: { Authorization: `Bearer ${started.info.token}` } });
+    expect(health.status).toBe(200);
+    expect(isRunning(pid)).toBe(true);
+    await started.destroy();
+    expect(isRunning(pid)).toBe(false);
+  }, 60_000);
+
+  it("writes nothing to the terminal unless asked", async () => {
+    const result = await runExample("spec/providers/support/local-parent.ts", ["quiet"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe("");
+  }, 60_000);
+
+  it("accepts a token that starts with a dash (it is not read as a flag)", async () => {
+    const provider = local({ token: "-d-looks-like-a-flag" });
+    const info = await provider.create();
+    try {
+      const health = await fetch(`${info.baseUrl}/v1/agents`, { headers: { Authorization: "Bearer -d-looks-like-a-flag" } });
+      expect(health.status).toBe(200);
+    } finally {
+      await provider.destroy(info.id);
+    }
+  }, 30_000);
+
+  it("fails start-up with the server's output tail, the token redacted", async () => {
+    const fake = join(scratch, "exits-at-once");
+    writeFileSync(fake, `#!/bin/sh\necho "fake server starting with $*" >&2\necho "fatal: scripted failure" >&2\nexit 3\n`);
+    chmodSync(fake, 0o755);
+    const provider = local({ binaryPath: fake, token: "sekrit-token-123" });
+    const error = await provider.create().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxStartError);
+    const start = error as SandboxStartError;
+    expect(start.reason).toBe("exited");
+    expect(start.output).toContain("fatal: scripted failure");
+    expect(start.message).toContain("fatal: scripted failure");
+    expect(start.message).toContain("[redacted]");
+    expect(start.message).not.toContain("sekrit-token-123");
+    expect(start.output).toContain("--no-telemetry");
+  });
+
+  it("says where it looked when there is no binary", async () => {
+    const provider = local({ binaryPath: join(scratch, "does-not-exist") });
+    const error = await provider.create().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxStartError);
+    expect((error as SandboxStartError).reason).toBe("spawn-failed");
+    expect((error as Error).message).toContain(join(scratch, "does-not-exist"));
+  });
+
+  it("honours SANDBOX_AGENT_BIN", async () => {
+    const fake = join(scratch, "env-bin");
+    writeFileSync(fake, `#!/bin/sh\necho "env binary ran" >&2\nexit 4\n`);
+    chmodSync(fake, 0o755);
+    const before = process.env.SANDBOX_AGENT_BIN;
+    process.env.SANDBOX_AGENT_BIN = fake;
+    try {
+      const error = await local().create().catch((e: unknown) => e);
+      expect((error as SandboxStartError).output).toContain("env binary ran");
+    } finally {
+      if (before === undefined) delete process.env.SANDBOX_AGENT_BIN;
+      else process.env.SANDBOX_AGENT_BIN = before;
+    }
+  });
+
+  it("an aborted create leaves no server and no port behind", async () => {
+    const port = await freePort();
+    const provider = local({ mockAgent: agent, port });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    await expect(provider.create({ signal: controller.signal })).rejects.toBeInstanceOf(CallAbortedError);
+    expect(await eventually(() => processesMatching(`-p ${port}`).length === 0, 5000)).toBe(true);
+    expect(await portIsFree(port)).toBe(true);
+  }, 30_000);
+
+  it("pauses (the server stops answering) and resumes", async () => {
+    const provider = local({ mockAgent: agent });
+    const info = await provider.create();
+    const headers = { Authorization: `Bearer ${info.token}` };
+    try {
+      await provider.pause?.(info.id);
+      await expect(fetch(`${info.baseUrl}/v1/health`, { headers, signal: AbortSignal.timeout(500) })).rejects.toThrow();
+      const again = await provider.resume?.(info.id);
+      expect(again?.baseUrl).toBe(info.baseUrl);
+      expect((await fetch(`${info.baseUrl}/v1/health`, { headers })).status).toBe(200);
+    } finally {
+      await provider.destroy(info.id);
+    }
+    await expect(provider.resume?.(info.id)).rejects.toBeInstanceOf(SandboxNotFoundError);
+  }, 30_000);
+
+  it("20 start/destroy cycles leave no process, port, dir or watchdog behind", async () => {
+    const provider = local({ mockAgent: agent });
+    const seen: { pid: number; port: number; home: string }[] = [];
+    const watchdogs = new Set<number>();
+    for (let i = 0; i < 20; i++) {
+      const started = await startSandbox({ sandbox: provider, agent: "mock" });
+      const details = provider.details(started.info.id);
+      if (!details) throw new Error("no details");
+      seen.push({ pid: details.pid, port: details.port, home: details.home });
+      const watchdog = watchdogPid();
+      if (watchdog !== undefined) watchdogs.add(watchdog);
+      await started.destroy();
+    }
+    expect(watchdogPid()).toBeUndefined();
+    for (const { pid, port, home } of seen) {
+      expect(isRunning(pid)).toBe(false);
+      expect(await portIsFree(port)).toBe(true);
+      expect(existsSync(home)).toBe(false);
+    }
+    expect(watchdogs.size).toBeGreaterThan(0);
+    expect(await eventually(() => [...watchdogs].every((pid) => !isRunning(pid)), 5000)).toBe(true);
+  }, 180_000);
+});

@@ -1,0 +1,24 @@
+// A parent process for the "child dies with its parent" tests: starts one local() sandbox, runs a
+// prompt (so an agent process exists too), prints {pid, port, agentPids} as one JSON line, then
+// waits to be killed, or ends itself as argv[2] says: "wait" (default), "exit" (process.exit), or
+// "quiet" (prints nothing, destroys the sandbox and returns normally).
+import { local } from "../../../lib/providers/local/index.js";
+import { startSandbox } from "../../../lib/sandbox/providers/index.js";
+import { groupMembers } from "../../../lib/providers/local/process-group.js";
+import { fileURLToPath } from "node:url";
+
+const agent = fileURLToPath(new URL("../../support/scripted-agent.mjs", import.meta.url));
+const provider = local({ mockAgent: agent });
+const started = await startSandbox({ sandbox: provider, agent: "mock" });
+const session = await started.client.newSession();
+await started.client.prompt(session.sessionId, [{ type: "text", text: "hello" }]);
+if (process.argv[2] === "quiet") {
+  await started.destroy();
+  process.exit();
+}
+const details = provider.details(started.info.id);
+const agentPids = (groupMembers(details?.pid ?? 0) ?? []).map((m) => m.pid);
+process.stdout.write(`${JSON.stringify({ pid: details?.pid, port: details?.port, agentPids })}\n`);
+if (process.argv[2] === "exit") process.exit(0);
+// Keep the event loop alive until a signal ends us (the client alone may not).
+setInterval(() => undefined, 60_000);
