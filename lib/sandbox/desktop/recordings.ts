@@ -1,0 +1,70 @@
+import type { CallOptions } from "../connection.js";
+import { DesktopStreamUnavailableError } from "../errors/desktop-stream-unavailable-error.js";
+import { segment, type DesktopFile, type DesktopRoutes } from "./routes.js";
+import { RecordingListSchema, RecordingSchema, StreamStatusSchema, type Recording, type StreamStatus } from "./schemas.js";
+
+/** Screen recordings (ffmpeg, mp4). One at a time: a second `start` is a `ConflictError`. */
+export class DesktopRecordings {
+  readonly #routes: DesktopRoutes;
+
+  constructor(routes: DesktopRoutes) {
+    this.#routes = routes;
+  }
+
+  start(options: { fps?: number } = {}, call?: CallOptions): Promise<Recording> {
+    return this.#routes.json("desktop.recordings.start", RecordingSchema, "post", "/recording/start", { json: options }, call);
+  }
+
+  /** Stops the running recording; `ConflictError` when none runs. The answer has its final size. */
+  stop(call?: CallOptions): Promise<Recording> {
+    return this.#routes.json("desktop.recordings.stop", RecordingSchema, "post", "/recording/stop", {}, call);
+  }
+
+  async list(call?: CallOptions): Promise<Recording[]> {
+    return (await this.#routes.json("desktop.recordings.list", RecordingListSchema, "get", "/recordings", {}, call)).recordings;
+  }
+
+  /** `NotFoundError` for an unknown id. */
+  get(id: string, call?: CallOptions): Promise<Recording> {
+    return this.#routes.json("desktop.recordings.get", RecordingSchema, "get", `/recordings/${segment(id)}`, {}, call);
+  }
+
+  /** The mp4 file's bytes (`video/mp4`). */
+  async download(id: string, call?: CallOptions): Promise<Uint8Array> {
+    return (await this.downloadFile(id, call)).bytes;
+  }
+
+  /** The file with its media type. */
+  downloadFile(id: string, call?: CallOptions): Promise<DesktopFile> {
+    return this.#routes.bytes("desktop.recordings.download", `/recordings/${segment(id)}/download`, undefined, call);
+  }
+
+  /** Deletes the recording and its file; `NotFoundError` once it is gone. */
+  delete(id: string, call?: CallOptions): Promise<void> {
+    return this.#routes.empty("desktop.recordings.delete", "delete", `/recordings/${segment(id)}`, call);
+  }
+}
+
+/**
+ * The WebRTC stream (a `neko` process on the server). Debian has no `neko` package, so on a
+ * Debian sandbox `start` fails with `DesktopStreamUnavailableError` (`reason: "streamer-missing"`).
+ */
+export class DesktopStream {
+  readonly #routes: DesktopRoutes;
+
+  constructor(routes: DesktopRoutes) {
+    this.#routes = routes;
+  }
+
+  status(call?: CallOptions): Promise<StreamStatus> {
+    return this.#routes.json("desktop.stream.status", StreamStatusSchema, "get", "/stream/status", {}, call);
+  }
+
+  start(call?: CallOptions): Promise<StreamStatus> {
+    return this.#routes.json("desktop.stream.start", StreamStatusSchema, "post", "/stream/start", {}, call, DesktopStreamUnavailableError);
+  }
+
+  stop(call?: CallOptions): Promise<StreamStatus> {
+    return this.#routes.json("desktop.stream.stop", StreamStatusSchema, "post", "/stream/stop", {}, call);
+  }
+}

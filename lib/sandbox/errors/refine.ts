@@ -1,0 +1,30 @@
+import { ConflictError } from "./conflict-error.js";
+import { DesktopDependenciesMissingError } from "./desktop-dependencies-missing-error.js";
+import { DesktopInactiveError } from "./desktop-inactive-error.js";
+import { SandboxAgentHttpError } from "./http-error.js";
+import { InvalidRequestError } from "./invalid-request-error.js";
+import { NotFoundError } from "./not-found-error.js";
+
+type HttpErrorClass = new (...args: ConstructorParameters<typeof SandboxAgentHttpError>) => SandboxAgentHttpError;
+
+/**
+ * The most specific error class for an HTTP failure, chosen by status and problem kind
+ * (`code` for the desktop's own problems). Anything else, and non-HTTP errors, pass unchanged.
+ * `conflictAs` picks the class for a plain 409 (e.g. the stream's own class).
+ */
+export function refineHttpError(error: unknown, conflictAs: HttpErrorClass = ConflictError): unknown {
+  if (!(error instanceof SandboxAgentHttpError) || error.constructor !== SandboxAgentHttpError) return error;
+  const kind = typeof error.problem?.code === "string" ? error.problem.code : error.kind;
+  const target = classFor(error.status, kind, conflictAs);
+  if (!target) return error;
+  return new target(error.operation, error.status, error.problem, error.bodyText, { cause: error.cause });
+}
+
+function classFor(status: number, kind: string | undefined, conflictAs: HttpErrorClass): HttpErrorClass | undefined {
+  if (kind === "desktop_dependencies_missing") return DesktopDependenciesMissingError;
+  if (kind === "desktop_runtime_inactive") return DesktopInactiveError;
+  if (status === 404 && kind !== "invalid_request") return NotFoundError;
+  if (status === 409) return conflictAs;
+  if (status === 400 || status === 415 || status === 422) return InvalidRequestError;
+  return undefined;
+}

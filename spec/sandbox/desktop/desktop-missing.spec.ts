@@ -1,0 +1,85 @@
+// The desktop of a real 0.4.2 server that finds none of its programs (its PATH is an empty
+// directory): the typed 503 with the server's install hint. Needs no desktop packages.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { firstValueFrom } from "rxjs";
+import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
+import { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import { DesktopDependenciesMissingError } from "../../../lib/sandbox/errors/desktop-dependencies-missing-error.js";
+import { DesktopStreamUnavailableError } from "../../../lib/sandbox/errors/desktop-stream-unavailable-error.js";
+import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
+import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+
+const TOKEN = "desktop-missing-secret-7f3a";
+const MISSING = ["Xvfb", "openbox", "xdotool", "import", "xrandr"];
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+function expectMissing(error: unknown): void {
+  expect(error).toBeInstanceOf(DesktopDependenciesMissingError);
+  expect(error).toBeInstanceOf(SandboxAgentHttpError);
+  const missing = error as DesktopDependenciesMissingError;
+  expect(missing.status).toBe(503);
+  expect(missing.kind).toBe("desktop_dependencies_missing");
+  expect(missing.missingDependencies).toEqual(MISSING);
+  expect(missing.installCommand).toBe("sandbox-agent install desktop --yes");
+  expect(`${missing.message} ${String(missing)} ${JSON.stringify(missing)}`).not.toContain(TOKEN);
+}
+
+describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
+  let server: SandboxAgentServer;
+  let desktop: Desktop;
+  let emptyPath: string;
+
+  beforeAll(async () => {
+    emptyPath = mkdtempSync(join(tmpdir(), "empty-path-"));
+    server = await startSandboxAgent({ token: TOKEN, env: { PATH: emptyPath } });
+    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: () => TOKEN, headers: undefined, fetch: undefined });
+    desktop = new Desktop(http);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(emptyPath, { recursive: true, force: true });
+  });
+
+  it("status says install_required with what is missing and how to get it", async () => {
+    const status = await desktop.status();
+    expect(status).toMatchObject({
+      state: "install_required",
+      missingDependencies: MISSING,
+      installCommand: "sandbox-agent install desktop --yes",
+      lastError: { code: "desktop_dependencies_missing" },
+    });
+  });
+
+  it("start, screenshots, input and screen$ fail with DesktopDependenciesMissingError", async () => {
+    expectMissing(await rejection(desktop.start({ width: 800, height: 600 })));
+    expectMissing(await rejection(desktop.screenshot()));
+    expectMissing(await rejection(desktop.screenshotRegion({ x: 0, y: 0, width: 10, height: 10 })));
+    expectMissing(await rejection(desktop.keyboard.type("x")));
+    expectMissing(await rejection(desktop.mouse.position()));
+    expectMissing(await rejection(desktop.windows.list()));
+    expectMissing(await rejection(desktop.clipboard.set("x")));
+    expectMissing(await rejection(firstValueFrom(desktop.screen$({ intervalMs: 10 }))));
+  });
+
+  it("stop, recordings and stream status still answer; stream start is a typed 409", async () => {
+    expect((await desktop.stop()).state).toBe("inactive");
+    expect(await desktop.recordings.list()).toEqual([]);
+    expect(await rejection(desktop.recordings.get("rec_1"))).toBeInstanceOf(NotFoundError);
+    expect(await desktop.stream.status()).toEqual({ active: false });
+    const error = await rejection(desktop.stream.start());
+    expect(error).toBeInstanceOf(DesktopStreamUnavailableError);
+    expect((error as DesktopStreamUnavailableError).reason).toBe("desktop-inactive");
+  });
+});

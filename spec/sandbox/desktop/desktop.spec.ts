@@ -1,0 +1,268 @@
+// The desktop against the real 0.4.2 server with the Debian desktop packages (Xvfb, openbox,
+// xdotool, ImageMagick, ffmpeg, xclip, xdg-utils, x11-utils). What it measures is printed at the end.
+import { jest } from "@jest/globals";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as v from "valibot";
+import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
+import { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import { ConflictError } from "../../../lib/sandbox/errors/conflict-error.js";
+import { DesktopInactiveError } from "../../../lib/sandbox/errors/desktop-inactive-error.js";
+import { DesktopStreamUnavailableError } from "../../../lib/sandbox/errors/desktop-stream-unavailable-error.js";
+import { InvalidRequestError } from "../../../lib/sandbox/errors/invalid-request-error.js";
+import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
+import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { describeWith } from "../../support/system-component.js";
+import { DESKTOP, freeDisplayNumber, leftoverDesktopPids, typedText } from "./desktop-component.js";
+
+jest.setTimeout(60_000);
+
+const WIDTH = 1024;
+const HEIGHT = 768;
+
+const LogsSchema = v.looseObject({ entries: v.array(v.looseObject({ data: v.string() })) });
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+/** Width and height from a PNG's IHDR chunk, after checking the signature. */
+function pngSize(bytes: Uint8Array): { width: number; height: number } {
+  expect(Buffer.from(bytes.subarray(0, 8)).toString("hex")).toBe("89504e470d0a1a0a");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/** ImageMagick's reading of an image file: proves the bytes decode, not just that the header is right. */
+function identify(dir: string, name: string, bytes: Uint8Array): string {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return execFileSync("identify", ["-format", "%m %w %h", path], { encoding: "utf8" }).trim();
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
+  let server: SandboxAgentServer;
+  let http: ControlPlaneHttp;
+  let desktop: Desktop;
+  let dir: string;
+  const measured: Record<string, string> = {};
+
+  const processOutput = async (processId: string): Promise<string> => {
+    const logs = await http.json("logs", LogsSchema, "get", `/v1/processes/${processId}/logs`, { query: { stream: "stdout" } });
+    return logs.entries.map((entry) => Buffer.from(entry.data, "base64").toString("utf8")).join("");
+  };
+
+  /** Polls a process's output until `done` holds (xev writes each event as it happens). */
+  const outputUntil = async (processId: string, done: (output: string) => boolean): Promise<string> => {
+    const deadline = Date.now() + 10_000;
+    let output = "";
+    while (Date.now() < deadline) {
+      output = await processOutput(processId);
+      if (done(output)) return output;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return output;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "desktop-spec-"));
+    server = await startSandboxAgent();
+    http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch: undefined });
+    desktop = new Desktop(http);
+  });
+
+  afterAll(async () => {
+    await desktop?.stop().catch(() => undefined);
+    const home = server?.home;
+    await server?.stop();
+    // xclip (from clipboard.set) and dbus-daemon outlive the server; they are this suite's own.
+    if (home) for (const pid of leftoverDesktopPids(home)) process.kill(pid, "SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    process.stderr.write(`desktop suite measured: ${JSON.stringify(measured)}\n`);
+  });
+
+  it("starts inactive, then starts a display of the asked size", async () => {
+    expect((await desktop.status()).state).toBe("inactive");
+    const displayNum = freeDisplayNumber(process.pid);
+    const startedAt = performance.now();
+    const status = await desktop.start({ width: WIDTH, height: HEIGHT, dpi: 96, displayNum });
+    measured.startMs = (performance.now() - startedAt).toFixed(0);
+    expect(status).toMatchObject({ state: "active", display: `:${displayNum}`, resolution: { width: WIDTH, height: HEIGHT, dpi: 96 } });
+    expect(status.processes?.map((p) => p.name).sort()).toEqual(["Xvfb", "dbus", "openbox"]);
+    expect(await desktop.displayInfo()).toEqual({ display: `:${displayNum}`, resolution: { width: WIDTH, height: HEIGHT, dpi: 96 } });
+    // A second start answers with the running desktop, its options ignored.
+    expect((await desktop.start({ width: 640, height: 480 })).resolution).toMatchObject({ width: WIDTH, height: HEIGHT });
+  });
+
+  it("takes screenshots: a PNG of the display's size, scaled JPEG, WebP, a region", async () => {
+    const latencies: number[] = [];
+    let png: Uint8Array = new Uint8Array();
+    for (let i = 0; i < 5; i++) {
+      const startedAt = performance.now();
+      png = await desktop.screenshot();
+      latencies.push(performance.now() - startedAt);
+    }
+    measured.screenshotMedianMs = median(latencies).toFixed(0);
+    measured.screenshotPngBytes = String(png.byteLength);
+    expect(pngSize(png)).toEqual({ width: WIDTH, height: HEIGHT });
+    expect(identify(dir, "full.png", png)).toBe(`PNG ${WIDTH} ${HEIGHT}`);
+
+    const jpeg = await desktop.screenshotFile({ format: "jpeg", quality: 60, scale: 0.5 });
+    expect(jpeg.contentType).toBe("image/jpeg");
+    expect(identify(dir, "half.jpg", jpeg.bytes)).toBe(`JPEG ${WIDTH / 2} ${HEIGHT / 2}`);
+    const webp = await desktop.screenshotFile({ format: "webp", showCursor: true });
+    expect(webp.contentType).toBe("image/webp");
+    expect(Buffer.from(webp.bytes.subarray(8, 12)).toString("latin1")).toBe("WEBP");
+
+    const region = await desktop.screenshotRegion({ x: 10, y: 20, width: 100, height: 50 });
+    expect(pngSize(region)).toEqual({ width: 100, height: 50 });
+    const error = await rejection(desktop.screenshot({ format: "gif" as "png" }));
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as InvalidRequestError).reason).toContain("unknown variant `gif`");
+  });
+
+  let typingWindow = "";
+  let typingProcess = "";
+
+  it("types text into a window and reads it back from that window's own key events", async () => {
+    // xev prints every key event it receives: what it printed is what reached the window.
+    const launched = await desktop.launch("xev", { args: ["-event", "keyboard", "-event", "button", "-name", "h4-typing"], wait: true });
+    typingProcess = launched.processId;
+    const focused = await desktop.windows.focused();
+    expect(focused.title).toBe("h4-typing");
+    typingWindow = focused.id;
+    expect((await desktop.windows.list()).map((w) => w.id)).toContain(typingWindow);
+
+    const text = "Hello, desktop 42!";
+    expect(await desktop.keyboard.type(text, { delayMs: 5 })).toEqual({ ok: true });
+    expect(await desktop.keyboard.press("a", { shift: true })).toEqual({ ok: true });
+    // down/up with a modifier: a held letter would auto-repeat (the X server repeats held keys).
+    await desktop.keyboard.down("shift");
+    await desktop.keyboard.press("c");
+    await desktop.keyboard.up("shift");
+    await desktop.keyboard.press("d");
+    const output = await outputUntil(typingProcess, (out) => typedText(out) === `${text}ACd`);
+    expect(typedText(output)).toBe(`${text}ACd`);
+  });
+
+  it("clicks: focus moves to the window clicked, which sees the button press", async () => {
+    await desktop.launch("xmessage", { args: ["h4-other-window"], wait: true });
+    const other = await desktop.windows.focused();
+    expect(other.title).toBe("xmessage");
+    expect(other.id).not.toBe(typingWindow);
+    const moved = await desktop.windows.move(other.id, 600, 400);
+    expect(moved.id).toBe(other.id);
+    expect((await desktop.windows.resize(other.id, 300, 120)).width).toBe(300);
+
+    const target = (await desktop.windows.list()).find((w) => w.id === typingWindow);
+    expect(target).toBeDefined();
+    const x = target!.x + Math.floor(target!.width / 2);
+    const y = target!.y + Math.floor(target!.height / 2);
+    expect(await desktop.mouse.click(x, y)).toMatchObject({ x, y });
+    expect((await desktop.windows.focused()).id).toBe(typingWindow);
+    const output = await outputUntil(typingProcess, (out) => out.includes("ButtonPress event"));
+    expect(output).toContain("ButtonPress event");
+    expect(await desktop.mouse.position()).toMatchObject({ x, y });
+
+    expect(await desktop.mouse.move(5, 6)).toMatchObject({ x: 5, y: 6 });
+    expect(await desktop.mouse.down({ button: "left", x: 7, y: 8 })).toMatchObject({ x: 7, y: 8 });
+    expect(await desktop.mouse.up({ button: "left" })).toMatchObject({ x: 7, y: 8 });
+    expect(await desktop.mouse.drag({ x: 10, y: 10 }, { x: 40, y: 30 })).toMatchObject({ x: 40, y: 30 });
+    expect(await desktop.mouse.scroll(x, y, { deltaY: 2 })).toMatchObject({ x, y });
+    expect((await desktop.windows.focus(other.id)).id).toBe(other.id);
+  });
+
+  it("reports unknown windows, apps and bad arguments with typed errors", async () => {
+    const window = await rejection(desktop.windows.focus("999999"));
+    expect(window).toBeInstanceOf(NotFoundError);
+    expect((window as NotFoundError).problem?.code).toBe("window_not_found");
+    const app = await rejection(desktop.launch("h4-no-such-app"));
+    expect(app).toBeInstanceOf(NotFoundError);
+    expect((app as NotFoundError).problem?.code).toBe("app_not_found");
+    const button = await rejection(desktop.mouse.click(1, 1, { button: "side" as "left" }));
+    expect(button).toBeInstanceOf(InvalidRequestError);
+    expect((button as InvalidRequestError).status).toBe(422);
+  });
+
+  it("clipboard: get works; set ends within its bound although the server never answers it", async () => {
+    expect(await desktop.clipboard.get()).toEqual({ text: "", selection: "clipboard" });
+    // Known 0.4.2 defect: POST /v1/desktop/clipboard waits for the `xclip -i` it starts, which
+    // keeps running to own the selection, so the answer never comes (seen hanging > 300 s). The
+    // client bounds the call (3 s by default) and then reads the clipboard back.
+    const startedAt = performance.now();
+    await expect(desktop.clipboard.set("h4 clipboard text", {}, { timeoutMs: 1500 })).resolves.toEqual({ ok: true });
+    const elapsed = performance.now() - startedAt;
+    measured.clipboardSetMs = elapsed.toFixed(0);
+    expect(elapsed).toBeLessThan(15_000);
+    expect(await desktop.clipboard.get()).toEqual({ text: "h4 clipboard text", selection: "clipboard" });
+    expect((await desktop.clipboard.get({ selection: "primary" })).selection).toBe("primary");
+  });
+
+  it("opens a file with xdg-open", async () => {
+    const path = join(dir, "to-open.txt");
+    writeFileSync(path, "opened by the desktop suite\n");
+    const opened = await desktop.open(path);
+    expect(opened.processId).toMatch(/^proc_/);
+  });
+
+  it("records the screen into a non-empty mp4, lists, downloads and deletes it", async () => {
+    const recording = await desktop.recordings.start({ fps: 10 });
+    expect(recording).toMatchObject({ status: "recording", bytes: 0 });
+    expect(await rejection(desktop.recordings.start())).toBeInstanceOf(ConflictError);
+    for (let i = 0; i < 10; i++) {
+      await desktop.mouse.move(50 + i * 40, 50 + i * 30);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const stopped = await desktop.recordings.stop();
+    expect(stopped).toMatchObject({ id: recording.id, status: "completed" });
+    expect(stopped.bytes).toBeGreaterThan(0);
+    measured.recordingBytes = String(stopped.bytes);
+    expect(await rejection(desktop.recordings.stop())).toBeInstanceOf(ConflictError);
+    expect((await desktop.recordings.list()).map((r) => r.id)).toContain(recording.id);
+    expect(await desktop.recordings.get(recording.id)).toMatchObject({ id: recording.id, bytes: stopped.bytes });
+
+    const file = await desktop.recordings.downloadFile(recording.id);
+    expect(file.contentType).toBe("video/mp4");
+    expect(file.bytes.byteLength).toBe(stopped.bytes);
+    expect(Buffer.from(file.bytes.subarray(4, 8)).toString("latin1")).toBe("ftyp");
+    writeFileSync(join(dir, "rec.mp4"), file.bytes);
+    const duration = Number(execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", join(dir, "rec.mp4")], { encoding: "utf8" }));
+    measured.recordingSeconds = duration.toFixed(2);
+    expect(duration).toBeGreaterThan(0);
+
+    await desktop.recordings.delete(recording.id);
+    expect(await rejection(desktop.recordings.get(recording.id))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(desktop.recordings.download(recording.id))).toBeInstanceOf(NotFoundError);
+  });
+
+  it("stream: status answers; start is a typed 409 because Debian ships no neko", async () => {
+    expect(await desktop.stream.status()).toEqual({ active: false });
+    const error = await rejection(desktop.stream.start());
+    expect(error).toBeInstanceOf(DesktopStreamUnavailableError);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as DesktopStreamUnavailableError).status).toBe(409);
+    expect((error as DesktopStreamUnavailableError).reason).toBe("streamer-missing");
+    expect(await desktop.stream.stop()).toEqual({ active: false });
+  });
+
+  it("stops: inactive, and display calls fail with DesktopInactiveError", async () => {
+    const status = await desktop.stop();
+    expect(status.state).toBe("inactive");
+    expect(status.processes).toEqual([]);
+    expect((await desktop.stop()).state).toBe("inactive");
+    const info = await rejection(desktop.displayInfo());
+    expect(info).toBeInstanceOf(DesktopInactiveError);
+    expect(info).toBeInstanceOf(SandboxAgentHttpError);
+    expect(await rejection(desktop.screenshot())).toBeInstanceOf(DesktopInactiveError);
+  });
+});
