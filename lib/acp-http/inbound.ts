@@ -1,6 +1,15 @@
 import { Subject } from "rxjs";
 import { BoundedSet } from "./bounded-set.js";
-import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type AcpRequest, type AcpResponse } from "./envelope.js";
+import {
+  idKey,
+  isRequest,
+  isResponse,
+  parseEnvelope,
+  type AcpEnvelope,
+  type AcpRequest,
+  type AcpResponse,
+  type JsonRpcId,
+} from "./envelope.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
 import type { SseFrame } from "./sse-stream.js";
 
@@ -33,21 +42,41 @@ export interface InboundOptions {
   onAgentRequest(request: AcpRequest): void;
 }
 
+/** The envelope a POST carried: a request's body answers that request (its params name the session). */
+export interface SentEnvelope {
+  readonly id?: unknown;
+  readonly method?: unknown;
+  readonly params?: unknown;
+}
+
 const DELIVERED_MEMORY = 4096;
+const SESSION_MEMORY = 1024;
 const MAX_HOLD_MS = 30_000;
 /**
- * Without stream copies to order by, an inline response waits until the stream has been
- * quiet this long (bounded by QUIET_MAX_MS): servers write a turn's updates to the stream
- * before they answer its POST, but the stream's bytes can still be in flight when the POST
- * body arrives.
+ * Without stream copies to order by, an inline response for a session waits until that
+ * session's updates have been quiet this long (bounded by QUIET_MAX_MS): servers write a
+ * turn's updates to the stream before they answer its POST, but the stream's bytes can
+ * still be in flight when the POST body arrives. Other sessions' traffic is irrelevant
+ * to that order, so it never delays the response.
  */
 const QUIET_MS = 25;
 const QUIET_MAX_MS = 2000;
 
 interface Held {
   response: AcpResponse;
+  /** The request the response answers, when that differs from the id it carries. */
+  answers: JsonRpcId | undefined;
   since: number;
   timer: ReturnType<typeof setTimeout>;
+}
+
+interface HoldRule {
+  firstCheckMs: number;
+  quietMs: number;
+  waitWhileInactive: boolean;
+  maxMs?: number;
+  /** Quiet means "no frame of this session"; undefined: no frame at all. */
+  session?: string | undefined;
 }
 
 /**
@@ -62,6 +91,8 @@ export class Inbound {
   readonly #options: InboundOptions;
   readonly #delivered = new BoundedSet(DELIVERED_MEMORY);
   readonly #held = new Map<string, Held>();
+  /** When each session last had a frame on any stream (bounded: the oldest entries go first). */
+  readonly #sessionFrameAt = new Map<string, number>();
   #echoSeen = false;
   #lastFrameAt = 0;
 
@@ -70,23 +101,31 @@ export class Inbound {
   }
 
   frame(frame: SseFrame, stream: string): void {
-    this.#lastFrameAt = Date.now();
+    const now = Date.now();
+    this.#lastFrameAt = now;
     const parsed = parseEnvelope(frame.data);
     if (!parsed.ok) {
-      this.parseErrors.next({ source: "stream", stream, ...(frame.id === undefined ? {} : { eventId: frame.id }), raw: frame.data, error: parsed.error });
+      const eventId = frame.id === undefined ? {} : { eventId: frame.id };
+      this.parseErrors.next({ source: "stream", stream, ...eventId, raw: frame.data, error: parsed.error });
       return;
     }
-    this.#route(parsed.envelope, true);
+    const session = sessionOf((parsed.envelope as { params?: unknown }).params);
+    if (session !== undefined) this.#noteSessionFrame(session, now);
+    this.#route(parsed.envelope, true, undefined);
   }
 
-  /** A POST body. Returns false when it held no usable envelope. */
-  body(text: string): boolean {
+  /**
+   * A POST body; `sent` is the envelope that POST carried. A response in the body of a
+   * request's POST is that request's answer whatever id it carries (a server answers an
+   * unparseable request with `"id": null`). Returns false when it held no usable envelope.
+   */
+  body(text: string, sent?: SentEnvelope): boolean {
     const parsed = parseEnvelope(text);
     if (!parsed.ok) {
       this.parseErrors.next({ source: "response-body", raw: text, error: parsed.error });
       return false;
     }
-    this.#route(parsed.envelope, false);
+    this.#route(parsed.envelope, false, sent);
     return true;
   }
 
@@ -95,19 +134,20 @@ export class Inbound {
     for (const [key, held] of [...this.#held]) {
       clearTimeout(held.timer);
       this.#held.delete(key);
-      this.#deliver(held.response, false);
+      this.#deliver(held.response, false, held.answers);
     }
     this.envelopes.complete();
     this.parseErrors.complete();
   }
 
-  #route(envelope: AcpEnvelope, fromStream: boolean): void {
+  #route(envelope: AcpEnvelope, fromStream: boolean, sent: SentEnvelope | undefined): void {
     if (!isResponse(envelope)) {
       this.envelopes.next(envelope);
       if (isRequest(envelope)) this.#options.onAgentRequest(envelope);
       return;
     }
-    const key = idKey(envelope.id);
+    const answers = answeredBy(sent, envelope.id);
+    const key = idKey(answers ?? envelope.id);
     if (this.#delivered.has(key)) {
       if (fromStream) this.#echoSeen = true;
       return;
@@ -118,31 +158,47 @@ export class Inbound {
         // The stream copy marks the position; the body copy may carry more detail.
         clearTimeout(held.timer);
         this.#held.delete(key);
-        this.#deliver(held.response, false);
+        this.#deliver(held.response, false, held.answers);
         return;
       }
-      this.#deliver(envelope, true);
+      this.#deliver(envelope, true, undefined);
       return;
     }
     if (this.#expectEcho()) {
       // The stream copy normally follows within milliseconds; keep waiting while the
       // stream is busy or reconnecting, when the copy is most likely still on its way.
-      this.#hold(key, envelope, { firstCheckMs: this.#options.echoGraceMs, quietMs: this.#options.echoGraceMs, waitWhileInactive: true });
+      const grace = this.#options.echoGraceMs;
+      this.#hold(key, envelope, answers, { firstCheckMs: grace, quietMs: grace, waitWhileInactive: true });
       return;
     }
-    if (this.#options.streamStarted()) {
-      // No copy will come, but notifications sent before this response may still be in
-      // flight on the stream (the body can overtake them): deliver once the stream is quiet.
-      this.#hold(key, envelope, { firstCheckMs: 0, quietMs: QUIET_MS, waitWhileInactive: false, maxMs: QUIET_MAX_MS });
+    // No copy will come, but the session's updates sent before this response may still be
+    // in flight on the stream (the body can overtake them): deliver once that session is
+    // quiet. A response that concerns no session has nothing to wait for.
+    const session = sessionOf(sent?.params) ?? sessionOf((envelope as { result?: unknown }).result);
+    if (session !== undefined && this.#options.streamStarted()) {
+      const rule = { firstCheckMs: 0, quietMs: QUIET_MS, waitWhileInactive: false, maxMs: QUIET_MAX_MS, session };
+      this.#hold(key, envelope, answers, rule);
       return;
     }
-    this.#deliver(envelope, false);
+    this.#deliver(envelope, false, answers);
   }
 
-  #deliver(response: AcpResponse, fromStream: boolean): void {
-    this.#delivered.add(idKey(response.id));
+  /** Delivers once; `answers` settles that request with this response (its own id may be null). */
+  #deliver(response: AcpResponse, fromStream: boolean, answers: JsonRpcId | undefined): void {
+    const id = answers ?? response.id;
+    // A null id names no request: remembering it would drop the next, unrelated one.
+    if (id !== null) this.#delivered.add(idKey(id));
     this.envelopes.next(response);
-    this.#options.correlator.settle(response, fromStream);
+    this.#options.correlator.settle(answers === undefined ? response : { ...response, id: answers }, fromStream);
+  }
+
+  #noteSessionFrame(session: string, now: number): void {
+    const frames = this.#sessionFrameAt;
+    if (!frames.has(session) && frames.size >= SESSION_MEMORY) {
+      const oldest = frames.keys().next().value;
+      if (oldest !== undefined) frames.delete(oldest);
+    }
+    frames.set(session, now);
   }
 
   #expectEcho(): boolean {
@@ -150,22 +206,37 @@ export class Inbound {
     return (echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamStarted();
   }
 
-  #hold(key: string, response: AcpResponse, rule: { firstCheckMs: number; quietMs: number; waitWhileInactive: boolean; maxMs?: number }): void {
+  #hold(key: string, response: AcpResponse, answers: JsonRpcId | undefined, rule: HoldRule): void {
     const since = Date.now();
     const maxMs = rule.maxMs ?? MAX_HOLD_MS;
+    const lastFrameAt = () => (rule.session === undefined ? this.#lastFrameAt : this.#sessionFrameAt.get(rule.session) ?? 0);
     const check = () => {
       const now = Date.now();
-      const busy = now - this.#lastFrameAt < rule.quietMs;
+      const last = lastFrameAt();
+      const busy = now - last < rule.quietMs;
       const inactive = rule.waitWhileInactive && !this.#options.streamOpen();
       if ((busy || inactive) && now - since < maxMs) {
         // While the stream is down, look again after a quiet period, not in a tight loop.
-        entry.timer = setTimeout(check, inactive ? rule.quietMs : Math.max(1, rule.quietMs - (now - this.#lastFrameAt)));
+        entry.timer = setTimeout(check, inactive ? rule.quietMs : Math.max(1, rule.quietMs - (now - last)));
         return;
       }
       this.#held.delete(key);
-      this.#deliver(response, false);
+      this.#deliver(response, false, answers);
     };
-    const entry: Held = { response, since, timer: setTimeout(check, rule.firstCheckMs) };
+    const entry: Held = { response, answers, since, timer: setTimeout(check, rule.firstCheckMs) };
     this.#held.set(key, entry);
   }
+}
+
+/** The id of the request `sent` when the response in its POST body carries another one. */
+function answeredBy(sent: SentEnvelope | undefined, carried: JsonRpcId): JsonRpcId | undefined {
+  if (typeof sent?.method !== "string") return undefined;
+  const id = sent.id;
+  return (typeof id === "string" || typeof id === "number") && id !== carried ? id : undefined;
+}
+
+/** The `sessionId` a params or result object names, if any. */
+function sessionOf(value: unknown): string | undefined {
+  const id = (value as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof id === "string" ? id : undefined;
 }

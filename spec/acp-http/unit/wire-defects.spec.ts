@@ -1,6 +1,6 @@
 /** Issue 10's wire-level defects, pinned against the fake server (one describe per defect). */
-import { AcpTimeoutError } from "../../../lib/acp-http/index.js";
-import { bodyOf, never, rpcResult } from "../../support/fake-acp-server.js";
+import { AcpRpcError, AcpTimeoutError, isResponse } from "../../../lib/acp-http/index.js";
+import { bodyOf, jsonResponse, never, rpcResult, sseEvent } from "../../support/fake-acp-server.js";
 import { bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
 
 afterEach(disconnectAll);
@@ -53,5 +53,39 @@ describe("defect 13: timeoutMs normalised", () => {
     await bootstrap(h);
     h.server.onPost = () => never();
     await expect(h.client.request("_ext/hang", {}, { timeoutMs: 20 })).rejects.toBeInstanceOf(AcpTimeoutError);
+  });
+});
+
+describe("defect 4: a POST body is its request's answer, whatever its id says", () => {
+  const parseError = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
+
+  it("200 {id: null, error} rejects the request it answered, and a second one is delivered too", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    h.server.onPost = () => jsonResponse(parseError);
+    const first = h.client.request("_ext/one", {}, { timeoutMs: 5000 });
+    await expect(first).rejects.toBeInstanceOf(AcpRpcError);
+    await expect(first).rejects.toMatchObject({ code: -32700 });
+    await expect(h.client.request("_ext/two", {}, { timeoutMs: 5000 })).rejects.toMatchObject({ code: -32700 });
+    const nullErrors = h.envelopes.filter((e) => isResponse(e) && e.id === null);
+    expect(nullErrors).toHaveLength(2);
+  });
+
+  it("null-id errors on the stream are each delivered (none remembered as 'already delivered')", async () => {
+    const h = createHarness();
+    const stream = await bootstrap(h);
+    stream.push(sseEvent({ id: "1", data: JSON.stringify(parseError) }));
+    stream.push(sseEvent({ id: "2", data: JSON.stringify(parseError) }));
+    await settle(20);
+    expect(h.envelopes.filter((e) => isResponse(e) && e.id === null)).toHaveLength(2);
+  });
+
+  it("an answer to an agent request does not settle one of ours that happens to share its id", async () => {
+    const h = createHarness({ handlers: {} });
+    const stream = await bootstrap(h);
+    h.server.onPost = (request) => (bodyOf(request).method === undefined ? jsonResponse(parseError) : never());
+    const ours = h.client.request("_ext/ours", {}, { timeoutMs: 300 });
+    stream.push(sseEvent({ id: "1", data: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "_agent/ask", params: {} }) }));
+    await expect(ours).rejects.toBeInstanceOf(AcpTimeoutError);
   });
 });
