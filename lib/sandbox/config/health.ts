@@ -1,0 +1,88 @@
+import * as v from "valibot";
+import type { ControlPlaneHttp } from "../control-plane.js";
+import { CallAbortedError, CallTimeoutError, NetworkError } from "../errors/call-errors.js";
+import { SandboxAgentHttpError } from "../errors/http-error.js";
+
+/** Options of `waitForHealth`. */
+export interface HealthWaitOptions {
+  /** Give up after this long, in ms (default 30000). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The health route (default `/v1/health`; a v2 server has `/v2/health`). */
+  path?: string;
+  /** First pause between attempts, in ms (default 100); doubles up to `maxDelayMs`. */
+  initialDelayMs?: number;
+  /** Longest pause between attempts, in ms (default 2000). */
+  maxDelayMs?: number;
+  /**
+   * HTTP statuses that also count as "the server is up" (default none). `[410]` makes a v2
+   * server's answer to `/v1/health` count, for callers that detect the contract afterwards.
+   */
+  upStatuses?: number[];
+  /** Bound on one attempt, in ms (default 5000), so one hung attempt cannot use up the wait. */
+  attemptTimeoutMs?: number;
+}
+
+/** How the wait ended. */
+export interface HealthWaitResult {
+  /** The status of the answer that ended the wait. */
+  status: number;
+  attempts: number;
+  elapsedMs: number;
+}
+
+const HealthBodySchema = v.looseObject({ status: v.string() });
+
+/**
+ * Polls the health route until the server says `{"status":"ok"}`, backing off between attempts:
+ * a server in a sandbox often starts after its client. Refused connections, 5xx (a proxy in front
+ * of a booting sandbox), 404 and other answers keep it waiting; 401 and 403 end it at once
+ * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
+ * `CallAbortedError`; every attempt is bounded by the time left.
+ */
+export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitOptions = {}): Promise<HealthWaitResult> {
+  const { timeoutMs = 30_000, signal, path = "/v1/health", initialDelayMs = 100, maxDelayMs = 2000, upStatuses = [], attemptTimeoutMs = 5000 } = options;
+  const startedAt = Date.now();
+  const deadline = startedAt + timeoutMs;
+  let delay = initialDelayMs;
+  let attempts = 0;
+  let lastFailure: unknown;
+  for (;;) {
+    if (signal?.aborted) throw new CallAbortedError("waitForHealth was aborted", { cause: signal.reason });
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    attempts++;
+    try {
+      const response = await http.send("waitForHealth", "get", path, { signal, timeoutMs: Math.max(1, Math.min(left, attemptTimeoutMs)) });
+      const body: unknown = await response.json().catch(() => undefined);
+      if (v.is(HealthBodySchema, body) && body.status === "ok") return { status: response.status, attempts, elapsedMs: Date.now() - startedAt };
+      lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "health answered without status ok");
+    } catch (error) {
+      if (error instanceof CallAbortedError) throw error;
+      if (error instanceof SandboxAgentHttpError && upStatuses.includes(error.status)) {
+        return { status: error.status, attempts, elapsedMs: Date.now() - startedAt };
+      }
+      if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) throw error;
+      if (!(error instanceof SandboxAgentHttpError || error instanceof NetworkError || error instanceof CallTimeoutError)) throw error;
+      lastFailure = error;
+    }
+    await pause(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+    delay = Math.min(maxDelayMs, delay * 2);
+  }
+  const why = lastFailure instanceof Error ? `: last attempt: ${lastFailure.message}` : "";
+  throw new CallTimeoutError(`the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`, { cause: lastFailure });
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new CallAbortedError("waitForHealth was aborted", { cause: signal?.reason }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,116 @@
+// waitForHealth against the real 0.4.2 server (up, down then up again, wrong token) and the v2
+// contract server; inspectorUrl fetched from the real server's /ui/.
+import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
+import { inspectorUrl, waitForHealth } from "../../../lib/sandbox/config/index.js";
+import { CallAbortedError, CallTimeoutError, NetworkError } from "../../../lib/sandbox/errors/call-errors.js";
+import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
+import { freePort } from "../../../examples/demo/server.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
+
+const TOKEN = "health-spec-secret-91c2";
+
+const httpFor = (baseUrl: string, token?: string): ControlPlaneHttp =>
+  new ControlPlaneHttp({ baseUrl, token, headers: undefined, fetch: undefined });
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe("waitForHealth and inspectorUrl against the real 0.4.2 server", () => {
+  let server: SandboxAgentServer;
+
+  beforeAll(async () => {
+    server = await startSandboxAgent({ token: TOKEN });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("returns after one attempt when the server is up", async () => {
+    const result = await waitForHealth(httpFor(server.baseUrl, TOKEN), { timeoutMs: 5000 });
+    expect(result).toMatchObject({ status: 200, attempts: 1 });
+  });
+
+  it("keeps waiting while the server is down and returns once it is back", async () => {
+    server.kill("SIGKILL");
+    const http = httpFor(server.baseUrl, TOKEN);
+    // Down for certain before the wait starts: the port refuses connections.
+    await expect(http.send("probe", "get", "/v1/health", { timeoutMs: 2000 })).rejects.toBeInstanceOf(NetworkError);
+    const waiting = waitForHealth(http, { timeoutMs: 30_000, initialDelayMs: 50, maxDelayMs: 400 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await server.restart();
+    const result = await waiting;
+    expect(result.status).toBe(200);
+    expect(result.attempts).toBeGreaterThan(1);
+  });
+
+  it("fails at once on a wrong token, without the token in the error", async () => {
+    const startedAt = Date.now();
+    const error = await rejection(waitForHealth(httpFor(server.baseUrl, "wrong-token-55"), { timeoutMs: 20_000 }));
+    expect(error).toBeInstanceOf(SandboxAgentHttpError);
+    expect((error as SandboxAgentHttpError).status).toBe(401);
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    expect(String(error)).not.toContain("wrong-token-55");
+  });
+
+  it("ends with CallTimeoutError (last failure as cause) when nothing answers", async () => {
+    const port = await freePort();
+    const startedAt = Date.now();
+    const error = await rejection(waitForHealth(httpFor(`http://127.0.0.1:${port}`), { timeoutMs: 600, initialDelayMs: 50 }));
+    expect(error).toBeInstanceOf(CallTimeoutError);
+    expect((error as CallTimeoutError).cause).toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toMatch(/not healthy within 600 ms after \d+ attempts/);
+    expect(Date.now() - startedAt).toBeLessThan(5000);
+  });
+
+  it("ends with CallAbortedError when its signal aborts", async () => {
+    const port = await freePort();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const error = await rejection(waitForHealth(httpFor(`http://127.0.0.1:${port}`), { timeoutMs: 30_000, signal: controller.signal }));
+    expect(error).toBeInstanceOf(CallAbortedError);
+  });
+
+  it("inspectorUrl: /ui/ with token and headers as the UI reads them, and the server serves it", async () => {
+    const url = await inspectorUrl({ baseUrl: `${server.baseUrl}/`, token: async () => TOKEN, headers: { "x-team": "h4" } });
+    const parsed = new URL(url);
+    expect(parsed.pathname).toBe("/ui/");
+    expect(parsed.searchParams.get("token")).toBe(TOKEN);
+    expect(JSON.parse(parsed.searchParams.get("headers") ?? "null")).toEqual({ "x-team": "h4" });
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("/ui/assets/");
+    expect(await inspectorUrl({ baseUrl: server.baseUrl })).toBe(`${server.baseUrl}/ui/`);
+  });
+});
+
+describe("waitForHealth against the v2 contract server", () => {
+  let v2: V2ContractServer;
+
+  beforeAll(async () => {
+    v2 = await startV2ContractServer();
+  });
+
+  afterAll(async () => {
+    await v2?.stop();
+  });
+
+  it("waits on /v2/health", async () => {
+    expect(await waitForHealth(httpFor(v2.baseUrl), { path: "/v2/health", timeoutMs: 5000 })).toMatchObject({ status: 200, attempts: 1 });
+  });
+
+  it("counts the v2 server's 410 on /v1/health as up when asked to (for contract detection)", async () => {
+    expect(await waitForHealth(httpFor(v2.baseUrl), { upStatuses: [410], timeoutMs: 5000 })).toMatchObject({ status: 410, attempts: 1 });
+    const error = await rejection(waitForHealth(httpFor(v2.baseUrl), { timeoutMs: 400, initialDelayMs: 50 }));
+    expect(error).toBeInstanceOf(CallTimeoutError);
+    expect(((error as CallTimeoutError).cause as SandboxAgentHttpError).status).toBe(410);
+  });
+});
