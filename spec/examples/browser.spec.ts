@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { buildBrowserExample, browserDir } from "../../examples/browser/build.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
+import { CHROMIUM, chromiumExecutable, describeWith } from "../support/system-component.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -45,15 +45,12 @@ function serveStatic(root: string): Promise<{ server: Server; origin: string }> 
   );
 }
 
-describe("examples/browser in headless Chromium", () => {
+describeWith([CHROMIUM])("examples/browser in headless Chromium", () => {
   let page: { server: Server; origin: string } | undefined;
   let agentServer: SandboxAgentServer | undefined;
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is required for this test and was not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium`);
-    }
     await buildBrowserExample();
     page = await serveStatic(browserDir);
     agentServer = await startSandboxAgent({
@@ -64,7 +61,7 @@ describe("examples/browser in headless Chromium", () => {
         headers: ["content-type", "accept", "authorization", "last-event-id"],
       },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
   }, TIMEOUT);
 
   afterAll(async () => {

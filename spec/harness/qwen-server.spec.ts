@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FAKE_REPLY_MARKER, FAKE_TOOLCALL_CONTENT, FAKE_TOOLCALL_FILE, startFakeOpenAi } from "../support/fake-openai.js";
 import type { FakeOpenAi } from "../support/fake-openai.js";
-import { processExists, startQwenServe } from "../support/qwen-server.js";
+import { processExists, QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, startQwenServe } from "../support/qwen-server.js";
 import type { QwenServe } from "../support/qwen-server.js";
 
 // qwen serve needs ~5 s on an idle two-core machine before its ACP child is ready; a prompt
@@ -288,6 +288,9 @@ describe("fake OpenAI server", () => {
     expect(model.calls().map((c) => c.reply)).toEqual(["text", "text", "slow", "toolcall", "text"]);
   });
 });
+
+// qwen-code is installed on demand (once per machine); its own hook, so the install is outside the start deadline.
+beforeAll(() => qwenCliEntry(), QWEN_INSTALL_TIMEOUT_MS);
 
 describe("qwen serve harness", () => {
   let server: QwenServe | undefined;

@@ -20,7 +20,7 @@ import {
   type RequestPermissionParams,
 } from "../../lib/acp-http/index.js";
 import { FAKE_REPLY_MARKER, FAKE_TOOLCALL_CONTENT, FAKE_TOOLCALL_FILE } from "../support/fake-openai.js";
-import { startQwenServe, type QwenServe } from "../support/qwen-server.js";
+import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, startQwenServe, type QwenServe } from "../support/qwen-server.js";
 import { startSessionCutProxy, type SessionCutProxy } from "./support/session-cut-proxy.js";
 
 // Generous: on a busy machine the daemon's ACP child can take a while to come up.
@@ -91,6 +91,9 @@ const rawPost = (server: QwenServe, connectionId: string, body: unknown, headers
     headers: { "content-type": "application/json", [CONNECTION_HEADER]: connectionId, ...headers },
     body: JSON.stringify(body),
   });
+
+// qwen-code is installed on demand (once per machine); its own hook, so the install is outside the start deadline.
+beforeAll(() => qwenCliEntry(), QWEN_INSTALL_TIMEOUT_MS);
 
 describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
   let server: QwenServe;

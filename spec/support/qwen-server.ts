@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOpenAi } from "./fake-openai.js";
+import { ensureInstalled } from "./interop-install.js";
 import type { FakeOpenAi } from "./fake-openai.js";
 import { settlesWithin } from "../../examples/demo/server.js";
 
@@ -60,7 +61,21 @@ const registrySpecifier: string = "./process-registry.js";
 let registry: Promise<ProcessRegistry> | undefined;
 const loadRegistry = (): Promise<ProcessRegistry> => (registry ??= import(registrySpecifier) as Promise<ProcessRegistry>);
 
-const cliEntry = createRequire(import.meta.url).resolve("@qwen-code/qwen-code/cli-entry.js");
+// qwen-code is not in the root lockfile (its platform packages have empty versions, which `npm ci`
+// rejects): interop-install.js installs it from spec/interop/qwen-install once per machine.
+
+/** Long enough for a first install from the registry (about 10 s with a warm npm cache, a minute cold). */
+export const QWEN_INSTALL_TIMEOUT_MS = 8 * 60_000;
+
+/**
+ * The path of qwen-code's CLI entry, installing qwen-code first if this machine has not yet. Suites
+ * call it in their first `beforeAll` with {@link QWEN_INSTALL_TIMEOUT_MS}, so a first install does not
+ * eat into a start-up deadline; an unreachable registry fails them with an `InteropInstallError`.
+ */
+export async function qwenCliEntry(): Promise<string> {
+  const dir = await ensureInstalled("qwen");
+  return createRequire(join(dir, "package.json")).resolve("@qwen-code/qwen-code/cli-entry.js");
+}
 
 const OUTPUT_LIMIT = 64 * 1024;
 const STOP_GRACE_MS = 5_000;
@@ -237,6 +252,7 @@ export async function startQwenServe(options: QwenServeOptions = {}): Promise<Qw
   // A shared model with no workspace yet would answer TOOLCALL with plain text.
   if (model.workspace === undefined) model.setWorkspace(workspace);
 
+  const cliEntry = await qwenCliEntry();
   const args = [cliEntry, "serve", "--hostname", "127.0.0.1", "--port", "0", "--no-web", "--workspace", workspace];
   if (options.token !== undefined) args.push("--token", options.token);
 

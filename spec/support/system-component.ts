@@ -15,12 +15,7 @@ export interface SystemComponent {
 
 /** True when `command` resolves on PATH. */
 export function onPath(command: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
+  return commandPath(command) !== undefined;
 }
 
 /** True when every file exists. */
@@ -57,8 +52,36 @@ function recordSkip(name: string, message: string): void {
   if (file) appendFileSync(file, `${JSON.stringify({ name, message })}\n`);
 }
 
+const CHROMIUM_NAMES = ["chromium", "chromium-browser", "google-chrome-stable", "google-chrome"];
+
+/**
+ * The Chromium the browser suites drive through playwright-core (which downloads no browser of its
+ * own): $CHROMIUM_PATH when set, else the first of the usual names on PATH; undefined when none.
+ */
+export function chromiumExecutable(): string | undefined {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
+  for (const name of CHROMIUM_NAMES) {
+    const path = commandPath(name);
+    if (path) return path;
+  }
+  return undefined;
+}
+
+/** The absolute path `command` resolves to on PATH, if any. */
+export function commandPath(command: string): string | undefined {
+  if (!/^[\w.+-]+$/.test(command)) return undefined;
+  try {
+    const out = execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const path = out.trim();
+    return path.startsWith("/") ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const CHROMIUM: SystemComponent = {
   name: "chromium",
-  available: () => filesExist("/usr/bin/chromium"),
-  howToGet: "apt-get install chromium (as .ci/system/chromium.sh does)",
+  available: () => chromiumExecutable() !== undefined,
+  howToGet: "apt-get install chromium, or set CHROMIUM_PATH (.ci/system/chromium.sh installs it)",
 };
