@@ -40,7 +40,11 @@ const FATAL = new Set([400, 401, 403, 404, 422]);
  * Entries are delivered once each in sequence order: reconnects send `Last-Event-ID`
  * and anything at or below the last delivered sequence is dropped.
  */
-export function followLogs(processId: string, deps: LogFollowDeps, options: FollowLogsOptions): Observable<ProcessLogEntry> {
+export function followLogs(
+  processId: string,
+  deps: LogFollowDeps,
+  options: FollowLogsOptions,
+): Observable<ProcessLogEntry> {
   return new Observable<ProcessLogEntry>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -77,7 +81,8 @@ export function followLogs(processId: string, deps: LogFollowDeps, options: Foll
           if (error instanceof ProtocolError) return fail(error);
           failures = last !== before ? 1 : failures + 1;
           if (failures > policy.maxRetries) {
-            return fail(new LogStreamError(processId, `${policy.maxRetries} reconnects failed in a row`, { cause: error }));
+            const message = `${policy.maxRetries} reconnects failed in a row`;
+            return fail(new LogStreamError(processId, message, { cause: error }));
           }
           await sleep(reconnectDelay(policy, failures), signal);
         }

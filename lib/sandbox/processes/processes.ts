@@ -1,11 +1,8 @@
 import { defer, mergeMap, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../acp-http/web-socket.js";
+import type { WebSocketConstructor } from "../../acp-http/web-socket.js";
 import type { CallOptions } from "../connection.js";
 import type { ControlPlaneHttp, HttpSettings } from "../control-plane.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
-import { NotATerminalError } from "../errors/not-a-terminal-error.js";
-import { TerminalError } from "../errors/terminal-error.js";
 import { asBytes, toBase64 } from "./bytes.js";
 import { openEventStream } from "./event-stream-request.js";
 import { followLogs, type FollowLogsOptions } from "./log-follow.js";
@@ -13,6 +10,7 @@ import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
 import { mapProcessErrors, type ProcessSubject } from "./process-errors.js";
 import * as s from "./schemas.js";
 import { watchStatus, type WatchStatusOptions } from "./status-watch.js";
+import { terminalConnector } from "./terminal-connector.js";
 import { Terminal, type TerminalOptions } from "./terminal.js";
 
 /** A command to run to completion with {@link Processes.run}. */
@@ -79,25 +77,30 @@ export class Processes {
     this.#options = options;
   }
 
-  /** Runs a command and waits for it. A non-zero exit or a timeout is a result; a command that cannot start is a `ProcessSpawnError`. */
+  /**
+   * Runs a command and waits for it. A non-zero exit or a timeout is a result; a command
+   * that cannot start is a `ProcessSpawnError`.
+   */
   run(request: RunRequest, call?: CallOptions): Promise<s.RunResult> {
-    return this.#json({ command: request.command }, "processes.run", s.RunResultSchema, "post", `${P}/run`, { json: request, ...call });
+    const init = { json: request, ...call };
+    return this.#call({ command: request.command }, "processes.run", s.RunResultSchema, "post", `${P}/run`, init);
   }
 
   /** Starts a process and returns at once with its info (`status: "running"`). */
   spawn(request: SpawnRequest, call?: CallOptions): Promise<s.ProcessInfo> {
-    return this.#json({ command: request.command }, "processes.spawn", s.ProcessInfoSchema, "post", P, { json: request, ...call });
+    const init = { json: request, ...call };
+    return this.#call({ command: request.command }, "processes.spawn", s.ProcessInfoSchema, "post", P, init);
   }
 
   /** Every process the server tracks (running and exited), optionally only one owner's. */
   async list(filter: { owner?: s.ProcessOwner } = {}, call?: CallOptions): Promise<s.ProcessInfo[]> {
-    const query = { owner: filter.owner };
-    return (await this.#http.json("processes.list", s.ProcessListSchema, "get", P, { query, ...call })).processes;
+    const init = { query: { owner: filter.owner }, ...call };
+    return (await this.#http.json("processes.list", s.ProcessListSchema, "get", P, init)).processes;
   }
 
   /** One process's info; `ProcessNotFoundError` when the server has none with this id. */
   get(id: string, call?: CallOptions): Promise<s.ProcessInfo> {
-    return this.#json({ processId: id }, "processes.get", s.ProcessInfoSchema, "get", path(id), { ...call });
+    return this.#call(id, "processes.get", s.ProcessInfoSchema, "get", path(id), { ...call });
   }
 
   /** Sends SIGTERM. A program that ignores it stays `running`; see {@link Processes.kill}. */
@@ -112,7 +115,8 @@ export class Processes {
 
   /** Forgets an exited process and its log; `ProcessRunningError` while it still runs. */
   async remove(id: string, call?: CallOptions): Promise<void> {
-    await mapProcessErrors({ processId: id }, () => this.#http.send("processes.remove", "delete", path(id), { ...call }));
+    const remove = () => this.#http.send("processes.remove", "delete", path(id), { ...call });
+    await mapProcessErrors({ processId: id }, remove);
   }
 
   /** The server's process limits. */
@@ -122,7 +126,8 @@ export class Processes {
 
   /** Replaces the server's process limits (all fields); returns what the server now uses. */
   setConfig(config: s.ProcessConfig, call?: CallOptions): Promise<s.ProcessConfig> {
-    return this.#http.json("processes.setConfig", s.ProcessConfigSchema, "post", `${P}/config`, { json: config, ...call });
+    const init = { json: config, ...call };
+    return this.#http.json("processes.setConfig", s.ProcessConfigSchema, "post", `${P}/config`, init);
   }
 
   /**
@@ -130,15 +135,15 @@ export class Processes {
    * base64-encoded. `ProcessNotRunningError` once it has exited.
    */
   async input(id: string, data: string | Uint8Array, call?: CallOptions): Promise<{ bytesWritten: number }> {
-    const json = { data: toBase64(asBytes(data)), encoding: "base64" };
-    const result = await this.#json({ processId: id }, "processes.input", s.InputResultSchema, "post", path(id, "/input"), { json, ...call });
+    const init = { json: { data: toBase64(asBytes(data)), encoding: "base64" }, ...call };
+    const result = await this.#call(id, "processes.input", s.InputResultSchema, "post", path(id, "/input"), init);
     return { bytesWritten: result.bytesWritten };
   }
 
   /** The retained log entries, oldest first, with `data` decoded to bytes. */
   async logs(id: string, query: LogsQuery = {}, call?: CallOptions): Promise<ProcessLogEntry[]> {
-    const q = { stream: query.stream, tail: num(query.tail), since: num(query.since) };
-    const response = await this.#json({ processId: id }, "processes.logs", s.LogsResponseSchema, "get", path(id, "/logs"), { query: q, ...call });
+    const init = { query: { stream: query.stream, tail: num(query.tail), since: num(query.since) }, ...call };
+    const response = await this.#call(id, "processes.logs", s.LogsResponseSchema, "get", path(id, "/logs"), init);
     return response.entries.map(toLogEntry);
   }
 
@@ -150,15 +155,16 @@ export class Processes {
   logs$(id: string, options: LogsFollowOptions = {}): Observable<ProcessLogEntry> {
     const { follow = true, ...rest } = options;
     if (!follow) return defer(() => this.logs(id, rest)).pipe(mergeMap((entries) => entries));
-    const subject = { processId: id };
-    return followLogs(id, {
-      open: (lastEventId, signal) => {
-        const query = { follow: true, stream: rest.stream, since: rest.since, tail: lastEventId ? undefined : rest.tail };
-        return mapProcessErrors(subject, () => openEventStream(this.#settings, "processes.logs$", path(id, "/logs"), query, lastEventId, signal));
-      },
-      get: (signal) => this.get(id, { signal }),
-      readAfter: (since, signal) => this.logs(id, { stream: rest.stream, ...(since === undefined ? {} : { since }) }, { signal }),
-    }, rest);
+    const open = (lastEventId: string | undefined, signal: AbortSignal) => {
+      // After the first entry the cursor decides where to resume; `tail` would cut that short.
+      const query = { follow: true, stream: rest.stream, since: rest.since, tail: lastEventId ? undefined : rest.tail };
+      const request = () =>
+        openEventStream(this.#settings, "processes.logs$", path(id, "/logs"), query, lastEventId, signal);
+      return mapProcessErrors({ processId: id }, request);
+    };
+    const readAfter = (since: number | undefined, signal: AbortSignal) =>
+      this.logs(id, { stream: rest.stream, ...(since === undefined ? {} : { since }) }, { signal });
+    return followLogs(id, { open, get: (signal) => this.get(id, { signal }), readAfter }, rest);
   }
 
   /** The process's info each time its status changes (polled); completes after `exited`. */
@@ -166,10 +172,10 @@ export class Processes {
     return watchStatus((signal) => this.get(id, { signal }), options);
   }
 
-  /** Resizes a tty process's PTY over HTTP (without a terminal socket); `NotATerminalError` otherwise. */
+  /** Resizes a tty process's PTY over HTTP (no terminal socket needed); `NotATerminalError` otherwise. */
   resize(id: string, cols: number, rows: number, call?: CallOptions): Promise<s.TerminalSize> {
-    const json = { cols, rows };
-    return this.#json({ processId: id }, "processes.resize", s.TerminalSizeSchema, "post", path(id, "/terminal/resize"), { json, ...call });
+    const init = { json: { cols, rows }, ...call };
+    return this.#call(id, "processes.resize", s.TerminalSizeSchema, "post", path(id, "/terminal/resize"), init);
   }
 
   /**
@@ -178,36 +184,20 @@ export class Processes {
    * as `?access_token=` (browsers). Output written before attaching is not replayed.
    */
   terminal(id: string, options: TerminalOptions = {}): Terminal {
-    let token: string | undefined;
-    return new Terminal(id, {
-      open: async (protocols) => {
-        const { WebSocket, supportsHeaders } = resolveWebSocket(this.#options.WebSocket);
-        token = typeof this.#settings.token === "function" ? await this.#settings.token() : this.#settings.token;
-        const url = this.terminalUrl(id, supportsHeaders || !token ? {} : { accessToken: token });
-        if (!supportsHeaders) return new WebSocket(url, protocols);
-        const headers = { ...this.#settings.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
-        return new WebSocket(url, protocols, { headers }) as WebSocketLike;
-      },
-      diagnose: async (reason) => {
-        const safe = token ? reason.split(token).join("***") : reason;
-        let info: s.ProcessInfo;
-        try {
-          info = await this.get(id);
-        } catch (error) {
-          return error as Error;
-        }
-        if (!info.tty) {
-          const detail = "conflict: process is not running in tty mode";
-          return new NotATerminalError(id, new SandboxAgentHttpError("processes.terminal", 409, { status: 409, detail }, undefined));
-        }
-        return new TerminalError(id, `could not connect: ${safe}`, { fromServer: false });
-      },
-    }, options);
+    const connector = terminalConnector({
+      processId: id,
+      settings: this.#settings,
+      WebSocket: this.#options.WebSocket,
+      url: (accessToken) => this.terminalUrl(id, accessToken === undefined ? {} : { accessToken }),
+      get: () => this.get(id),
+    });
+    return new Terminal(id, connector, options);
   }
 
   /**
    * The terminal WebSocket URL (`ws:`/`wss:`), for a socket of your own. Pass `accessToken`
-   * only for a client that cannot send headers: the URL then carries the token, so keep it out of logs.
+   * only for a client that cannot send headers: the URL then carries the token, so keep
+   * it out of logs (the server itself writes request URIs, query included, to its log).
    */
   terminalUrl(id: string, options: { accessToken?: string } = {}): string {
     const base = this.#settings.baseUrl.replace(/\/+$/, "").replace(/^http(s?):/i, "ws$1:");
@@ -217,16 +207,22 @@ export class Processes {
 
   #signal(id: string, which: "stop" | "kill", options: SignalOptions): Promise<s.ProcessInfo> {
     const { waitMs, ...call } = options;
-    const query = { waitMs: num(waitMs) };
-    return this.#json({ processId: id }, `processes.${which}`, s.ProcessInfoSchema, "post", path(id, `/${which}`), { query, ...call });
+    const init = { query: { waitMs: num(waitMs) }, ...call };
+    return this.#call(id, `processes.${which}`, s.ProcessInfoSchema, "post", path(id, `/${which}`), init);
   }
 
-  #json<T>(subject: ProcessSubject, operation: string, schema: v.GenericSchema<unknown, T>, ...rest: JsonRest): Promise<T> {
-    return mapProcessErrors(subject, () => this.#http.json(operation, schema, ...rest));
+  /** A JSON call whose failures become typed process errors (`subject`: a process id or the command). */
+  #call<T>(
+    subject: string | ProcessSubject,
+    operation: string,
+    schema: v.GenericSchema<unknown, T>,
+    ...rest: JsonRest
+  ): Promise<T> {
+    const about = typeof subject === "string" ? { processId: subject } : subject;
+    return mapProcessErrors(about, () => this.#http.json(operation, schema, ...rest));
   }
 }
 
 type JsonRest = Parameters<ControlPlaneHttp["json"]> extends [unknown, unknown, ...infer R] ? R : never;
 
 const num = (value: number | undefined): string | undefined => (value === undefined ? undefined : String(value));
-

@@ -15,7 +15,10 @@ export interface WatchStatusOptions {
  * time its status changes; completes after the `exited` value. Polls, because the server
  * has no push channel for process state. An HTTP error (404: removed) ends it with that error.
  */
-export function watchStatus(get: (signal: AbortSignal) => Promise<ProcessInfo>, options: WatchStatusOptions): Observable<ProcessInfo> {
+export function watchStatus(
+  get: (signal: AbortSignal) => Promise<ProcessInfo>,
+  options: WatchStatusOptions,
+): Observable<ProcessInfo> {
   return new Observable<ProcessInfo>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;

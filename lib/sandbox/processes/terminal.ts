@@ -69,13 +69,16 @@ export class Terminal {
     let settleExit!: (value: TerminalExit | Error) => void;
     let settleClosed!: () => void;
     this.ready = new Promise<void>((resolve, reject) => (settleReady = (e) => (e ? reject(e) : resolve())));
-    this.exit = new Promise<TerminalExit>((resolve, reject) => (settleExit = (x) => (x instanceof Error ? reject(x) : resolve(x))));
+    this.exit = new Promise<TerminalExit>(
+      (resolve, reject) => (settleExit = (x) => (x instanceof Error ? reject(x) : resolve(x))),
+    );
     this.closed = new Promise<void>((resolve) => (settleClosed = resolve));
     // Callers who only care about one promise must not get unhandled rejections from the others.
     this.ready.catch(noop);
     this.exit.catch(noop);
     this.#settle = { ready: settleReady, exit: settleExit, closed: settleClosed };
-    this.#timer = setTimeout(() => this.#abandon("no ready frame within the timeout"), options.readyTimeoutMs ?? 10_000);
+    const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
+    this.#timer = setTimeout(() => this.#abandon("no ready frame within the timeout"), readyTimeoutMs);
     options.signal?.addEventListener("abort", () => this.close(), { once: true });
     if (options.signal?.aborted) {
       this.#finish(new TerminalError(processId, "aborted", { fromServer: false }));
@@ -89,7 +92,8 @@ export class Terminal {
 
   /** Types into the terminal: text as is, bytes base64-encoded. Queued until the socket is open. */
   send(data: string | Uint8Array): void {
-    const frame = typeof data === "string" ? { type: "input", data } : { type: "input", data: toBase64(data), encoding: "base64" };
+    const frame =
+      typeof data === "string" ? { type: "input", data } : { type: "input", data: toBase64(data), encoding: "base64" };
     this.#sendFrame(frame);
   }
 
@@ -119,7 +123,9 @@ export class Terminal {
   }
 
   #sendFrame(frame: object): void {
-    if (this.#state === "closing" || this.#state === "closed") throw new TerminalError(this.processId, "the terminal is closed", { fromServer: false });
+    if (this.#state === "closing" || this.#state === "closed") {
+      throw new TerminalError(this.processId, "the terminal is closed", { fromServer: false });
+    }
     const text = JSON.stringify(frame);
     if (this.#state === "open" && this.#socket?.readyState === WEB_SOCKET_OPEN) this.#socket.send(text);
     else this.#queue.push(text);
@@ -141,7 +147,7 @@ export class Terminal {
     });
     socket.addEventListener("close", (event: { code?: number }) => {
       if (this.#isReady || this.#state === "closing") {
-        return this.#finish(new TerminalError(this.processId, "closed before the process exited", { fromServer: false }));
+        return this.#finish(this.#localError("closed before the process exited"));
       }
       const reason = this.#failure ?? `closed (code ${event.code ?? "none"}) before the ready frame`;
       connector.diagnose(reason).then(
@@ -153,14 +159,19 @@ export class Terminal {
 
   #onMessage(data: unknown, options: TerminalOptions): void {
     if (typeof data !== "string") {
-      const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : undefined;
+      const bytes =
+        data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : ArrayBuffer.isView(data)
+            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+            : undefined;
       if (bytes) this.#output.next(bytes);
       return;
     }
     const parsed = v.safeParse(TerminalServerFrameSchema, safeJson(data));
-    if (!parsed.success) return this.#errors.next(new TerminalError(this.processId, "unreadable control frame", { fromServer: true }));
+    if (!parsed.success) return this.#errors.next(this.#serverError("unreadable control frame"));
     const frame = parsed.output;
-    if (frame.type === "error") return this.#errors.next(new TerminalError(this.processId, frame.message, { fromServer: true }));
+    if (frame.type === "error") return this.#errors.next(this.#serverError(frame.message));
     if (frame.type === "ready") {
       this.#isReady = true;
       clearTimeout(this.#timer);
@@ -168,6 +179,14 @@ export class Terminal {
       return this.#settle.ready();
     }
     this.#settle.exit({ exitCode: frame.exitCode });
+  }
+
+  #localError(message: string): TerminalError {
+    return new TerminalError(this.processId, message, { fromServer: false });
+  }
+
+  #serverError(message: string): TerminalError {
+    return new TerminalError(this.processId, message, { fromServer: true });
   }
 
   #abandon(reason: string): void {

@@ -1,0 +1,57 @@
+import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../acp-http/web-socket.js";
+import type { HttpSettings } from "../control-plane.js";
+import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { NotATerminalError } from "../errors/not-a-terminal-error.js";
+import { TerminalError } from "../errors/terminal-error.js";
+import type { ProcessInfo } from "./schemas.js";
+import type { TerminalConnector } from "./terminal.js";
+
+export interface TerminalConnectorDeps {
+  processId: string;
+  settings: HttpSettings;
+  WebSocket: WebSocketConstructor | undefined;
+  url(accessToken: string | undefined): string;
+  get(): Promise<ProcessInfo>;
+}
+
+/**
+ * Opens the terminal socket with the client's credentials and explains a failed one.
+ * A WebSocket that fails its handshake reports no status in browsers (and only in its
+ * message with `ws`), so the process is looked up over HTTP instead: that answer is the
+ * typed error (404, 401), or the process turns out not to be a tty (the server's 409).
+ */
+export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnector {
+  let token: string | undefined;
+  const redact = (text: string) => (token ? text.split(token).join("***") : text);
+  return {
+    open: async (protocols) => {
+      const { WebSocket, supportsHeaders } = resolveWebSocket(deps.WebSocket);
+      const source = deps.settings.token;
+      token = typeof source === "function" ? await source() : source;
+      const url = deps.url(supportsHeaders || !token ? undefined : token);
+      try {
+        if (!supportsHeaders) return new WebSocket(url, protocols);
+        const headers = { ...deps.settings.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+        return new WebSocket(url, protocols, { headers }) as WebSocketLike;
+      } catch (error) {
+        // A constructor's message may quote the URL, and with it an access token.
+        const message = `could not open the socket: ${redact(String((error as Error).message))}`;
+        throw new TerminalError(deps.processId, message, { fromServer: false });
+      }
+    },
+    diagnose: async (reason) => {
+      let info: ProcessInfo;
+      try {
+        info = await deps.get();
+      } catch (error) {
+        return error as Error;
+      }
+      if (!info.tty) {
+        const problem = { status: 409, detail: "conflict: process is not running in tty mode" };
+        const answer = new SandboxAgentHttpError("processes.terminal", 409, problem, undefined);
+        return new NotATerminalError(deps.processId, answer);
+      }
+      return new TerminalError(deps.processId, `could not connect: ${redact(reason)}`, { fromServer: false });
+    },
+  };
+}
