@@ -11,7 +11,6 @@ import {
   type AuthenticateParams,
   type CancelParams,
   type ForkSessionResult,
-  type Implementation,
   type InitializeParams,
   type InitializeResult,
   type ListSessionsParams,
@@ -27,80 +26,36 @@ import {
   type SetSessionModelParams,
   type SetSessionModeParams,
 } from "./acp-types.js";
-import { idKey, isErrorResponse, type AcpEnvelope, type AcpRequest } from "./envelope.js";
+import { linkSignal } from "./abort.js";
+import { AgentRequests } from "./agent-requests.js";
+import { splitBatch } from "./batch.js";
+import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
+import { isErrorResponse, isNotification, type AcpEnvelope } from "./envelope.js";
 import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import { AcpRpcError } from "./errors/rpc-error.js";
-import { EventStream, RetriesExhaustedError, type EventGap } from "./event-stream.js";
-import { answerAgentRequest, type AcpClientHandlers } from "./handlers.js";
-import { HttpTransport, type TokenSource } from "./http.js";
-import { Inbound, type AcpParseError, type ResponseEcho } from "./inbound.js";
+import type { EventGap } from "./event-stream.js";
+import { HttpTransport } from "./http.js";
+import { Inbound, type AcpParseError, type SentEnvelope } from "./inbound.js";
 import { debugLogger, type AcpLogger } from "./logger.js";
-import { normalizeReconnectPolicy, type NormalizedReconnectPolicy, type ReconnectPolicy } from "./reconnect.js";
-import { RpcCorrelator, type PendingOptions } from "./rpc-correlator.js";
+import { normalizeReconnectPolicy } from "./reconnect.js";
+import { RpcCorrelator } from "./rpc-correlator.js";
+import { SessionStreams } from "./session-streams.js";
+import type { SseFrame } from "./sse-stream.js";
 import { ConnectionStateMachine, type AcpConnectionState } from "./state.js";
-import { BoundedSet } from "./bounded-set.js";
-import { linkSignal } from "./abort.js";
 import { CLIENT_INFO } from "./version.js";
 
-export interface AcpHttpClientOptions {
-  /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
-  baseUrl: string;
-  /** Endpoint path for POST, GET and DELETE. Default `/v2/rpc`. */
-  path?: string;
-  /** Header that carries the connection id. Default `x-acp-connection-id`. */
-  connectionIdHeader?: string;
-  /** Resume an existing connection (e.g. after a page reload) instead of waiting to learn one. */
-  connectionId?: string;
-  /** Query sent with the POSTs until one succeeds (servers that create the connection lazily). */
-  bootstrapQuery?: Record<string, string>;
-  headers?: Record<string, string>;
-  token?: TokenSource;
-  fetch?: typeof globalThis.fetch;
-  reconnect?: ReconnectPolicy;
-  /** Resume the connection stream from this event id. */
-  lastEventId?: string;
-  /** Answers to the agent's own requests (permission, files, terminals). */
-  handlers?: AcpClientHandlers;
-  /** Sent as `clientInfo` by `initialize`. */
-  clientInfo?: Implementation;
-  /** Whether responses also arrive on the stream (see `ResponseEcho`). Default `"auto"`. */
-  responseEcho?: ResponseEcho;
-  /**
-   * Per-session event streams, as the ACP streamable HTTP RFD profile has them: a GET
-   * with this header per session, opened when a session is created or loaded here.
-   */
-  sessionStreams?: { header: string };
-  /** Upper bound for the DELETE sent by `disconnect()`. Default 2000 ms. */
-  closeTimeoutMs?: number;
-  logger?: AcpLogger;
-}
+export { RFD_PROFILE, type AcpHttpClientOptions, type CloseInfo, type RequestOptions } from "./client-options.js";
 
-/** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */
-export const RFD_PROFILE = {
-  path: "/acp",
-  connectionIdHeader: "Acp-Connection-Id",
-  sessionStreams: { header: "Acp-Session-Id" },
-} as const satisfies Partial<AcpHttpClientOptions>;
-
-export type RequestOptions = PendingOptions;
-
-/** How a connection ended; `error` is absent for a clean `disconnect()`. */
-export interface CloseInfo {
-  reason: CloseReason;
-  error?: AcpConnectionClosedError;
-}
-
-const CONNECTION_STREAM = "connection";
-const SESSION_OPENING_METHODS = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
+type Params = Record<string, unknown>;
 
 /**
  * An ACP client over streamable HTTP: POST sends envelopes, a GET event stream brings
  * them back, DELETE closes. Every inbound envelope is on the hot `envelopes$`, once,
  * in order; requests are settled from it by id. One instance is one connection: after
- * `disconnect()` (or a fatal failure) it stays closed and every call fails fast with
- * `AcpConnectionClosedError`.
+ * `disconnect()`, a failed first `initialize` or a fatal failure it stays closed and
+ * every call fails fast with `AcpConnectionClosedError`.
  */
 export class AcpHttpClient {
   /** Every validated inbound envelope, hot, no replay; completes when the connection closes. */
@@ -116,23 +71,22 @@ export class AcpHttpClient {
 
   readonly #options: AcpHttpClientOptions;
   readonly #logger: AcpLogger;
-  readonly #policy: NormalizedReconnectPolicy;
   readonly #http: HttpTransport;
   readonly #correlator = new RpcCorrelator(1000);
   readonly #inbound: Inbound;
+  readonly #streams: SessionStreams;
+  readonly #agentRequests: AgentRequests;
   readonly #state = new ConnectionStateMachine();
   readonly #gaps = new Subject<EventGap>();
-  readonly #streams = new Map<string, EventStream>();
-  readonly #answered = new BoundedSet(1024);
   readonly #lifetime = new AbortController();
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
+  #initialized = false;
 
   constructor(options: AcpHttpClientOptions) {
     this.#options = options;
-    this.#logger = options.logger ?? debugLogger("acp-http");
-    this.#policy = normalizeReconnectPolicy(options.reconnect);
+    const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
     this.#http = new HttpTransport({
       baseUrl: options.baseUrl,
       path: options.path ?? "/v2/rpc",
@@ -142,15 +96,37 @@ export class AcpHttpClient {
       token: options.token,
       fetch: options.fetch,
       connectionId: options.connectionId,
-      logger: this.#logger,
+      logger,
+    });
+    this.#streams = new SessionStreams({
+      http: this.#http,
+      policy: normalizeReconnectPolicy(options.reconnect),
+      logger,
+      sessionHeader: options.sessionStreams?.header,
+      lastEventId: options.lastEventId,
+      onFrame: (frame, stream) => this.#frame(frame, stream),
+      onGap: (gap) => this.#gaps.next(gap),
+      onStatus: (status) => this.#state.set(status),
+      onFatal: (reason, cause) => this.#close(reason, cause),
+    });
+    this.#agentRequests = new AgentRequests({
+      handlers: options.handlers ?? {},
+      lifetime: this.#lifetime.signal,
+      send: (answer, method) => this.#post(answer, `answer to ${method}`, this.#lifetime.signal, (error) =>
+        logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message })),
     });
     this.#inbound = new Inbound({
       correlator: this.#correlator,
       responseEcho: options.responseEcho ?? "auto",
       echoGraceMs: 1500,
-      streamStarted: () => this.#streams.size > 0,
+      streamStarted: () => this.#streams.started,
       streamOpen: () => this.#state.value === "open",
-      onAgentRequest: (request) => void this.#answer(request),
+      onAgentRequest: (request) => this.#agentRequests.handle(request),
+    });
+    this.#inbound.envelopes.subscribe((envelope) => {
+      if (isNotification(envelope) && envelope.method === "$/cancel_request") {
+        this.#agentRequests.withdraw((envelope.params as { requestId?: unknown } | undefined)?.requestId);
+      }
     });
     this.envelopes$ = this.#inbound.envelopes.asObservable();
     this.parseErrors$ = this.#inbound.parseErrors.asObservable();
@@ -172,23 +148,14 @@ export class AcpHttpClient {
     return this.#http.connectionId;
   }
 
-  /** The connection stream's cursor: persist it to resume after a reload. */
+  /** The connection stream's cursor: persist it to resume after a reload (still readable after close). */
   get lastEventId(): string | undefined {
-    return this.#streams.get(CONNECTION_STREAM)?.lastEventId ?? this.#options.lastEventId;
+    return this.#streams.lastEventId;
   }
 
   /** Sends a request and resolves with its `result`; a JSON-RPC error rejects with `AcpRpcError`. */
-  async request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
-    this.#assertOpen(method);
-    const id = this.#correlator.nextId();
-    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options);
-    void this.#post({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }, method, postSignal, (error) =>
-      this.#correlator.reject(id, error),
-    ).then(postFinished, postFinished);
-    const answer = await response;
-    if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
-    if (SESSION_OPENING_METHODS.has(method)) this.#openSessionStream(answer.result);
-    return answer.result;
+  request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
+    return this.#request(method, params, options, false);
   }
 
   /** The cold twin of `request`: sends on subscribe, emits the result once; unsubscribing aborts it. */
@@ -207,19 +174,27 @@ export class AcpHttpClient {
     });
   }
 
-  /** Sends a notification; resolves once the server accepted it. */
+  /** Sends a notification; resolves once the server accepted it. `session/cancel` also stops that session's handlers. */
   async notify(method: string, params?: unknown): Promise<void> {
     this.#assertOpen(method);
+    const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
+    if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
     let failure: unknown;
     // The connection's lifetime signal: a close aborts a notification the server is holding.
-    const delivered = await this.#post({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }, method, this.#lifetime.signal, (error) => (failure = error));
+    const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
+    const delivered = await this.#post(envelope, method, this.#lifetime.signal, (error) => (failure = error));
     if (failure !== undefined) throw failure;
     if (!delivered) throw new AcpConnectionClosedError(this.#closeInfo?.reason ?? "disconnected", { method });
   }
 
   // --- ACP methods ---------------------------------------------------------------
 
-  async initialize(params: Partial<InitializeParams> = {}): Promise<InitializeResult> {
+  /**
+   * Opens the connection. The event stream opens once the answer is in (and, in the RFD
+   * profile, its connection id known). If this first `initialize` fails the connection
+   * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
+   */
+  async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
     const handlers = this.#options.handlers ?? {};
     const full: InitializeParams = {
       protocolVersion: PROTOCOL_VERSION,
@@ -230,19 +205,17 @@ export class AcpHttpClient {
       clientInfo: this.#options.clientInfo ?? { ...CLIENT_INFO },
       ...params,
     };
-    const result = await this.#typed("initialize", InitializeResultSchema, full);
-    if (this.#options.sessionStreams && !this.connectionId) {
-      // The RFD profile also puts the id in the result; a browser may not see the header.
-      const fromResult = (result as { connectionId?: unknown }).connectionId;
-      if (typeof fromResult !== "string") {
-        throw new AcpProtocolError(
-          "the server's connection id header could not be read (in a browser the server must list it in Access-Control-Expose-Headers)",
-          { method: "initialize" },
-        );
-      }
-      this.#http.adoptConnectionId(fromResult);
+    try {
+      const result = await this.#typed("initialize", InitializeResultSchema, full, options, true);
+      this.#adoptConnectionId(result);
+      this.#streams.openConnection();
+      this.#initialized = true;
+      return result;
+    } catch (error) {
+      const unauthorized = error instanceof AcpHttpError && error.status === 401;
+      if (!this.#initialized) this.#close(unauthorized ? "unauthorized" : "initialize-failed", error);
+      throw error;
     }
-    return result;
   }
 
   authenticate(params: AuthenticateParams, options?: RequestOptions): Promise<LooseResult> {
@@ -290,10 +263,8 @@ export class AcpHttpClient {
   }
 
   /** Closes one session (RFD `session/close`) and its event stream. */
-  async unstableCloseSession(params: { sessionId: string; [key: string]: unknown }, options?: RequestOptions): Promise<LooseResult> {
-    const result = await this.#typed("session/close", LooseResultSchema, params, options);
-    this.#closeSessionStream(params.sessionId);
-    return result;
+  unstableCloseSession(params: { sessionId: string } & Params, options?: RequestOptions): Promise<LooseResult> {
+    return this.#typed("session/close", LooseResultSchema, params, options);
   }
 
   /** A request with any method name, sent verbatim (extension methods start with `_`). */
@@ -316,24 +287,67 @@ export class AcpHttpClient {
 
   // --- internals -----------------------------------------------------------------
 
-  async #typed<T>(method: string, schema: v.GenericSchema<unknown, T>, params: unknown, options?: RequestOptions): Promise<T> {
-    const result = await this.request(method, params, options);
+  async #request(method: string, params: unknown, options: RequestOptions, deferStream: boolean): Promise<unknown> {
+    this.#assertOpen(method);
+    const id = this.#correlator.nextId();
+    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options);
+    const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
+    const reject = (error: unknown) => this.#correlator.reject(id, error);
+    void this.#post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
+    const answer = await response;
+    if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
+    this.#streams.afterResult(method, params, answer.result);
+    return answer.result;
+  }
+
+  async #typed<T>(
+    method: string,
+    schema: v.GenericSchema<unknown, T>,
+    params: unknown,
+    options?: RequestOptions,
+    deferStream = false,
+  ): Promise<T> {
+    const result = await this.#request(method, params, options ?? {}, deferStream);
     const parsed = v.safeParse(schema, result);
-    if (!parsed.success) throw new AcpProtocolError(`unexpected result shape: ${parsed.issues[0]?.message ?? "invalid"}`, { method });
-    return parsed.output;
+    if (parsed.success) return parsed.output;
+    throw new AcpProtocolError(`unexpected result shape: ${parsed.issues[0]?.message ?? "invalid"}`, { method });
+  }
+
+  /** The RFD profile also puts the id in the initialize result: a browser may not see the header. */
+  #adoptConnectionId(result: InitializeResult): void {
+    if (!this.#options.sessionStreams || this.connectionId) return;
+    const fromResult = (result as { connectionId?: unknown }).connectionId;
+    if (typeof fromResult !== "string") {
+      throw new AcpProtocolError(
+        "the server's connection id header could not be read " +
+          "(in a browser the server must list it in Access-Control-Expose-Headers)",
+        { method: "initialize" },
+      );
+    }
+    this.#http.adoptConnectionId(fromResult);
   }
 
   #assertOpen(method: string): void {
-    if (this.#closeInfo) throw new AcpConnectionClosedError(this.#closeInfo.reason, { method, cause: this.#closeInfo.error?.cause });
+    const info = this.#closeInfo;
+    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
   }
 
-  /** Sends one envelope; failures go to `onError`. Resolves true once the server accepted it. */
-  async #post(envelope: Record<string, unknown>, method: string, signal: AbortSignal | undefined, onError: (error: unknown) => void): Promise<boolean> {
+  /**
+   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
+   * `deferStream`: an answer in the body opens no stream here (initialize opens it once the answer is read).
+   */
+  async #post(
+    envelope: SentEnvelope & Params,
+    method: string,
+    signal: AbortSignal | undefined,
+    onError: (error: unknown) => void,
+    deferStream = false,
+  ): Promise<boolean> {
     if (this.#state.value === "idle") this.#state.set("connecting");
     try {
-      const result = await this.#http.post(JSON.stringify(envelope), method, signal, this.#sessionHeaders(envelope));
-      this.#ensureConnectionStream();
-      if (result.json !== undefined && !this.#inbound.body(result.json) && "id" in envelope) {
+      const result = await this.#http.post(JSON.stringify(envelope), method, signal, this.#streams.headersFor(envelope.params));
+      if (!deferStream || result.json === undefined) this.#streams.openConnection();
+      if (result.json !== undefined && !this.#body(result.json, envelope) && "id" in envelope) {
         onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
       }
       return true;
@@ -349,76 +363,18 @@ export class AcpHttpClient {
     }
   }
 
-  #sessionHeaders(envelope: Record<string, unknown>): Record<string, string> {
-    const header = this.#options.sessionStreams?.header;
-    const sessionId = (envelope.params as { sessionId?: unknown } | undefined)?.sessionId;
-    return header && typeof sessionId === "string" ? { [header]: sessionId } : {};
+  /** A POST body; a batch is taken member by member. False when it held no usable envelope. */
+  #body(text: string, sent: SentEnvelope): boolean {
+    const members = splitBatch(text);
+    if (!members) return this.#inbound.body(text, sent);
+    return members.map((member) => this.#inbound.body(member)).some(Boolean);
   }
 
-  #ensureConnectionStream(): void {
-    if (this.#closeInfo || this.#streams.has(CONNECTION_STREAM) || !this.#http.bootstrapped) return;
-    this.#startStream(CONNECTION_STREAM, {}, this.#options.lastEventId);
-  }
-
-  #openSessionStream(result: unknown): void {
-    const header = this.#options.sessionStreams?.header;
-    const sessionId = (result as { sessionId?: unknown } | null)?.sessionId;
-    if (!header || this.#closeInfo || typeof sessionId !== "string" || this.#streams.has(sessionId)) return;
-    // "0" asks for the session's whole history: updates sent before this GET are not lost.
-    this.#startStream(sessionId, { [header]: sessionId }, "0");
-  }
-
-  #closeSessionStream(sessionId: string): void {
-    this.#streams.get(sessionId)?.stop();
-    this.#streams.delete(sessionId);
-  }
-
-  #startStream(name: string, headers: Record<string, string>, lastEventId: string | undefined): void {
-    const isConnection = name === CONNECTION_STREAM;
-    const stream = new EventStream({
-      name,
-      open: (cursor, signal) => this.#http.openStream(headers, cursor, signal),
-      policy: this.#policy,
-      lastEventId,
-      logger: this.#logger,
-      onFrame: (frame, streamName) => this.#inbound.frame(frame, streamName),
-      onGap: (gap) => {
-        this.#logger.warn("events lost: the server no longer had them", { ...gap });
-        this.#gaps.next(gap);
-      },
-      onStatus: (status) => {
-        if (isConnection) this.#state.set(status);
-      },
-      onFatal: (error) => this.#streamFailed(name, error),
-    });
-    this.#streams.set(name, stream);
-    stream.start();
-  }
-
-  #streamFailed(name: string, error: Error): void {
-    if (error instanceof AcpHttpError) {
-      if (error.status === 401) return this.#close("unauthorized", error);
-      if (error.status === 404) return this.#close("connection-lost", error);
-      if (name !== CONNECTION_STREAM) {
-        // A session stream refused (e.g. not owned here) ends that stream, not the connection.
-        this.#logger.warn("session stream refused", { session: name, status: error.status });
-        this.#streams.delete(name);
-        return;
-      }
-      return this.#close("stream-rejected", error);
-    }
-    this.#close("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
-  }
-
-  async #answer(request: AcpRequest): Promise<void> {
-    const key = idKey(request.id);
-    if (this.#answered.has(key)) return;
-    this.#answered.add(key);
-    const answer = await answerAgentRequest(request, this.#options.handlers ?? {}, this.#lifetime.signal);
-    if (this.#closeInfo) return;
-    await this.#post({ jsonrpc: "2.0", id: request.id, ...answer }, `answer to ${request.method}`, this.#lifetime.signal, (error) =>
-      this.#logger.warn("could not deliver an answer to the agent", { method: request.method, error: (error as Error).message }),
-    );
+  /** A stream frame; a batch is taken member by member, each under the frame's event id. */
+  #frame(frame: SseFrame, stream: string): void {
+    const members = splitBatch(frame.data);
+    if (!members) return this.#inbound.frame(frame, stream);
+    for (const data of members) this.#inbound.frame({ ...frame, data }, stream);
   }
 
   #close(reason: CloseReason, cause?: unknown): void {
@@ -426,8 +382,7 @@ export class AcpHttpClient {
     const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
     this.#closeInfo = error ? { reason, error } : { reason };
     this.#logger.debug("connection closed", { reason });
-    for (const stream of this.#streams.values()) stream.stop();
-    this.#streams.clear();
+    this.#streams.stopAll();
     this.#lifetime.abort();
     this.#inbound.close();
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));

@@ -80,7 +80,8 @@ export interface ConnectInfo {
 
 /** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or network. */
 export interface DisconnectInfo {
-  reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected";
+  reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected"
+    | "initialize-failed";
   /** Absent for `disconnect()`; otherwise the error that ended the connection. */
   error?: ConnectionLostError;
 }

@@ -1,7 +1,16 @@
 import { AcpError } from "./acp-error.js";
 
-/** Why a connection ended; `disconnected` is the only clean one. */
-export type CloseReason = "disconnected" | "retries-exhausted" | "connection-lost" | "unauthorized" | "stream-rejected";
+/**
+ * Why a connection ended; `disconnected` is the only clean one. `initialize-failed`: the
+ * first `initialize` failed, so the connection never came up (the error is the `cause`).
+ */
+export type CloseReason =
+  | "disconnected"
+  | "retries-exhausted"
+  | "connection-lost"
+  | "unauthorized"
+  | "stream-rejected"
+  | "initialize-failed";
 
 /**
  * The connection is gone: every request still pending when it ended, and every

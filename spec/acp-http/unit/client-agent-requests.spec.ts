@@ -127,10 +127,10 @@ describe("AcpHttpClient agent requests", () => {
     await settle();
     reply.resolve({ outcome: { outcome: "selected", optionId: "deny" } });
     await h.server.request("POST", 2);
-    // And once more after the answer went out, on a reconnected stream.
+    // And once more after the answer went out: a reconnected stream replaying it under its original event id.
     h.stream.end();
     const second = await h.server.stream(2);
-    second.send(3, request);
+    second.send(1, request);
     await settle();
     expect(calls).toBe(1);
     expect(h.answers().map(bodyOf)).toEqual([{ jsonrpc: "2.0", id: "agent-req-1", result: { outcome: { outcome: "selected", optionId: "deny" } } }]);
@@ -161,5 +161,57 @@ describe("AcpHttpClient agent requests", () => {
     expect(bodyOf(await h.server.request("POST"))).toMatchObject({
       params: { clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: true } },
     });
+  });
+});
+
+describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 14)", () => {
+  it("answers again when the agent reuses an id it used before, once that id was answered", async () => {
+    const seen: string[] = [];
+    const h = await withHandlers({
+      requestPermission: (params) => {
+        seen.push(params.toolCall.toolCallId);
+        return { outcome: { outcome: "selected", optionId: "allow" } };
+      },
+    });
+    h.stream.send(1, agentRequest(0, "session/request_permission", PERMISSION_PARAMS));
+    await h.server.request("POST", 2);
+    const again = { ...PERMISSION_PARAMS, toolCall: { toolCallId: "call-2", title: "rm -rf dist" } };
+    h.stream.send(2, agentRequest(0, "session/request_permission", again));
+    await h.server.request("POST", 3);
+    await settle();
+    expect(seen).toEqual(["call-1", "call-2"]);
+    expect(h.answers().map((answer) => bodyOf(answer).id)).toEqual([0, 0]);
+  });
+
+  it("processes a batch frame member by member: each request answered once, the rest delivered", async () => {
+    const h = await withHandlers({ readTextFile: (params) => ({ content: `text of ${params.path}` }) });
+    const pending = h.client.request("_vendor/slow", {});
+    const requestId = bodyOf(await h.server.request("POST", 2)).id;
+    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "plan" } } };
+    h.stream.send(1, [
+      agentRequest("a", "fs/read_text_file", { sessionId: "s1", path: "/a" }),
+      update,
+      { jsonrpc: "2.0", id: requestId, result: { done: true } },
+      agentRequest("b", "fs/read_text_file", { sessionId: "s1", path: "/b" }),
+    ]);
+    await expect(pending).resolves.toEqual({ done: true });
+    await h.server.request("POST", 4);
+    await settle();
+    const answers = h.answers().slice(1).map(bodyOf);
+    expect(answers).toEqual([
+      { jsonrpc: "2.0", id: "a", result: { content: "text of /a" } },
+      { jsonrpc: "2.0", id: "b", result: { content: "text of /b" } },
+    ]);
+    expect(h.envelopes.some((envelope) => "method" in envelope && envelope.method === "session/update")).toBe(true);
+  });
+
+  it("reports a bad member of a batch as a parse error and still handles the good ones", async () => {
+    const h = await withHandlers({ readTextFile: () => ({ content: "ok" }) });
+    const errors: string[] = [];
+    h.client.parseErrors$.subscribe((error) => errors.push(error.raw));
+    h.stream.send(1, [{ jsonrpc: "1.0", nonsense: true }, agentRequest("c", "fs/read_text_file", { sessionId: "s1", path: "/c" })]);
+    expect(bodyOf(await h.server.request("POST", 2))).toEqual({ jsonrpc: "2.0", id: "c", result: { content: "ok" } });
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0] ?? "null")).toEqual({ jsonrpc: "1.0", nonsense: true });
   });
 });

@@ -1,7 +1,7 @@
 import { jest } from "@jest/globals";
 import { firstValueFrom, toArray } from "rxjs";
 import { AcpConnectionClosedError, AcpHttpError, isResponse, type AcpConnectionState, type AcpParseError, type EventGap } from "../../../lib/acp-http/index.js";
-import { bodyOf, networkFailure, never, problemResponse, rpcResult, type FakeSseStream } from "../../support/fake-acp-server.js";
+import { bodyOf, jsonResponse, networkFailure, never, problemResponse, rpcResult, type FakeSseStream } from "../../support/fake-acp-server.js";
 import { CONNECTION_ID, PROMPT, bootstrap, createHarness, disconnectAll, idOf, notification, result, settle, watch, type Harness, advance, useFakeClock } from "./client-harness.js";
 
 afterEach(async () => {
@@ -171,10 +171,10 @@ describe("AcpHttpClient connection lifecycle", () => {
     await expect(held).rejects.toMatchObject({ name: "AcpConnectionClosedError", reason: "disconnected" });
   });
 
-  it("a 404 on the very first POST fails only that request", async () => {
+  it("a 404 on the very first POST fails that request with its HTTP error, not as a lost connection", async () => {
     const h = createHarness();
     h.server.onPost = () => problemResponse(404, { title: "Agent Not Installed", status: 404 });
-    await expect(h.client.initialize()).rejects.toMatchObject({ name: "AcpHttpError", status: 404 });
+    await expect(h.client.request("_vendor/probe")).rejects.toMatchObject({ name: "AcpHttpError", status: 404 });
     expect(h.client.state).not.toBe("closed");
   });
 });
@@ -375,3 +375,36 @@ describe("AcpHttpClient event stream", () => {
     await expect(prompt).resolves.toEqual({ stopReason: "end_turn" });
   });
 });
+
+describe("AcpHttpClient failed initialize (issue 10, defect 12)", () => {
+  it.each<[string, (id: unknown) => Response]>([
+    ["an HTTP 404", () => problemResponse(404, { title: "Agent Not Installed", status: 404 })],
+    ["a JSON-RPC error", (id) => rpcError(id, { code: -32603, message: "agent failed to start" })],
+  ])("leaves connecting for closed, completes state$ and settles closed after %s", async (_name, answer) => {
+    const h = createHarness();
+    const { states, completed } = recordStates(h);
+    h.server.onPost = (request) => answer(bodyOf(request).id);
+    const failure = await h.client.initialize().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(AcpConnectionClosedError);
+    const info = await h.client.closed;
+    expect(info.reason).toBe("initialize-failed");
+    expect(info.error).toBeInstanceOf(AcpConnectionClosedError);
+    expect(info.error?.cause).toBe(failure);
+    expect(states).toEqual(["idle", "connecting", "closed"]);
+    expect(completed()).toBe(true);
+    await expect(h.client.newSession({ cwd: "/", mcpServers: [] })).rejects.toMatchObject({ reason: "initialize-failed" });
+  });
+
+  it("does not close an open connection when a repeated initialize fails", async () => {
+    const h = createHarness();
+    await bootstrap(h);
+    h.server.onPost = (request) => rpcError(bodyOf(request).id, { code: -32600, message: "already initialized" });
+    await expect(h.client.initialize()).rejects.toMatchObject({ name: "AcpRpcError" });
+    expect(h.client.state).toBe("open");
+  });
+});
+
+function rpcError(id: unknown, error: { code: number; message: string }): Response {
+  return jsonResponse({ jsonrpc: "2.0", id, error });
+}

@@ -91,3 +91,44 @@ describe("AcpHttpClient session streams (RFD profile)", () => {
     expect(h.server.streams[0]?.isOpen).toBe(true);
   });
 });
+
+describe("AcpHttpClient RFD profile ordering (issue 10, defect 7)", () => {
+  it("adopts a connection id from the initialize result before its stream GET goes out", async () => {
+    // A browser that cannot read the header: the id is only in the result body.
+    const h = createHarness({ ...RFD_PROFILE }, { connectionIdHeader: "Acp-Connection-Id" });
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 1, connectionId: "conn-from-body" });
+    h.server.onGet = (request) =>
+      request.headers.has("acp-connection-id")
+        ? h.server.openStream(request).response
+        : problemResponse(400, { title: "Missing Acp-Connection-Id", status: 400 });
+    await h.client.initialize();
+    const stream = await h.server.stream(1);
+    expect(stream.request.headers.get("acp-connection-id")).toBe("conn-from-body");
+    await settle();
+    expect(h.client.state).toBe("open");
+    expect(h.server.requestsOf("GET")).toHaveLength(1);
+  });
+
+  it("opens no stream and fails initialize (closing) when the id is in neither the header nor the body", async () => {
+    const h = createHarness({ ...RFD_PROFILE }, { connectionIdHeader: "Acp-Connection-Id" });
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 1 });
+    await expect(h.client.initialize()).rejects.toMatchObject({ name: "AcpProtocolError" });
+    await settle();
+    expect(h.server.requestsOf("GET")).toHaveLength(0);
+    await expect(h.client.closed).resolves.toMatchObject({ reason: "initialize-failed" });
+  });
+
+  it.each([
+    ["loadSession", (h: Harness) => h.client.loadSession({ sessionId: "sess-9", cwd: "/work", mcpServers: [] })],
+    ["unstableResumeSession", (h: Harness) => h.client.unstableResumeSession({ sessionId: "sess-9", cwd: "/work" })],
+  ])("%s opens the session stream named in its params (its result carries no sessionId)", async (_name, call) => {
+    const h = await rfdClient();
+    await call(h);
+    const sessionStream = await h.server.stream(2);
+    expect(sessionStream.request.headers.get("acp-session-id")).toBe("sess-9");
+    expect(sessionStream.request.headers.get("last-event-id")).toBe("0");
+    sessionStream.send(1, { ...notification(1), params: { ...notification(1).params, sessionId: "sess-9" } });
+    await settle();
+    expect(sessionUpdates(h)).toEqual(["chunk 1"]);
+  });
+});

@@ -1,0 +1,57 @@
+import type { AcpConnectionClosedError, CloseReason } from "./errors/connection-closed-error.js";
+import type { AcpClientHandlers } from "./handlers.js";
+import type { TokenSource } from "./http.js";
+import type { ResponseEcho } from "./inbound.js";
+import type { AcpLogger } from "./logger.js";
+import type { ReconnectPolicy } from "./reconnect.js";
+import type { PendingOptions } from "./rpc-correlator.js";
+import type { Implementation } from "./acp-types.js";
+
+export interface AcpHttpClientOptions {
+  /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
+  baseUrl: string;
+  /** Endpoint path for POST, GET and DELETE. Default `/v2/rpc`. */
+  path?: string;
+  /** Header that carries the connection id. Default `x-acp-connection-id`. */
+  connectionIdHeader?: string;
+  /** Resume an existing connection (e.g. after a page reload) instead of waiting to learn one. */
+  connectionId?: string;
+  /** Query sent with the POSTs until one succeeds (servers that create the connection lazily). */
+  bootstrapQuery?: Record<string, string>;
+  headers?: Record<string, string>;
+  token?: TokenSource;
+  fetch?: typeof globalThis.fetch;
+  reconnect?: ReconnectPolicy;
+  /** Resume the connection stream from this event id. */
+  lastEventId?: string;
+  /** Answers to the agent's own requests (permission, files, terminals). */
+  handlers?: AcpClientHandlers;
+  /** Sent as `clientInfo` by `initialize`. Default: this library's name and version (`CLIENT_INFO`). */
+  clientInfo?: Implementation;
+  /** Whether responses also arrive on the stream (see `ResponseEcho`). Default `"auto"`. */
+  responseEcho?: ResponseEcho;
+  /**
+   * Per-session event streams, as the ACP streamable HTTP RFD profile has them: a GET
+   * with this header per session, opened when a session is created or loaded here.
+   */
+  sessionStreams?: { header: string };
+  /** Upper bound for the DELETE sent by `disconnect()`. Default 2000 ms. */
+  closeTimeoutMs?: number;
+  logger?: AcpLogger;
+}
+
+/** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */
+export const RFD_PROFILE = {
+  path: "/acp",
+  connectionIdHeader: "Acp-Connection-Id",
+  sessionStreams: { header: "Acp-Session-Id" },
+} as const satisfies Partial<AcpHttpClientOptions>;
+
+/** Per-call options: `signal` aborts the call, `timeoutMs` bounds it. */
+export type RequestOptions = PendingOptions;
+
+/** How a connection ended; `error` is absent for a clean `disconnect()`. */
+export interface CloseInfo {
+  reason: CloseReason;
+  error?: AcpConnectionClosedError;
+}

@@ -1,0 +1,143 @@
+import type { CloseReason } from "./errors/connection-closed-error.js";
+import { AcpHttpError } from "./errors/http-error.js";
+import { EventStream, RetriesExhaustedError, type EventGap, type EventStreamStatus } from "./event-stream.js";
+import type { HttpTransport } from "./http.js";
+import type { AcpLogger } from "./logger.js";
+import type { NormalizedReconnectPolicy } from "./reconnect.js";
+import type { SseFrame } from "./sse-stream.js";
+
+export interface SessionStreamsOptions {
+  http: HttpTransport;
+  policy: NormalizedReconnectPolicy;
+  logger: AcpLogger;
+  /** The RFD profile's per-session stream header; undefined: the connection stream carries everything. */
+  sessionHeader: string | undefined;
+  /** Seed for the connection stream's cursor. */
+  lastEventId: string | undefined;
+  onFrame(frame: SseFrame, stream: string): void;
+  onGap(gap: EventGap): void;
+  /** The connection stream's status (session streams do not move the connection's state). */
+  onStatus(status: EventStreamStatus): void;
+  /** A stream failure that ends the whole connection. */
+  onFatal(reason: CloseReason, cause: unknown): void;
+}
+
+const CONNECTION_STREAM = "connection";
+/** Methods whose result names the session (a new one). */
+const SESSION_FROM_RESULT = new Set(["session/new", "session/fork"]);
+/** Methods that attach an existing session, named in the request: their results carry no `sessionId`. */
+const SESSION_FROM_PARAMS = new Set(["session/load", "session/resume"]);
+
+/**
+ * Which GET event streams a connection has: the connection stream, opened after the first
+ * accepted POST, and (RFD profile) one stream per session created or attached here, opened
+ * from its whole history so no update sent before the GET is missed.
+ */
+export class SessionStreams {
+  readonly #options: SessionStreamsOptions;
+  readonly #streams = new Map<string, EventStream>();
+  /** Kept after close: the cursor is most wanted then, to persist it. */
+  #connection: EventStream | undefined;
+  #stopped = false;
+
+  constructor(options: SessionStreamsOptions) {
+    this.#options = options;
+  }
+
+  /** A stream exists (open or coming back): more frames can still arrive. */
+  get started(): boolean {
+    return this.#streams.size > 0;
+  }
+
+  /** The connection stream's cursor: persist it to resume after a reload. */
+  get lastEventId(): string | undefined {
+    return this.#connection?.lastEventId ?? this.#options.lastEventId;
+  }
+
+  /** The session header for a POST whose params name a session (RFD profile only). */
+  headersFor(params: unknown): Record<string, string> {
+    const header = this.#options.sessionHeader;
+    const sessionId = sessionIdOf(params);
+    return header && sessionId !== undefined ? { [header]: sessionId } : {};
+  }
+
+  /**
+   * Opens the connection stream once the server knows the connection. In the RFD profile
+   * a GET without the connection id is refused, so it waits until one is known.
+   */
+  openConnection(): void {
+    const { http, sessionHeader } = this.#options;
+    if (this.#stopped || this.#connection || !http.bootstrapped) return;
+    if (sessionHeader && !http.connectionId) return;
+    this.#connection = this.#start(CONNECTION_STREAM, {}, this.#options.lastEventId);
+  }
+
+  /** Follows a successful request: opens the stream of the session it created or attached, or closes one. */
+  afterResult(method: string, params: unknown, result: unknown): void {
+    if (method === "session/close") return this.close(sessionIdOf(params));
+    const sessionId = SESSION_FROM_RESULT.has(method)
+      ? sessionIdOf(result)
+      : SESSION_FROM_PARAMS.has(method)
+        ? sessionIdOf(params)
+        : undefined;
+    const header = this.#options.sessionHeader;
+    if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
+    // "0" asks for the session's whole history: updates sent before this GET are not lost.
+    this.#start(sessionId, { [header]: sessionId }, "0");
+  }
+
+  /** Stops one session's stream. */
+  close(sessionId: string | undefined): void {
+    if (sessionId === undefined) return;
+    this.#streams.get(sessionId)?.stop();
+    this.#streams.delete(sessionId);
+  }
+
+  /** Stops every stream; no stream opens afterwards. */
+  stopAll(): void {
+    this.#stopped = true;
+    for (const stream of this.#streams.values()) stream.stop();
+    this.#streams.clear();
+  }
+
+  #start(name: string, headers: Record<string, string>, lastEventId: string | undefined): EventStream {
+    const { http, policy, logger } = this.#options;
+    const stream = new EventStream({
+      name,
+      open: (cursor, signal) => http.openStream(headers, cursor, signal),
+      policy,
+      lastEventId,
+      logger,
+      onFrame: (frame, streamName) => this.#options.onFrame(frame, streamName),
+      onGap: (gap) => {
+        logger.warn("events lost: the server no longer had them", { ...gap });
+        this.#options.onGap(gap);
+      },
+      onStatus: (status) => {
+        if (name === CONNECTION_STREAM) this.#options.onStatus(status);
+      },
+      onFatal: (error) => this.#failed(name, error),
+    });
+    this.#streams.set(name, stream);
+    stream.start();
+    return stream;
+  }
+
+  #failed(name: string, error: Error): void {
+    const { onFatal, logger } = this.#options;
+    if (!(error instanceof AcpHttpError)) {
+      return onFatal("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
+    }
+    if (error.status === 401) return onFatal("unauthorized", error);
+    if (error.status === 404) return onFatal("connection-lost", error);
+    if (name === CONNECTION_STREAM) return onFatal("stream-rejected", error);
+    // A session stream refused (e.g. not owned here) ends that stream, not the connection.
+    logger.warn("session stream refused", { session: name, status: error.status });
+    this.#streams.delete(name);
+  }
+}
+
+function sessionIdOf(value: unknown): string | undefined {
+  const sessionId = (value as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof sessionId === "string" ? sessionId : undefined;
+}

@@ -1,0 +1,99 @@
+import type { AcpClientHandlers, RequestPermissionResult } from "../../../lib/acp-http/index.js";
+import { Deferred, bodyOf } from "../../support/fake-acp-server.js";
+import { bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
+
+afterEach(disconnectAll);
+
+// Issue 10, defect 15: a handler learns when its request stopped mattering.
+
+function permissionRequest(id: string, sessionId: string): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "session/request_permission",
+    params: {
+      sessionId,
+      toolCall: { toolCallId: `call-${id}`, title: "edit file" },
+      options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+    },
+  };
+}
+
+/** A client whose permission handler waits for the test; records each call's signal. */
+async function withPendingDialogs() {
+  const signals = new Map<string, AbortSignal>();
+  const replies = new Map<string, Deferred<RequestPermissionResult>>();
+  const handlers: AcpClientHandlers = {
+    requestPermission: (params, context) => {
+      const reply = new Deferred<RequestPermissionResult>();
+      signals.set(params.toolCall.toolCallId, context.signal);
+      replies.set(params.toolCall.toolCallId, reply);
+      return reply.promise;
+    },
+  };
+  const h = createHarness({ handlers });
+  const stream = await bootstrap(h);
+  const posts = () => h.server.requestsOf("POST").slice(1).map(bodyOf);
+  return { ...h, stream, signals, replies, posts };
+}
+
+const SELECTED: RequestPermissionResult = { outcome: { outcome: "selected", optionId: "allow" } };
+
+describe("AcpHttpClient handler cancellation", () => {
+  it("aborts the handlers of a session whose turn the client cancels, answers cancelled, drops the late answer", async () => {
+    const h = await withPendingDialogs();
+    h.stream.send(1, permissionRequest("p1", "s1"));
+    h.stream.send(2, permissionRequest("p2", "s2"));
+    await settle();
+    expect(h.signals.get("call-p1")?.aborted).toBe(false);
+
+    await h.client.cancel({ sessionId: "s1" });
+    await settle();
+    expect(h.signals.get("call-p1")?.aborted).toBe(true);
+    expect(h.signals.get("call-p2")?.aborted).toBe(false);
+    h.replies.get("call-p1")?.resolve(SELECTED);
+    await settle();
+
+    const answers = h.posts().filter((post) => post.id === "p1");
+    expect(answers).toEqual([{ jsonrpc: "2.0", id: "p1", result: { outcome: { outcome: "cancelled" } } }]);
+    expect(h.posts().some((post) => post.method === "session/cancel")).toBe(true);
+    // The other session's dialog is untouched and still answered normally.
+    h.replies.get("call-p2")?.resolve(SELECTED);
+    await h.server.until(() => h.posts().find((post) => post.id === "p2"));
+    expect(h.posts().find((post) => post.id === "p2")).toEqual({ jsonrpc: "2.0", id: "p2", result: SELECTED });
+  });
+
+  it("aborts the handler when the agent withdraws the request with $/cancel_request, and sends no late answer", async () => {
+    const h = await withPendingDialogs();
+    h.stream.send(1, permissionRequest("p1", "s1"));
+    await settle();
+    h.stream.send(2, { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "p1" } });
+    await settle();
+    expect(h.signals.get("call-p1")?.aborted).toBe(true);
+    h.replies.get("call-p1")?.resolve(SELECTED);
+    await settle();
+    // The protocol still wants one response per request: the cancellation error, never the late choice.
+    const answers = h.posts().filter((post) => post.id === "p1");
+    expect(answers).toEqual([{ jsonrpc: "2.0", id: "p1", error: { code: -32800, message: "Request cancelled" } }]);
+  });
+
+  it("ignores a $/cancel_request for an id that is not pending", async () => {
+    const h = await withPendingDialogs();
+    h.stream.send(1, permissionRequest("p1", "s1"));
+    await settle();
+    h.stream.send(2, { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "other" } });
+    await settle();
+    expect(h.signals.get("call-p1")?.aborted).toBe(false);
+    h.replies.get("call-p1")?.resolve(SELECTED);
+    await h.server.until(() => h.posts().find((post) => post.id === "p1"));
+    expect(h.posts().filter((post) => post.id === "p1")).toEqual([{ jsonrpc: "2.0", id: "p1", result: SELECTED }]);
+  });
+
+  it("aborts pending handlers when the connection closes", async () => {
+    const h = await withPendingDialogs();
+    h.stream.send(1, permissionRequest("p1", "s1"));
+    await settle();
+    await h.client.disconnect();
+    expect(h.signals.get("call-p1")?.aborted).toBe(true);
+  });
+});
