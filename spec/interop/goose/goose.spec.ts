@@ -1,5 +1,5 @@
 /**
- * Opt-in (`npm run test:interop:goose`): the protocol client against goose's `goose serve`,
+ * The protocol client against goose's `goose serve` (installed on demand, once per machine),
  * the same checks as the qwen suite minus resume (goose sends no SSE ids and ignores
  * Last-Event-ID) and auth (`goose serve` has no token option).
  */
@@ -15,9 +15,10 @@ import {
   type RequestPermissionParams,
 } from "../../../lib/acp-http/index.js";
 import { FAKE_REPLY_MARKER } from "../../support/fake-openai.js";
-import { startGooseServe, type GooseServe } from "./goose-server.js";
+import { describeWith } from "../../support/system-component.js";
+import { GOOSE, GOOSE_INSTALL_TIMEOUT_MS, gooseBinary, startGooseServe, type GooseServe } from "./goose-server.js";
 
-const run = process.env.INTEROP_GOOSE === "1" ? describe : describe.skip;
+const run = describeWith([GOOSE]);
 
 interface UpdateParams {
   sessionId?: string;
@@ -31,7 +32,10 @@ const chunks = (all: readonly AcpEnvelope[], sessionId: string): string[] =>
     .filter((p) => p.sessionId === sessionId && p.update?.sessionUpdate === "agent_message_chunk")
     .map((p) => p.update?.content?.text ?? "");
 
-run("interop: goose serve (@aaif/goose-binary-linux-x64 0.20.2)", () => {
+// goose is installed on demand (once per machine); its own hook, so the install is outside the start deadline.
+if (GOOSE.available()) beforeAll(() => gooseBinary(), GOOSE_INSTALL_TIMEOUT_MS);
+
+run("interop: goose serve 1.37.0 (@aaif/goose-binary-linux-x64 0.20.2)", () => {
   let server: GooseServe;
   const clients: AcpHttpClient[] = [];
   const connect = (handlers?: AcpClientHandlers): AcpHttpClient => {
