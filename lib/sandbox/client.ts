@@ -4,22 +4,13 @@ import { agentHandlers } from "./agent-handlers.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
 import { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes } from "./control-routes.js";
-import type {
-  AgentInfo,
-  FsEntry,
-  FsStat,
-  Health,
-  InstallOptions,
-  InstallResult,
-  MoveResult,
-  UploadResult,
-  WriteResult,
-} from "./control-schemas.js";
-import { SandboxAgentHttpError } from "./errors/http-error.js";
-import { parseErrorsOnly, sessionEndedOnly, type SandboxEvent, type SandboxParseError, type SessionEnded } from "./events.js";
+import type { AgentInfo, Health, InstallOptions, InstallResult } from "./control-schemas.js";
+import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
+import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
+import { fileSystem, type FileSystem } from "./file-system.js";
 import { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import { apiFromHealthProbe, profileFor, type ServerApi } from "./profiles.js";
+import { detectServerApi, profileFor, type ServerApi } from "./profiles.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type {
@@ -78,7 +69,7 @@ export class SandboxAgentClient {
     this.disconnected$ = this.#lifecycle.disconnects.asObservable();
     if (options.autoConnect ?? true) {
       this.ready = this.connect();
-      // The failure stays observable on `ready` and `state$`; it must not also surface as an unhandled rejection.
+      // The failure stays observable on `ready` and `state$`, not also as an unhandled rejection.
       this.ready.catch(() => undefined);
     } else {
       this.ready = Promise.resolve(undefined);
@@ -116,23 +107,12 @@ export class SandboxAgentClient {
   #serverApi(): Promise<ServerApi> {
     if (this.#options.serverApi) return Promise.resolve(this.#options.serverApi);
     if (!this.#api) {
-      const detecting = this.#detectApi();
+      const detecting = detectServerApi(this.#http);
       // A failed probe is not remembered: the next call asks again.
       detecting.catch(() => (this.#api = undefined));
       this.#api = detecting;
     }
     return this.#api;
-  }
-
-  async #detectApi(): Promise<ServerApi> {
-    try {
-      await this.#http.send("detect server version", "get", "/v1/health");
-      return "v1";
-    } catch (error) {
-      const api = error instanceof SandboxAgentHttpError ? apiFromHealthProbe(error.status) : undefined;
-      if (api) return api;
-      throw error;
-    }
   }
 
   /** Runs a session call on the live connection (waiting for one being made, within `call`'s bounds). */
@@ -152,7 +132,7 @@ export class SandboxAgentClient {
     options: sessions.NewSessionOptions = {},
     call?: CallOptions,
   ): Promise<sessions.SessionHandle> {
-    return this.#on("loadSession", call, (c, bounds) => sessions.loadSession(c, sessionId, options, this.#cwd(), bounds));
+    return this.#on("loadSession", call, (c, b) => sessions.loadSession(c, sessionId, options, this.#cwd(), b));
   }
 
   /** Runs one turn. Aborting `call.signal` before the outcome also cancels the turn on the server. */
@@ -190,11 +170,13 @@ export class SandboxAgentClient {
   }
 
   forkSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<{ sessionId: string }> {
-    return this.#on("forkSession", call, (c, b) => sessions.forkSession(c, sessionId, options.cwd ?? this.#cwd(), b));
+    const cwd = options.cwd ?? this.#cwd();
+    return this.#on("forkSession", call, (c, b) => sessions.forkSession(c, sessionId, cwd, b));
   }
 
   resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<void> {
-    return this.#on("resumeSession", call, (c, b) => sessions.resumeSession(c, sessionId, options.cwd ?? this.#cwd(), b));
+    const cwd = options.cwd ?? this.#cwd();
+    return this.#on("resumeSession", call, (c, b) => sessions.resumeSession(c, sessionId, cwd, b));
   }
 
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
@@ -247,30 +229,12 @@ export class SandboxAgentClient {
   }
 
   /** The server's filesystem (paths are the server's; relative ones resolve against its `$HOME`). */
-  readonly fs = {
-    readFile: async (path: string, call?: CallOptions): Promise<Uint8Array> => (await this.#routes()).readFile(path, call),
-    writeFile: async (path: string, content: Uint8Array | string, call?: CallOptions): Promise<WriteResult> => {
-      const body = typeof content === "string" ? new TextEncoder().encode(content) : content;
-      return (await this.#routes()).writeFile(path, body, call);
-    },
-    listEntries: async (path?: string, call?: CallOptions): Promise<FsEntry[]> =>
-      (await this.#routes()).listEntries(path, call),
-    stat: async (path: string, call?: CallOptions): Promise<FsStat> => (await this.#routes()).stat(path, call),
-    mkdir: async (path: string, call?: CallOptions): Promise<{ path: string }> => (await this.#routes()).mkdir(path, call),
-    move: async (from: string, to: string, options: { overwrite?: boolean } = {}, call?: CallOptions): Promise<MoveResult> => {
-      const move = { from, to, ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}) };
-      return (await this.#routes()).move(move, call);
-    },
-    deleteEntry: async (path: string, options: { recursive?: boolean } = {}, call?: CallOptions): Promise<{ path: string }> =>
-      (await this.#routes()).deleteEntry(path, options.recursive, call),
-    /** Extracts an uncompressed tar archive under `path`. */
-    uploadBatch: async (tar: Uint8Array, options: { path?: string } = {}, call?: CallOptions): Promise<UploadResult> =>
-      (await this.#routes()).uploadBatch(tar, options.path, call),
-  };
+  readonly fs: FileSystem = fileSystem(() => this.#routes());
 
   /** The control-plane routes of the server's contract. */
   async #routes(): Promise<ControlRoutes> {
-    return profileFor(await this.#serverApi()).controlRoutes(this.#http, (operation, flag, method, params, call) =>
+    const profile = profileFor(await this.#serverApi());
+    return profile.controlRoutes(this.#http, (operation, flag, method, params, call) =>
       this.#on(operation, call, (connection, bounds) => {
         connection.requireExtension(operation, flag, method);
         return connection.call(method, params, bounds);

@@ -56,11 +56,13 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
   const agent = (id: string): string => `${prefix}/agents/${encodeURIComponent(id)}`;
   return {
     health: (call) => http.json("health", HealthSchema, "get", `${prefix}/health`, { ...call }),
-    listAgents: async (call) => (await http.json("listAgents", AgentListSchema, "get", `${prefix}/agents`, { ...call })).agents,
+    listAgents: async (call) =>
+      (await http.json("listAgents", AgentListSchema, "get", `${prefix}/agents`, { ...call })).agents,
     getAgent: (agentId, call) => http.json("getAgent", AgentInfoSchema, "get", agent(agentId), { ...call }),
     installAgent: async (agentId, options, call) => {
       const init = { json: options, ...call };
-      return toInstallResult(await http.json("installAgent", InstallResultWireSchema, "post", `${agent(agentId)}/install`, init));
+      const path = `${agent(agentId)}/install`;
+      return toInstallResult(await http.json("installAgent", InstallResultWireSchema, "post", path, init));
     },
     readFile: (path, call) => http.bytes("fs.readFile", "get", `${prefix}/fs/file`, { query: { path }, ...call }),
     writeFile: (path, body, call) => {
@@ -70,7 +72,8 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
     listEntries: (path, call) =>
       http.json("fs.listEntries", v.array(FsEntrySchema), "get", `${prefix}/fs/entries`, { query: { path }, ...call }),
     stat: (path, call) => http.json("fs.stat", FsStatSchema, "get", `${prefix}/fs/stat`, { query: { path }, ...call }),
-    mkdir: (path, call) => http.json("fs.mkdir", PathResultSchema, "post", `${prefix}/fs/mkdir`, { query: { path }, ...call }),
+    mkdir: (path, call) =>
+      http.json("fs.mkdir", PathResultSchema, "post", `${prefix}/fs/mkdir`, { query: { path }, ...call }),
     move: (move, call) => http.json("fs.move", MoveResultSchema, "post", `${prefix}/fs/move`, { json: move, ...call }),
     deleteEntry: (path, recursive, call) => {
       const init = { query: { path, recursive }, ...call };
@@ -114,8 +117,10 @@ export function extensionRoutes(http: ControlPlaneHttp, extension: ExtensionCall
     },
     stat: async (path, call) =>
       validate("fs.stat", FsStatSchema, await extension("fs.stat", "fsStat", "_sandboxagent/fs/stat", { path }, call)),
-    mkdir: async (path, call) =>
-      validate("fs.mkdir", PathResultSchema, await extension("fs.mkdir", "fsMkdir", "_sandboxagent/fs/mkdir", { path }, call)),
+    mkdir: async (path, call) => {
+      const result = await extension("fs.mkdir", "fsMkdir", "_sandboxagent/fs/mkdir", { path }, call);
+      return validate("fs.mkdir", PathResultSchema, result);
+    },
     move: async (move, call) =>
       validate("fs.move", MoveResultSchema, await extension("fs.move", "fsMove", "_sandboxagent/fs/move", move, call)),
     deleteEntry: async (path, recursive, call) => {

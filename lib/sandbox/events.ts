@@ -84,13 +84,18 @@ function updateEvent(params: unknown): SandboxEvent | undefined {
   if (parsed.success) return { kind: "update", sessionId: params.sessionId, update: parsed.output };
   const update = safeCopy(params.update);
   if (typeof update.sessionUpdate !== "string") return undefined;
-  return { kind: "unknown-update", sessionId: params.sessionId, update: update as PlainObject & { sessionUpdate: string } };
+  const unknownUpdate = update as PlainObject & { sessionUpdate: string };
+  return { kind: "unknown-update", sessionId: params.sessionId, update: unknownUpdate };
 }
 
 function permissionEvent(params: unknown): SandboxEvent | undefined {
-  if (!isPlainObject(params) || typeof params.sessionId !== "string" || !isPlainObject(params.toolCall)) return undefined;
-  const options = Array.isArray(params.options) ? params.options.filter(isPlainObject).map((o) => safeCopy(o) as PermissionOptionInfo) : [];
-  return { kind: "permission-request", sessionId: params.sessionId, toolCall: safeCopy(params.toolCall) as PermissionRequest["toolCall"], options };
+  if (!isPlainObject(params) || typeof params.sessionId !== "string" || !isPlainObject(params.toolCall)) {
+    return undefined;
+  }
+  const offered = Array.isArray(params.options) ? params.options.filter(isPlainObject) : [];
+  const options = offered.map((o) => safeCopy(o) as PermissionOptionInfo);
+  const toolCall = safeCopy(params.toolCall) as PermissionRequest["toolCall"];
+  return { kind: "permission-request", sessionId: params.sessionId, toolCall, options };
 }
 
 function agentExitedEvent(params: unknown): SandboxEvent {
@@ -145,7 +150,9 @@ export function fromTransportParseError(error: AcpParseError): SandboxEvent {
  * When the agent process exits, every session it held has ended: after the
  * `agent-exited` event, emits a `session-ended` event for each session still open.
  */
-export function endSessionsOnAgentExit(openSessions: () => Iterable<string>): OperatorFunction<SandboxEvent, SandboxEvent> {
+export function endSessionsOnAgentExit(
+  openSessions: () => Iterable<string>,
+): OperatorFunction<SandboxEvent, SandboxEvent> {
   return mergeMap((event) => {
     if (event.kind !== "agent-exited") return of(event);
     const endings: SandboxEvent[] = [...openSessions()].map((sessionId) => ({
@@ -154,7 +161,7 @@ export function endSessionsOnAgentExit(openSessions: () => Iterable<string>): Op
       reason: event.success ? "completed" : "error",
       terminatedBy: "agent",
       exitCode: event.exitCode,
-      ...(event.success ? {} : { message: `agent exited${event.exitCode === null ? " (signal)" : ` with code ${event.exitCode}`}` }),
+      ...(event.success ? {} : { message: `agent exited${exitDetail(event.exitCode)}` }),
     }));
     return of(event, ...endings);
   });
@@ -164,7 +171,8 @@ export function endSessionsOnAgentExit(openSessions: () => Iterable<string>): Op
 export function fromGap(gap: EventGap): SandboxEvent {
   const { stream, firstMissing, lastMissing } = gap;
   const sessionId = (gap as { sessionId?: unknown }).sessionId;
-  return { kind: "events-lost", stream, firstMissing, lastMissing, ...(typeof sessionId === "string" ? { sessionId } : {}) };
+  const session = typeof sessionId === "string" ? { sessionId } : {};
+  return { kind: "events-lost", stream, firstMissing, lastMissing, ...session };
 }
 
 /** Whether `event` concerns `sessionId`: its own events, and gaps of its stream or of no stream in particular. */
@@ -198,6 +206,10 @@ export function parseErrorsOnly(): OperatorFunction<SandboxEvent, SandboxParseEr
     filter((event): event is Extract<SandboxEvent, { kind: "parse-error" }> => event.kind === "parse-error"),
     map(({ kind: _kind, ...error }) => error),
   );
+}
+
+function exitDetail(exitCode: number | null): string {
+  return exitCode === null ? " (signal)" : ` with code ${exitCode}`;
 }
 
 function str(value: unknown): string | undefined {

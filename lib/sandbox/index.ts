@@ -50,5 +50,6 @@ export type {
   MoveResult,
   UploadResult,
 } from "./control-schemas.js";
+export type { FileSystem } from "./file-system.js";
 export type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
 export * from "./errors/index.js";

@@ -175,7 +175,8 @@ export class ConnectionLifecycle {
         connection.up = true;
         this.state.next("connected");
         const info = result.agentInfo;
-        const agentInfo = info ? { name: info.name, ...(info.version !== undefined ? { version: info.version } : {}) } : undefined;
+        const version = info?.version !== undefined ? { version: info.version } : {};
+        const agentInfo = info ? { name: info.name, ...version } : undefined;
         return { api, agent, agentInfo, extensions: { ...connection.extensions.flags } };
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;

@@ -89,6 +89,7 @@ export function readExtensions(agentCapabilities: unknown): SandboxExtensions {
   const extensions = safeCopy(readSandboxMeta(meta).extensions);
   const flags: Record<string, boolean> = {};
   for (const [key, value] of Object.entries(extensions)) if (typeof value === "boolean") flags[key] = value;
-  const methods = Array.isArray(extensions.methods) ? extensions.methods.filter((m): m is string => typeof m === "string") : [];
+  const listed: unknown[] = Array.isArray(extensions.methods) ? extensions.methods : [];
+  const methods = listed.filter((m): m is string => typeof m === "string");
   return { flags, methods };
 }

@@ -5,6 +5,7 @@
  * server id, responses echoed on the event stream, extensions only if the agent has them).
  */
 import type { ControlPlaneHttp } from "./control-plane.js";
+import { SandboxAgentHttpError } from "./errors/http-error.js";
 import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionCall } from "./control-routes.js";
 
 export type ServerApi = "v1" | "v2";
@@ -75,4 +76,16 @@ export function apiFromHealthProbe(status: number): ServerApi | undefined {
   if (status >= 200 && status < 300) return "v1";
   if (status === 410) return "v2";
   return undefined;
+}
+
+/** Asks the server which contract it speaks (one `GET /v1/health`). */
+export async function detectServerApi(http: ControlPlaneHttp): Promise<ServerApi> {
+  try {
+    await http.send("detect server version", "get", "/v1/health");
+    return "v1";
+  } catch (error) {
+    const api = error instanceof SandboxAgentHttpError ? apiFromHealthProbe(error.status) : undefined;
+    if (api) return api;
+    throw error;
+  }
 }

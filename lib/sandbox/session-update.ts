@@ -23,7 +23,11 @@ const ToolCallFields = {
   _meta: Meta,
 };
 
-export const PlanEntrySchema = v.looseObject({ content: v.string(), priority: v.optional(v.string()), status: v.optional(v.string()) });
+export const PlanEntrySchema = v.looseObject({
+  content: v.string(),
+  priority: v.optional(v.string()),
+  status: v.optional(v.string()),
+});
 export type PlanEntry = v.InferOutput<typeof PlanEntrySchema>;
 
 export const SessionUpdateSchema = v.variant("sessionUpdate", [
@@ -33,9 +37,18 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
   v.looseObject({ sessionUpdate: v.literal("tool_call"), ...ToolCallFields }),
   v.looseObject({ sessionUpdate: v.literal("tool_call_update"), ...ToolCallFields }),
   v.looseObject({ sessionUpdate: v.literal("plan"), entries: v.array(PlanEntrySchema), _meta: Meta }),
-  v.looseObject({ sessionUpdate: v.literal("available_commands_update"), availableCommands: v.array(v.unknown()), _meta: Meta }),
+  v.looseObject({
+    sessionUpdate: v.literal("available_commands_update"),
+    availableCommands: v.array(v.unknown()),
+    _meta: Meta,
+  }),
   v.looseObject({ sessionUpdate: v.literal("current_mode_update"), currentModeId: v.string(), _meta: Meta }),
-  v.looseObject({ sessionUpdate: v.literal("session_info_update"), title: v.optional(v.nullable(v.string())), updatedAt: v.optional(v.nullable(v.string())), _meta: Meta }),
+  v.looseObject({
+    sessionUpdate: v.literal("session_info_update"),
+    title: v.optional(v.nullable(v.string())),
+    updatedAt: v.optional(v.nullable(v.string())),
+    _meta: Meta,
+  }),
 ]);
 
 export type SessionUpdate = v.InferOutput<typeof SessionUpdateSchema>;

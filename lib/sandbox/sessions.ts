@@ -1,80 +1,33 @@
-import * as v from "valibot";
-import { SessionInfoSchema } from "../acp-http/index.js";
 import { validate } from "./control-plane.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
 import { CallAbortedError } from "./errors/call-errors.js";
 import type { Logger } from "./types.js";
-import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta, type SessionMetadata, type SessionRuntimeInfo } from "./metadata.js";
+import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta } from "./metadata.js";
+import type { SessionMetadata } from "./metadata.js";
+import {
+  ListWireSchema,
+  ModelsWireSchema,
+  NewSessionWireSchema,
+  PromptWireSchema,
+  TerminateWireSchema,
+  type ModelList,
+  type NewSessionOptions,
+  type PromptBlock,
+  type PromptInput,
+  type PromptOutcome,
+  type SessionHandle,
+  type SessionList,
+  type TerminateResult,
+} from "./session-types.js";
+
+export type * from "./session-types.js";
+
+type PlainParams = Record<string, unknown>;
 
 /**
  * Session methods as thin conversions: sandbox arguments in, the protocol method or
  * `_sandboxagent/*` extension named by the specification out, sandbox results back.
  */
-
-export interface NewSessionOptions {
-  cwd?: string;
-  mcpServers?: Array<{ name: string; [key: string]: unknown }>;
-  metadata?: SessionMetadata;
-}
-
-export interface SessionHandle {
-  sessionId: string;
-  /** Metadata the agent echoed back in the sandbox namespace, if any. */
-  metadata: SessionMetadata;
-  modes?: unknown;
-  models?: unknown;
-  configOptions?: unknown;
-  /** Everything else the agent answered, untouched. */
-  raw: Record<string, unknown>;
-}
-
-export interface PromptOutcome {
-  stopReason: string;
-  raw: Record<string, unknown>;
-}
-
-export interface SessionListing extends SessionRuntimeInfo {
-  sessionId: string;
-  cwd?: string;
-  title?: string | null;
-  /** Caller-set metadata (title, variant, permissionMode, skills, ... as stored). */
-  metadata: SessionMetadata;
-}
-
-export interface SessionList {
-  sessions: SessionListing[];
-  nextCursor: string | null;
-}
-
-export interface ModelList {
-  availableModels: Array<{ modelId: string; name?: string | null; description?: string | null; [key: string]: unknown }>;
-  currentModelId: string | null;
-}
-
-export interface TerminateResult {
-  terminated: boolean;
-  alreadyEnded: boolean;
-  reason?: string;
-  terminatedBy?: string;
-}
-
-export const NewSessionWireSchema = v.looseObject({ sessionId: v.string(), _meta: v.optional(v.unknown()) });
-const PromptWireSchema = v.looseObject({ stopReason: v.string() });
-const ListWireSchema = v.looseObject({ sessions: v.array(SessionInfoSchema), nextCursor: v.optional(v.nullable(v.string())) });
-const ModelsWireSchema = v.looseObject({
-  availableModels: v.array(v.looseObject({ modelId: v.optional(v.string()), id: v.optional(v.string()), name: v.optional(v.nullable(v.string())) })),
-  currentModelId: v.optional(v.nullable(v.string())),
-});
-const TerminateWireSchema = v.looseObject({ terminated: v.boolean(), alreadyEnded: v.optional(v.boolean()), reason: v.optional(v.string()), terminatedBy: v.optional(v.string()) });
-
-/** One block of a prompt: `{ type: "text", text }`, or any other content type the agent accepts. */
-export interface PromptBlock {
-  type: string;
-  text?: string;
-  [key: string]: unknown;
-}
-
-export type PromptInput = string | PromptBlock[];
 
 export function toPromptBlocks(prompt: PromptInput): PromptBlock[] {
   return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
@@ -104,11 +57,12 @@ export async function loadSession(
   return opened(conn, sessionId, result);
 }
 
-function sessionParams(conn: SandboxConnection, options: NewSessionOptions, defaultCwd: string): Record<string, unknown> {
+function sessionParams(conn: SandboxConnection, options: NewSessionOptions, defaultCwd: string): PlainParams {
   // The connection's agent wins: one client drives one agent, and v2 refuses a session/new without it.
   const { profile, agent } = conn.settings;
   const metadata = profile.agentInMeta ? { ...options.metadata, agent } : options.metadata;
-  return { cwd: options.cwd ?? defaultCwd, mcpServers: options.mcpServers ?? [], _meta: withSandboxMeta(undefined, metadata) };
+  const cwd = options.cwd ?? defaultCwd;
+  return { cwd, mcpServers: options.mcpServers ?? [], _meta: withSandboxMeta(undefined, metadata) };
 }
 
 function opened(conn: SandboxConnection, sessionId: string, result: unknown): SessionHandle {
@@ -152,18 +106,33 @@ export async function prompt(
   }
 }
 
-export async function forkSession(conn: SandboxConnection, sessionId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {
-  const result = validate("forkSession", NewSessionWireSchema, await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call));
+export async function forkSession(
+  conn: SandboxConnection,
+  sessionId: string,
+  cwd: string,
+  call?: CallOptions,
+): Promise<{ sessionId: string }> {
+  const forked = await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call);
+  const result = validate("forkSession", NewSessionWireSchema, forked);
   conn.openSessions.add(result.sessionId);
   return { sessionId: result.sessionId };
 }
 
-export async function resumeSession(conn: SandboxConnection, sessionId: string, cwd: string, call?: CallOptions): Promise<void> {
+export async function resumeSession(
+  conn: SandboxConnection,
+  sessionId: string,
+  cwd: string,
+  call?: CallOptions,
+): Promise<void> {
   await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call);
   conn.openSessions.add(sessionId);
 }
 
-export async function listSessions(conn: SandboxConnection, params: { cwd?: string; cursor?: string }, call?: CallOptions): Promise<SessionList> {
+export async function listSessions(
+  conn: SandboxConnection,
+  params: { cwd?: string; cursor?: string },
+  call?: CallOptions,
+): Promise<SessionList> {
   const result = validate("listSessions", ListWireSchema, await conn.call("session/list", params, call));
   return {
     sessions: result.sessions.map((entry) => {
@@ -181,18 +150,30 @@ export async function listSessions(conn: SandboxConnection, params: { cwd?: stri
   };
 }
 
-export async function listModels(conn: SandboxConnection, sessionId: string | undefined, call?: CallOptions): Promise<ModelList> {
+export async function listModels(
+  conn: SandboxConnection,
+  sessionId: string | undefined,
+  call?: CallOptions,
+): Promise<ModelList> {
   const method = "_sandboxagent/session/list_models";
   conn.requireExtension("listModels", "sessionListModels", method);
   const params = { ...(sessionId ? { sessionId } : {}), agent: conn.settings.agent };
   const result = validate("listModels", ModelsWireSchema, await conn.call(method, params, call));
   return {
-    availableModels: result.availableModels.map(({ id, modelId, ...rest }) => ({ ...rest, modelId: modelId ?? id ?? "" })),
+    availableModels: result.availableModels.map(({ id, modelId, ...rest }) => ({
+      ...rest,
+      modelId: modelId ?? id ?? "",
+    })),
     currentModelId: result.currentModelId ?? null,
   };
 }
 
-export async function setMetadata(conn: SandboxConnection, sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
+export async function setMetadata(
+  conn: SandboxConnection,
+  sessionId: string,
+  metadata: SessionMetadata,
+  call?: CallOptions,
+): Promise<void> {
   const method = "_sandboxagent/session/set_metadata";
   conn.requireExtension("setMetadata", "sessionSetMetadata", method);
   await conn.call(method, { sessionId, metadata: safeCopy(metadata) }, call);
@@ -205,7 +186,11 @@ export async function detachSession(conn: SandboxConnection, sessionId: string, 
   conn.openSessions.delete(sessionId);
 }
 
-export async function terminateSession(conn: SandboxConnection, sessionId: string, call?: CallOptions): Promise<TerminateResult> {
+export async function terminateSession(
+  conn: SandboxConnection,
+  sessionId: string,
+  call?: CallOptions,
+): Promise<TerminateResult> {
   const method = "_sandboxagent/session/terminate";
   conn.requireExtension("terminateSession", "sessionTerminate", method);
   const result = validate("terminateSession", TerminateWireSchema, await conn.call(method, { sessionId }, call));

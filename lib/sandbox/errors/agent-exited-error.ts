@@ -7,7 +7,9 @@ export class AgentExitedError extends SandboxAgentError {
 
   constructor(exitCode: number | null, method?: string) {
     super(
-      `${method ? `${method}: ` : ""}the agent process exited${exitCode === null ? " (killed by a signal)" : ` with code ${exitCode}`}; call disconnect() and connect() to start a new one`,
+      `${method ? `${method}: ` : ""}the agent process exited` +
+        `${exitCode === null ? " (killed by a signal)" : ` with code ${exitCode}`}` +
+        "; call disconnect() and connect() to start a new one",
     );
     this.exitCode = exitCode;
   }

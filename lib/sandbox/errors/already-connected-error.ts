@@ -5,6 +5,9 @@ export class AlreadyConnectedError extends SandboxAgentError {
   override name = "AlreadyConnectedError";
 
   constructor() {
-    super("already connected (or connecting); one client holds one connection; call disconnect() first, or await client.ready");
+    super(
+      "already connected (or connecting); one client holds one connection; " +
+        "call disconnect() first, or await client.ready",
+    );
   }
 }

@@ -18,7 +18,13 @@ export class SandboxAgentHttpError extends SandboxAgentError {
   readonly bodyText: string | undefined;
   readonly operation: string;
 
-  constructor(operation: string, status: number, problem: Problem | undefined, bodyText: string | undefined, options?: { cause?: unknown }) {
+  constructor(
+    operation: string,
+    status: number,
+    problem: Problem | undefined,
+    bodyText: string | undefined,
+    options?: { cause?: unknown },
+  ) {
     const summary = problem?.detail ?? problem?.title ?? bodyText?.slice(0, 200);
     super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}`, options);
     this.operation = operation;
