@@ -72,7 +72,8 @@ export function sqliteStore(options: SqliteStoreOptions): SessionStore {
     `SELECT record FROM ${sessions} ORDER BY created_at, id LIMIT ?`,
   );
   const laterSessions = db.prepare<[number, number, string, number], { record: string }>(
-    `SELECT record FROM ${sessions} WHERE created_at > ? OR (created_at = ? AND id > ?) ORDER BY created_at, id LIMIT ?`,
+    `SELECT record FROM ${sessions} WHERE created_at > ? OR (created_at = ? AND id > ?)
+     ORDER BY created_at, id LIMIT ?`,
   );
   const pageEvents = db.prepare<[string, number, number], EventRow>(
     `SELECT * FROM ${events} WHERE session_id = ? AND event_index > ? ORDER BY event_index LIMIT ?`,
@@ -80,7 +81,8 @@ export function sqliteStore(options: SqliteStoreOptions): SessionStore {
   const eventById = db.prepare<[string, string], EventRow>(`SELECT * FROM ${events} WHERE session_id = ? AND id = ?`);
   const insert = db.prepare<[InsertParams], EventRow>(
     `INSERT INTO ${events} (session_id, event_index, id, created_at, connection_id, sender, payload)
-     SELECT @s, COALESCE(MAX(event_index), 0) + 1, @id, @at, @conn, @sender, @payload FROM ${events} WHERE session_id = @s
+     SELECT @s, COALESCE(MAX(event_index), 0) + 1, @id, @at, @conn, @sender, @payload
+     FROM ${events} WHERE session_id = @s
      ON CONFLICT (session_id, id) DO NOTHING RETURNING *`,
   );
   // IMMEDIATE: take the write lock before reading MAX(event_index), so two processes cannot both read it.
@@ -93,7 +95,8 @@ export function sqliteStore(options: SqliteStoreOptions): SessionStore {
       sender: event.sender,
       payload: JSON.stringify(event.payload),
     });
-    return row ? { inserted: true as const, row } : { inserted: false as const, row: eventById.get(sessionId, event.id) };
+    if (row) return { inserted: true as const, row };
+    return { inserted: false as const, row: eventById.get(sessionId, event.id) };
   });
 
   return {
@@ -124,7 +127,8 @@ export function sqliteStore(options: SqliteStoreOptions): SessionStore {
       const rows = pageEvents.all(request.sessionId, from, limit + 1);
       const items = rows.slice(0, limit).map(toEvent);
       const last = items.at(-1);
-      return rows.length > limit && last ? { items, nextCursor: eventsCursor(request.sessionId, last.eventIndex) } : { items };
+      if (rows.length <= limit || !last) return { items };
+      return { items, nextCursor: eventsCursor(request.sessionId, last.eventIndex) };
     },
 
     async insertEvent(sessionId, event): Promise<InsertOutcome> {

@@ -21,7 +21,11 @@ export interface HistoryOptions {
  * An event found both in the store and in the buffer is emitted once, at its stored position.
  * Unsubscribing stops the paging. A failing store errors the observable with a `StoreError`.
  */
-export function history$(recorder: Recorder, sessionId: string, options: HistoryOptions = {}): Observable<HistoryEvent> {
+export function history$(
+  recorder: Recorder,
+  sessionId: string,
+  options: HistoryOptions = {},
+): Observable<HistoryEvent> {
   const pageSize = options.pageSize ?? 500;
   const memory = Math.max(1, options.recentIds ?? 4096);
   return new Observable<HistoryEvent>((subscriber) => {
@@ -63,7 +67,8 @@ export function history$(recorder: Recorder, sessionId: string, options: History
     };
     load().catch((error: unknown) => {
       if (stopped) return;
-      subscriber.error(error instanceof StoreError ? error : new StoreError("history$: could not read the store", { cause: error }));
+      if (error instanceof StoreError) return subscriber.error(error);
+      subscriber.error(new StoreError("history$: could not read the store", { cause: error }));
     });
 
     return () => {

@@ -94,12 +94,12 @@ function open(factory: IDBFactory, name: string): Promise<IDBDatabase> {
     opening.onupgradeneeded = () => {
       const db = opening.result;
       db.createObjectStore(SESSIONS, { keyPath: "id" }).createIndex(BY_ORDER, ["createdAt", "id"]);
-      db.createObjectStore(EVENTS, { keyPath: ["sessionId", "eventIndex"] }).createIndex(BY_IDENTITY, ["sessionId", "id"], {
-        unique: true,
-      });
+      const events = db.createObjectStore(EVENTS, { keyPath: ["sessionId", "eventIndex"] });
+      events.createIndex(BY_IDENTITY, ["sessionId", "id"], { unique: true });
     };
     opening.onsuccess = () => resolve(opening.result);
-    opening.onerror = () => reject(new StoreError("indexedDbStore: could not open the database", { cause: opening.error }));
+    opening.onerror = () =>
+      reject(new StoreError("indexedDbStore: could not open the database", { cause: opening.error }));
     opening.onblocked = () => reject(new StoreError("indexedDbStore: the database is held open by an older version"));
   });
 }
@@ -114,7 +114,9 @@ function request<T>(req: IDBRequest<T>): Promise<T> {
 function done(transaction: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     transaction.oncomplete = () => resolve();
-    transaction.onerror = () => reject(new StoreError("indexedDbStore: transaction failed", { cause: transaction.error }));
-    transaction.onabort = () => reject(new StoreError("indexedDbStore: transaction aborted", { cause: transaction.error }));
+    const fail = (what: string) => () =>
+      reject(new StoreError(`indexedDbStore: transaction ${what}`, { cause: transaction.error }));
+    transaction.onerror = fail("failed");
+    transaction.onabort = fail("aborted");
   });
 }

@@ -1,4 +1,11 @@
-import { pageLimit, eventsCursor, readEventsCursor, readSessionsCursor, sessionAfter, sessionsCursor } from "./cursor.js";
+import {
+  eventsCursor,
+  pageLimit,
+  readEventsCursor,
+  readSessionsCursor,
+  sessionAfter,
+  sessionsCursor,
+} from "./cursor.js";
 import type { NewSessionEvent, SessionEvent, SessionRecord } from "./schemas.js";
 import type { InsertOutcome, ListEventsRequest, ListPage, ListPageRequest, SessionStore } from "./store.js";
 import { checkInsert, checkSession, copy } from "./validate.js";
@@ -42,7 +49,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
   const bucketFor = (sessionId: string): Bucket => {
     let bucket = buckets.get(sessionId);
     if (!bucket) {
-      bucket = { record: undefined, firstSeen: Date.now(), events: [], byId: new Map(), evictedIds: new Set(), lastIndex: 0 };
+      const firstSeen = Date.now();
+      bucket = { record: undefined, firstSeen, events: [], byId: new Map(), evictedIds: new Set(), lastIndex: 0 };
       buckets.set(sessionId, bucket);
       evictSessions(sessionId);
     }
@@ -67,7 +75,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
       const gone = bucket.events.shift() as SessionEvent;
       bucket.byId.delete(gone.id);
       bucket.evictedIds.add(gone.id);
-      if (bucket.evictedIds.size > maxEvents) bucket.evictedIds.delete(bucket.evictedIds.values().next().value as string);
+      const ids = bucket.evictedIds;
+      if (ids.size > maxEvents) ids.delete(ids.values().next().value as string);
     }
   };
 

@@ -17,6 +17,11 @@ export interface ReplayLine {
 }
 
 const OTHER_MAX = 400;
+const CHUNK_LABELS: Record<string, string> = {
+  agent_message_chunk: "agent",
+  agent_thought_chunk: "agent thought",
+  user_message_chunk: "user",
+};
 
 type Obj = Record<string, unknown>;
 const obj = (value: unknown): Obj | undefined =>
@@ -33,7 +38,7 @@ function chunkKind(payload: Obj): { label: string; text: string } | undefined {
   if (payload.method !== "session/update") return undefined;
   const update = obj(obj(payload.params)?.update);
   const kind = str(update?.sessionUpdate);
-  const label = kind === "agent_message_chunk" ? "agent" : kind === "agent_thought_chunk" ? "agent thought" : kind === "user_message_chunk" ? "user" : undefined;
+  const label = kind === undefined ? undefined : CHUNK_LABELS[kind];
   if (!label) return undefined;
   return { label, text: str(obj(update?.content)?.text) ?? "" };
 }
@@ -46,10 +51,17 @@ function describe(event: ReplaySource): string | undefined {
   if (method === "session/update") {
     const update = obj(params?.update) ?? {};
     const kind = str(update.sessionUpdate);
-    if (kind === "tool_call") return `tool call: ${str(update.title) ?? str(update.toolCallId) ?? ""} (${str(update.status) ?? "pending"})`;
-    if (kind === "tool_call_update") return `tool call ${str(update.toolCallId) ?? ""}: ${str(update.status) ?? "updated"}`;
+    const tool = str(update.title) ?? str(update.toolCallId) ?? "";
+    if (kind === "tool_call") return `tool call: ${tool} (${str(update.status) ?? "pending"})`;
+    if (kind === "tool_call_update") {
+      return `tool call ${str(update.toolCallId) ?? ""}: ${str(update.status) ?? "updated"}`;
+    }
     if (kind === "plan" && Array.isArray(update.entries)) {
-      return `plan: ${update.entries.map((entry) => `${str(obj(entry)?.content) ?? ""} [${str(obj(entry)?.status) ?? ""}]`).join("; ")}`;
+      const entries = update.entries.map((entry) => {
+        const item = obj(entry);
+        return `${str(item?.content) ?? ""} [${str(item?.status) ?? ""}]`;
+      });
+      return `plan: ${entries.join("; ")}`;
     }
     if (kind === "available_commands_update" || kind === "current_mode_update") return undefined;
   }

@@ -96,7 +96,8 @@ export async function replayFromStore(
     tail.push(...page.items);
     if (tail.length > maxEvents) {
       const gone = tail.slice(0, tail.length - maxEvents);
-      prior = { count: (prior?.count ?? 0) + gone.length, first: prior?.first ?? (gone[0] as ReplaySource), last: gone.at(-1) as ReplaySource };
+      const first = prior?.first ?? (gone[0] as ReplaySource);
+      prior = { count: (prior?.count ?? 0) + gone.length, first, last: gone.at(-1) as ReplaySource };
       tail = tail.slice(-maxEvents);
     }
     cursor = page.nextCursor;
