@@ -5,12 +5,27 @@ import type { AcpLogger } from "./logger.js";
 import { reconnectDelay, type NormalizedReconnectPolicy } from "./reconnect.js";
 import { readSseBody, type SseFrame } from "./sse-stream.js";
 
+/** Runs `fn` after I/O callbacks already queued (setImmediate), or on the next timer turn in browsers. */
+const afterPendingIo: (fn: () => void) => void =
+  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+
 /** Events a stream could not deliver because the server no longer had them. */
 export interface EventGap {
   /** The stream's name: `connection`, or the session id of a session-scoped stream. */
   stream: string;
+  /** Set when the gap happened on a per-session stream: only that session's events were lost. */
+  sessionId?: string;
   firstMissing: number;
   lastMissing: number;
+}
+
+/** A stream's cursor moved: persist `lastEventId` to resume that stream later. */
+export interface CursorAdvance {
+  /** The stream's name: `connection`, or the session id of a session-scoped stream. */
+  stream: string;
+  /** Set for a per-session stream. */
+  sessionId?: string;
+  lastEventId: string;
 }
 
 export type EventStreamStatus = "connecting" | "open" | "reconnecting";
@@ -20,8 +35,17 @@ export interface EventStreamOptions {
   open(lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
   policy: NormalizedReconnectPolicy;
   lastEventId: string | undefined;
+  /**
+   * The server numbers this stream's events 1, 2, 3, ... without holes, so a skipped
+   * number is a lost event. Default true. False: ids are opaque, no gap is ever inferred.
+   */
+  contiguousIds?: boolean;
+  /** The session a per-session stream belongs to; set on its gaps and cursor advances. */
+  sessionId?: string;
   logger: AcpLogger;
   onFrame(frame: SseFrame, stream: string): void;
+  /** The cursor moved past an accepted frame (called before the frame is dispatched). */
+  onCursor?(advance: CursorAdvance): void;
   onGap(gap: EventGap): void;
   onStatus(status: EventStreamStatus): void;
   /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
@@ -65,7 +89,7 @@ export class EventStream {
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
-    this.#cursor = new EventCursor(options.lastEventId);
+    this.#cursor = new EventCursor(options.lastEventId, { contiguous: options.contiguousIds ?? true });
   }
 
   get lastEventId(): string | undefined {
@@ -101,7 +125,7 @@ export class EventStream {
       };
       const watchdog = this.#watchdog(() => fail(new StreamStalledError("no data within the stall timeout")));
       // A GET that never answers its headers is a stall too.
-      watchdog.kick();
+      watchdog.arm();
       this.#options
         .open(this.#cursor.lastEventId, controller.signal)
         .then(async (response) => {
@@ -111,9 +135,11 @@ export class EventStream {
             return;
           }
           this.#options.onStatus("open");
-          watchdog.kick();
+          // The watchdog runs only while we wait for the server's bytes, never while our
+          // own consumers process a chunk: a slow subscriber is not a stalled server.
           await readSseBody(response.body as ReadableStream<Uint8Array>, {
-            onActivity: watchdog.kick,
+            onWaiting: watchdog.arm,
+            onActivity: watchdog.pause,
             onRetry: (ms) => (this.#serverRetryMs = ms),
             onFrame: (frame) => {
               if (ended) return;
@@ -121,10 +147,11 @@ export class EventStream {
               if (verdict.kind === "duplicate") return;
               if (verdict.kind === "gap") {
                 if (!first) return fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
-                this.#options.onGap({ stream: this.#options.name, firstMissing: verdict.firstMissing, lastMissing: verdict.lastMissing });
+                this.#options.onGap({ ...this.#names(), firstMissing: verdict.firstMissing, lastMissing: verdict.lastMissing });
               }
               first = false;
               this.#cursor.advance(frame.id);
+              if (frame.id !== undefined && frame.id !== "") this.#options.onCursor?.({ ...this.#names(), lastEventId: frame.id });
               subscriber.next(frame);
             },
           });
@@ -135,7 +162,7 @@ export class EventStream {
         });
       return () => {
         ended = true;
-        watchdog.stop();
+        watchdog.pause();
         controller.abort();
       };
     });
@@ -156,17 +183,34 @@ export class EventStream {
     return timer(delay);
   }
 
-  #watchdog(onStall: () => void): { kick: () => void; stop: () => void } {
+  #names(): { stream: string; sessionId?: string } {
+    const { name, sessionId } = this.#options;
+    return sessionId === undefined ? { stream: name } : { stream: name, sessionId };
+  }
+
+  /**
+   * `arm` when we start waiting for bytes, `pause` when they arrive. When the timer fires
+   * it looks once more after pending I/O has run: an event loop blocked by other work may
+   * hold bytes that already arrived, and those are not a stall.
+   */
+  #watchdog(onStall: () => void): { arm: () => void; pause: () => void } {
     const limit = this.#options.policy.stallTimeoutMs;
-    if (!limit) return { kick: () => undefined, stop: () => undefined };
+    if (!limit) return { arm: () => undefined, pause: () => undefined };
     let handle: ReturnType<typeof setTimeout> | undefined;
-    const stop = () => handle !== undefined && clearTimeout(handle);
+    // Bumped by every arm and pause: a late check from an earlier wait does nothing.
+    let wait = 0;
+    const pause = () => {
+      if (handle !== undefined) clearTimeout(handle);
+      handle = undefined;
+      wait++;
+    };
     return {
-      kick: () => {
-        stop();
-        handle = setTimeout(onStall, limit);
+      arm: () => {
+        pause();
+        const current = wait;
+        handle = setTimeout(() => afterPendingIo(() => wait === current && onStall()), limit);
       },
-      stop,
+      pause,
     };
   }
 }

@@ -1,3 +1,5 @@
+import { normalizeTimeout } from "./timeout.js";
+
 /**
  * How the event stream comes back after a drop. Every reconnect counts against
  * `maxRetries`, clean end-of-stream included (a server that idles streams out must
@@ -30,7 +32,8 @@ export function normalizeReconnectPolicy(policy: ReconnectPolicy = {}): Normaliz
     factor: Math.max(1, policy.factor ?? 2),
     jitter: Math.min(1, nonNegative(policy.jitter, 0.2)),
     maxRetries: nonNegative(policy.maxRetries, 6),
-    stallTimeoutMs: policy.stallTimeoutMs,
+    // Too long for a timer means no watchdog; a negative one is refused at construction.
+    stallTimeoutMs: normalizeTimeout(policy.stallTimeoutMs, "reconnect.stallTimeoutMs"),
   };
 }
 

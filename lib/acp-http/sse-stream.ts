@@ -12,6 +12,12 @@ export interface SseReadCallbacks {
   onRetry?(ms: number): void;
   /** Called for every chunk of bytes, heartbeats included: proof the stream is alive. */
   onActivity?(): void;
+  /**
+   * Called each time the reader starts waiting for the next chunk, after the previous
+   * one has been fully dispatched: the time from here to `onActivity` is the server's,
+   * the time from `onActivity` to here is ours (a slow frame consumer).
+   */
+  onWaiting?(): void;
 }
 
 /** Larger than any single event we accept; a bigger one ends the stream instead of the process. */
@@ -48,6 +54,7 @@ export async function readSseBody(
   const reader = body.getReader();
   try {
     for (;;) {
+      callbacks.onWaiting?.();
       const { done, value } = await reader.read();
       if (done) break;
       callbacks.onActivity?.();

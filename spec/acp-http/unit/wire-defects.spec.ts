@@ -89,3 +89,30 @@ describe("defect 4: a POST body is its request's answer, whatever its id says", 
     await expect(ours).rejects.toBeInstanceOf(AcpTimeoutError);
   });
 });
+
+describe("defect 11: a slow subscriber is not a stalled server", () => {
+  it("a 25 ms-per-envelope envelopes$ subscriber under a 100 ms stall timeout never causes reconnecting", async () => {
+    const h = createHarness({ reconnect: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: 100 } });
+    const states: string[] = [];
+    h.client.state$.subscribe((state) => states.push(state));
+    const stream = await bootstrap(h);
+    let handled = 0;
+    h.client.envelopes$.subscribe(() => {
+      const end = performance.now() + 25;
+      while (performance.now() < end) {
+        // Synchronous work per envelope (a UI render, a database write).
+      }
+      handled++;
+    });
+    const update = (n: number) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", n } });
+    stream.push(Array.from({ length: 12 }, (_, i) => sseEvent({ id: String(i + 1), data: update(i) })).join(""));
+    for (let i = 0; i < 200 && handled < 12; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The server stays silent for 40 ms after we were done, well within its 100 ms, then sends a heartbeat.
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    stream.push(": heartbeat\n\n");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handled).toBe(12);
+    expect(states).not.toContain("reconnecting");
+    expect(h.server.streams).toHaveLength(1);
+  });
+});
