@@ -2,6 +2,7 @@ import { readHttpProblem } from "../../acp-http/index.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallAbortedError, NetworkError } from "../errors/call-errors.js";
 import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { SandboxAgentError } from "../errors/sandbox-agent-error.js";
 
 /**
  * A GET for a Server-Sent Events stream with the client's auth and a `Last-Event-ID`.
@@ -16,10 +17,17 @@ export async function openEventStream(
   lastEventId: string | undefined,
   signal: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
-  const headers: Record<string, string> = { ...settings.headers, accept: "text/event-stream" };
   const token = typeof settings.token === "function" ? await settings.token() : settings.token;
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+  let headers: Headers;
+  try {
+    // Headers merges names case-insensitively and refuses CR/LF in values.
+    headers = new Headers(settings.headers);
+  } catch (error) {
+    throw new SandboxAgentError(`${operation}: a custom header is not a valid HTTP header`, { cause: error });
+  }
+  headers.set("accept", "text/event-stream");
+  if (token) headers.set("authorization", `Bearer ${token}`);
+  if (lastEventId !== undefined) headers.set("last-event-id", lastEventId);
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, String(value));
   const url = `${settings.baseUrl.replace(/\/+$/, "")}${path}?${search.toString()}`;

@@ -31,7 +31,12 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
       const url = deps.url(supportsHeaders || !token ? undefined : token);
       try {
         if (!supportsHeaders) return new WebSocket(url, protocols);
-        const headers = { ...deps.settings.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(deps.settings.headers ?? {})) {
+          // One authorization header, whatever the case of the caller's.
+          if (!(token && name.toLowerCase() === "authorization")) headers[name] = value;
+        }
+        if (token) headers.authorization = `Bearer ${token}`;
         return new WebSocket(url, protocols, { headers }) as WebSocketLike;
       } catch (error) {
         // A constructor's message may quote the URL, and with it an access token.
