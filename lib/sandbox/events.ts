@@ -169,9 +169,8 @@ export function endSessionsOnAgentExit(
 
 /** A lost-events report as a sandbox event; a gap of one session's stream names that session. */
 export function fromGap(gap: EventGap): SandboxEvent {
-  const { stream, firstMissing, lastMissing } = gap;
-  const sessionId = (gap as { sessionId?: unknown }).sessionId;
-  const session = typeof sessionId === "string" ? { sessionId } : {};
+  const { stream, firstMissing, lastMissing, sessionId } = gap;
+  const session = sessionId !== undefined ? { sessionId } : {};
   return { kind: "events-lost", stream, firstMissing, lastMissing, ...session };
 }
 
