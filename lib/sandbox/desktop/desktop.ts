@@ -34,15 +34,20 @@ export class Desktop {
   readonly stream: DesktopStream;
   readonly #routes: DesktopRoutes;
 
-  /** @param prefix where the desktop routes live (the 0.4.x server: `/v1/desktop`). */
-  constructor(http: ControlPlaneHttp, prefix = "/v1/desktop") {
+  /**
+   * @param http the client's control-plane HTTP (auth, headers, fetch).
+   * @param options `baseUrl` of the server (for the stream's WebSocket address); `prefix` of the
+   * desktop routes (the 0.4.x server: `/v1/desktop`).
+   */
+  constructor(http: ControlPlaneHttp, options: { baseUrl: string; prefix?: string }) {
+    const prefix = options.prefix ?? "/v1/desktop";
     this.#routes = new DesktopRoutes(http, prefix);
     this.mouse = new DesktopMouse(this.#routes);
     this.keyboard = new DesktopKeyboard(this.#routes);
     this.windows = new DesktopWindows(this.#routes);
     this.clipboard = new DesktopClipboard(this.#routes);
     this.recordings = new DesktopRecordings(this.#routes);
-    this.stream = new DesktopStream(this.#routes);
+    this.stream = new DesktopStream(this.#routes, options.baseUrl.replace(/\/+$/, "") + prefix);
   }
 
   /** The runtime's state; with `install_required`, `missingDependencies` and `installCommand`. */

@@ -51,9 +51,21 @@ export class DesktopRecordings {
  */
 export class DesktopStream {
   readonly #routes: DesktopRoutes;
+  readonly #desktopUrl: string;
 
-  constructor(routes: DesktopRoutes) {
+  constructor(routes: DesktopRoutes, desktopUrl: string) {
     this.#routes = routes;
+    this.#desktopUrl = desktopUrl;
+  }
+
+  /**
+   * The WebSocket address of the stream's signaling (neko's WebRTC offer/answer exchange). The
+   * 0.4.2 server takes the token only as an `Authorization` header here (`?access_token=` is 401
+   * on this route), so connect with a client that can send headers (e.g. `ws` in Node); a
+   * browser cannot reach it on a server started with a token. Before `start()` it answers 409.
+   */
+  signalingUrl(): string {
+    return `${this.#desktopUrl.replace(/^http/, "ws")}/stream/signaling`;
   }
 
   status(call?: CallOptions): Promise<StreamStatus> {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
+import WebSocket from "ws";
 import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
 import { Desktop } from "../../../lib/sandbox/desktop/index.js";
 import { DesktopDependenciesMissingError } from "../../../lib/sandbox/errors/desktop-dependencies-missing-error.js";
@@ -44,7 +45,7 @@ describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
     emptyPath = mkdtempSync(join(tmpdir(), "empty-path-"));
     server = await startSandboxAgent({ token: TOKEN, env: { PATH: emptyPath } });
     const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: () => TOKEN, headers: undefined, fetch: undefined });
-    desktop = new Desktop(http);
+    desktop = new Desktop(http, { baseUrl: server.baseUrl });
   });
 
   afterAll(async () => {
@@ -81,5 +82,25 @@ describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
     const error = await rejection(desktop.stream.start());
     expect(error).toBeInstanceOf(DesktopStreamUnavailableError);
     expect((error as DesktopStreamUnavailableError).reason).toBe("desktop-inactive");
+  });
+
+  it("the stream's signaling WebSocket takes the token as a header only", async () => {
+    const url = desktop.stream.signalingUrl();
+    expect(url).toBe(`${server.baseUrl.replace("http://", "ws://")}/v1/desktop/stream/signaling`);
+    /** The HTTP status the server refuses the upgrade with. */
+    const refusal = (target: string, headers: Record<string, string>): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const socket = new WebSocket(target, { headers });
+        socket.on("unexpected-response", (_request, response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        socket.on("open", () => reject(new Error("the upgrade was accepted")));
+        socket.on("error", () => undefined);
+      });
+    // With the header, auth passes and the route says the stream is not running.
+    expect(await refusal(url, { authorization: `Bearer ${TOKEN}` })).toBe(409);
+    // The query token other WebSocket routes accept is refused here.
+    expect(await refusal(`${url}?access_token=${TOKEN}`, {})).toBe(401);
   });
 });

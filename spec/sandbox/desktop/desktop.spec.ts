@@ -78,7 +78,7 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     dir = mkdtempSync(join(tmpdir(), "desktop-spec-"));
     server = await startSandboxAgent();
     http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch: undefined });
-    desktop = new Desktop(http);
+    desktop = new Desktop(http, { baseUrl: server.baseUrl });
   });
 
   afterAll(async () => {

@@ -50,7 +50,7 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
     server = await startSandboxAgent();
     counting = new CountingFetch();
     const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch: counting.fetch });
-    desktop = new Desktop(http);
+    desktop = new Desktop(http, { baseUrl: server.baseUrl });
   });
 
   afterAll(async () => {
