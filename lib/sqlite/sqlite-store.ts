@@ -15,6 +15,11 @@ export interface SqliteStoreOptions {
   database: string | Database.Database;
   /** Table name prefix, to share a database with other data. Default `"sandbox_agent_"`. */
   tablePrefix?: string;
+  /**
+   * SQLite's `synchronous` setting. `"NORMAL"` (default) survives the process being killed at any
+   * point (WAL); `"FULL"` also survives a power cut, at several times the cost per event.
+   */
+  synchronous?: "NORMAL" | "FULL";
 }
 
 interface EventRow {
@@ -53,6 +58,7 @@ export function sqliteStore(options: SqliteStoreOptions): SessionStore {
   const sessions = `${prefix}sessions`;
   const events = `${prefix}events`;
   db.pragma("journal_mode = WAL");
+  db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
   db.exec(`
     CREATE TABLE IF NOT EXISTS ${sessions} (
