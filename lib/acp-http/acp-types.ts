@@ -11,7 +11,11 @@ const Meta = v.optional(v.record(v.string(), v.unknown()));
 export const ContentBlockSchema = v.looseObject({ type: v.string() });
 export type ContentBlock = v.InferOutput<typeof ContentBlockSchema> & { text?: string };
 
-export const ImplementationSchema = v.looseObject({ name: v.string(), version: v.optional(v.string()), title: v.optional(v.nullable(v.string())) });
+export const ImplementationSchema = v.looseObject({
+  name: v.string(),
+  version: v.optional(v.string()),
+  title: v.optional(v.nullable(v.string())),
+});
 export type Implementation = v.InferOutput<typeof ImplementationSchema>;
 
 export const AgentCapabilitiesSchema = v.looseObject({
@@ -63,10 +67,15 @@ export interface NewSessionParams {
 // Display names are informational: a server that leaves them out (or names the model id
 // `id`) still created the session, so its answer must not be refused for that.
 const DisplayName = v.optional(v.nullable(v.string()));
-export const SessionModesSchema = v.looseObject({ currentModeId: v.string(), availableModes: v.array(v.looseObject({ id: v.string(), name: DisplayName })) });
+export const SessionModesSchema = v.looseObject({
+  currentModeId: v.string(),
+  availableModes: v.array(v.looseObject({ id: v.string(), name: DisplayName })),
+});
 export const SessionModelsSchema = v.looseObject({
   currentModelId: v.string(),
-  availableModels: v.array(v.looseObject({ modelId: v.optional(v.string()), id: v.optional(v.string()), name: DisplayName })),
+  availableModels: v.array(
+    v.looseObject({ modelId: v.optional(v.string()), id: v.optional(v.string()), name: DisplayName }),
+  ),
 });
 
 export const NewSessionResultSchema = v.looseObject({
@@ -158,6 +167,13 @@ export interface ResumeSessionParams {
   [key: string]: unknown;
 }
 
+/** `session/close` (RFD): ends one session and its event stream. */
+export interface CloseSessionParams {
+  sessionId: string;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
 export interface AuthenticateParams {
   methodId: string;
   _meta?: Record<string, unknown>;
@@ -165,7 +181,11 @@ export interface AuthenticateParams {
 }
 
 export const SessionUpdateSchema = v.looseObject({ sessionUpdate: v.string() });
-export const SessionNotificationSchema = v.looseObject({ sessionId: v.string(), update: SessionUpdateSchema, _meta: Meta });
+export const SessionNotificationSchema = v.looseObject({
+  sessionId: v.string(),
+  update: SessionUpdateSchema,
+  _meta: Meta,
+});
 export type SessionNotification = v.InferOutput<typeof SessionNotificationSchema>;
 
 export const PermissionOptionSchema = v.looseObject({ optionId: v.string(), name: v.string(), kind: v.string() });
@@ -196,7 +216,11 @@ export interface ReadTextFileResult {
   _meta?: Record<string, unknown>;
 }
 
-export const WriteTextFileParamsSchema = v.looseObject({ sessionId: v.string(), path: v.string(), content: v.string() });
+export const WriteTextFileParamsSchema = v.looseObject({
+  sessionId: v.string(),
+  path: v.string(),
+  content: v.string(),
+});
 export type WriteTextFileParams = v.InferOutput<typeof WriteTextFileParamsSchema>;
 
 /** Terminal requests are passed through with their session id checked and the rest as sent. */

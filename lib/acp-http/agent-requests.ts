@@ -44,7 +44,8 @@ export class AgentRequests {
     if (this.#pending.has(key)) return;
     const controller = new AbortController();
     const unlink = linkSignal(this.#options.lifetime, controller);
-    const entry: Pending = { id: request.id, method: request.method, sessionId: sessionOf(request.params), controller, answered: false };
+    const { id, method, params } = request;
+    const entry: Pending = { id, method, sessionId: sessionOf(params), controller, answered: false };
     this.#pending.set(key, entry);
     void answerAgentRequest(request, this.#options.handlers, controller.signal)
       .then((answer) => this.#answer(entry, answer))

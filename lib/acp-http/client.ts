@@ -1,4 +1,4 @@
-import { Observable, Subject, type Observable as Obs } from "rxjs";
+import { Observable, type Observable as Obs } from "rxjs";
 import * as v from "valibot";
 import {
   ForkSessionResultSchema,
@@ -10,6 +10,7 @@ import {
   PromptResultSchema,
   type AuthenticateParams,
   type CancelParams,
+  type CloseSessionParams,
   type ForkSessionResult,
   type InitializeParams,
   type InitializeResult,
@@ -27,28 +28,17 @@ import {
   type SetSessionModeParams,
 } from "./acp-types.js";
 import { linkSignal } from "./abort.js";
-import { AgentRequests } from "./agent-requests.js";
-import { splitBatch } from "./batch.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import { isErrorResponse, isNotification, type AcpEnvelope } from "./envelope.js";
-import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
+import { Connection } from "./connection.js";
+import type { AcpEnvelope } from "./envelope.js";
 import { AcpHttpError } from "./errors/http-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
-import { AcpRpcError } from "./errors/rpc-error.js";
 import type { EventGap } from "./event-stream.js";
-import { HttpTransport } from "./http.js";
-import { Inbound, type AcpParseError, type SentEnvelope } from "./inbound.js";
-import { debugLogger, type AcpLogger } from "./logger.js";
-import { normalizeReconnectPolicy } from "./reconnect.js";
-import { RpcCorrelator } from "./rpc-correlator.js";
-import { SessionStreams } from "./session-streams.js";
-import type { SseFrame } from "./sse-stream.js";
-import { ConnectionStateMachine, type AcpConnectionState } from "./state.js";
+import type { AcpParseError } from "./inbound.js";
+import type { AcpConnectionState } from "./state.js";
 import { CLIENT_INFO } from "./version.js";
 
 export { RFD_PROFILE, type AcpHttpClientOptions, type CloseInfo, type RequestOptions } from "./client-options.js";
-
-type Params = Record<string, unknown>;
 
 /**
  * An ACP client over streamable HTTP: POST sends envelopes, a GET event stream brings
@@ -70,92 +60,40 @@ export class AcpHttpClient {
   readonly closed: Promise<CloseInfo>;
 
   readonly #options: AcpHttpClientOptions;
-  readonly #logger: AcpLogger;
-  readonly #http: HttpTransport;
-  readonly #correlator = new RpcCorrelator(1000);
-  readonly #inbound: Inbound;
-  readonly #streams: SessionStreams;
-  readonly #agentRequests: AgentRequests;
-  readonly #state = new ConnectionStateMachine();
-  readonly #gaps = new Subject<EventGap>();
-  readonly #lifetime = new AbortController();
-  #resolveClosed!: (info: CloseInfo) => void;
-  #closeInfo: CloseInfo | undefined;
-  #deleting: Promise<void> | undefined;
+  readonly #connection: Connection;
   #initialized = false;
 
   constructor(options: AcpHttpClientOptions) {
     this.#options = options;
-    const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
-    this.#http = new HttpTransport({
-      baseUrl: options.baseUrl,
-      path: options.path ?? "/v2/rpc",
-      connectionIdHeader: options.connectionIdHeader ?? "x-acp-connection-id",
-      bootstrapQuery: options.bootstrapQuery,
-      headers: options.headers,
-      token: options.token,
-      fetch: options.fetch,
-      connectionId: options.connectionId,
-      logger,
-    });
-    this.#streams = new SessionStreams({
-      http: this.#http,
-      policy: normalizeReconnectPolicy(options.reconnect),
-      logger,
-      sessionHeader: options.sessionStreams?.header,
-      lastEventId: options.lastEventId,
-      onFrame: (frame, stream) => this.#frame(frame, stream),
-      onGap: (gap) => this.#gaps.next(gap),
-      onStatus: (status) => this.#state.set(status),
-      onFatal: (reason, cause) => this.#close(reason, cause),
-    });
-    this.#agentRequests = new AgentRequests({
-      handlers: options.handlers ?? {},
-      lifetime: this.#lifetime.signal,
-      send: (answer, method) => this.#post(answer, `answer to ${method}`, this.#lifetime.signal, (error) =>
-        logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message })),
-    });
-    this.#inbound = new Inbound({
-      correlator: this.#correlator,
-      responseEcho: options.responseEcho ?? "auto",
-      echoGraceMs: 1500,
-      streamStarted: () => this.#streams.started,
-      streamOpen: () => this.#state.value === "open",
-      onAgentRequest: (request) => this.#agentRequests.handle(request),
-    });
-    this.#inbound.envelopes.subscribe((envelope) => {
-      if (isNotification(envelope) && envelope.method === "$/cancel_request") {
-        this.#agentRequests.withdraw((envelope.params as { requestId?: unknown } | undefined)?.requestId);
-      }
-    });
-    this.envelopes$ = this.#inbound.envelopes.asObservable();
-    this.parseErrors$ = this.#inbound.parseErrors.asObservable();
-    this.gaps$ = this.#gaps.asObservable();
-    this.state$ = this.#state.state$;
-    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    const connection = (this.#connection = new Connection(options));
+    this.envelopes$ = connection.inbound.envelopes.asObservable();
+    this.parseErrors$ = connection.inbound.parseErrors.asObservable();
+    this.gaps$ = connection.gaps.asObservable();
+    this.state$ = connection.state.state$;
+    this.closed = connection.closed;
   }
 
   get state(): AcpConnectionState {
-    return this.#state.value;
+    return this.#connection.state.value;
   }
 
   /** Why the connection closed, once it has (the value `closed` resolves with). */
   get closeInfo(): CloseInfo | undefined {
-    return this.#closeInfo;
+    return this.#connection.closeInfo;
   }
 
   get connectionId(): string | undefined {
-    return this.#http.connectionId;
+    return this.#connection.http.connectionId;
   }
 
   /** The connection stream's cursor: persist it to resume after a reload (still readable after close). */
   get lastEventId(): string | undefined {
-    return this.#streams.lastEventId;
+    return this.#connection.streams.lastEventId;
   }
 
   /** Sends a request and resolves with its `result`; a JSON-RPC error rejects with `AcpRpcError`. */
   request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
-    return this.#request(method, params, options, false);
+    return this.#connection.request(method, params, options);
   }
 
   /** The cold twin of `request`: sends on subscribe, emits the result once; unsubscribing aborts it. */
@@ -174,24 +112,19 @@ export class AcpHttpClient {
     });
   }
 
-  /** Sends a notification; resolves once the server accepted it. `session/cancel` also stops that session's handlers. */
-  async notify(method: string, params?: unknown): Promise<void> {
-    this.#assertOpen(method);
-    const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
-    if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
-    let failure: unknown;
-    // The connection's lifetime signal: a close aborts a notification the server is holding.
-    const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
-    const delivered = await this.#post(envelope, method, this.#lifetime.signal, (error) => (failure = error));
-    if (failure !== undefined) throw failure;
-    if (!delivered) throw new AcpConnectionClosedError(this.#closeInfo?.reason ?? "disconnected", { method });
+  /**
+   * Sends a notification; resolves once the server accepted it. `session/cancel` also
+   * aborts the handlers still deciding that session's agent requests.
+   */
+  notify(method: string, params?: unknown): Promise<void> {
+    return this.#connection.notify(method, params);
   }
 
   // --- ACP methods ---------------------------------------------------------------
 
   /**
-   * Opens the connection. The event stream opens once the answer is in (and, in the RFD
-   * profile, its connection id known). If this first `initialize` fails the connection
+   * Opens the connection. The event stream opens once the answer is read (and, in the RFD
+   * profile, the connection id known). If this first `initialize` fails, the connection
    * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
    */
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
@@ -208,12 +141,12 @@ export class AcpHttpClient {
     try {
       const result = await this.#typed("initialize", InitializeResultSchema, full, options, true);
       this.#adoptConnectionId(result);
-      this.#streams.openConnection();
+      this.#connection.streams.openConnection();
       this.#initialized = true;
       return result;
     } catch (error) {
       const unauthorized = error instanceof AcpHttpError && error.status === 401;
-      if (!this.#initialized) this.#close(unauthorized ? "unauthorized" : "initialize-failed", error);
+      if (!this.#initialized) void this.#connection.close(unauthorized ? "unauthorized" : "initialize-failed", error);
       throw error;
     }
   }
@@ -263,7 +196,7 @@ export class AcpHttpClient {
   }
 
   /** Closes one session (RFD `session/close`) and its event stream. */
-  unstableCloseSession(params: { sessionId: string } & Params, options?: RequestOptions): Promise<LooseResult> {
+  unstableCloseSession(params: CloseSessionParams, options?: RequestOptions): Promise<LooseResult> {
     return this.#typed("session/close", LooseResultSchema, params, options);
   }
 
@@ -281,33 +214,17 @@ export class AcpHttpClient {
    * observables, then sends a bounded DELETE. Safe to call more than once.
    */
   async disconnect(): Promise<void> {
-    this.#close("disconnected");
-    await this.#deleting;
-  }
-
-  // --- internals -----------------------------------------------------------------
-
-  async #request(method: string, params: unknown, options: RequestOptions, deferStream: boolean): Promise<unknown> {
-    this.#assertOpen(method);
-    const id = this.#correlator.nextId();
-    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options);
-    const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
-    const reject = (error: unknown) => this.#correlator.reject(id, error);
-    void this.#post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
-    const answer = await response;
-    if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
-    this.#streams.afterResult(method, params, answer.result);
-    return answer.result;
+    await this.#connection.close("disconnected");
   }
 
   async #typed<T>(
     method: string,
     schema: v.GenericSchema<unknown, T>,
     params: unknown,
-    options?: RequestOptions,
+    options: RequestOptions = {},
     deferStream = false,
   ): Promise<T> {
-    const result = await this.#request(method, params, options ?? {}, deferStream);
+    const result = await this.#connection.request(method, params, options, deferStream);
     const parsed = v.safeParse(schema, result);
     if (parsed.success) return parsed.output;
     throw new AcpProtocolError(`unexpected result shape: ${parsed.issues[0]?.message ?? "invalid"}`, { method });
@@ -324,72 +241,6 @@ export class AcpHttpClient {
         { method: "initialize" },
       );
     }
-    this.#http.adoptConnectionId(fromResult);
-  }
-
-  #assertOpen(method: string): void {
-    const info = this.#closeInfo;
-    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
-  }
-
-  /**
-   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
-   * `deferStream`: an answer in the body opens no stream here (initialize opens it once the answer is read).
-   */
-  async #post(
-    envelope: SentEnvelope & Params,
-    method: string,
-    signal: AbortSignal | undefined,
-    onError: (error: unknown) => void,
-    deferStream = false,
-  ): Promise<boolean> {
-    if (this.#state.value === "idle") this.#state.set("connecting");
-    try {
-      const result = await this.#http.post(JSON.stringify(envelope), method, signal, this.#streams.headersFor(envelope.params));
-      if (!deferStream || result.json === undefined) this.#streams.openConnection();
-      if (result.json !== undefined && !this.#body(result.json, envelope) && "id" in envelope) {
-        onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
-      }
-      return true;
-    } catch (error) {
-      if (signal?.aborted) return false;
-      if (error instanceof AcpHttpError && error.status === 404 && this.#http.bootstrapped) {
-        this.#close("connection-lost", error);
-        onError(new AcpConnectionClosedError("connection-lost", { method, cause: error }));
-        return false;
-      }
-      onError(error);
-      return false;
-    }
-  }
-
-  /** A POST body; a batch is taken member by member. False when it held no usable envelope. */
-  #body(text: string, sent: SentEnvelope): boolean {
-    const members = splitBatch(text);
-    if (!members) return this.#inbound.body(text, sent);
-    return members.map((member) => this.#inbound.body(member)).some(Boolean);
-  }
-
-  /** A stream frame; a batch is taken member by member, each under the frame's event id. */
-  #frame(frame: SseFrame, stream: string): void {
-    const members = splitBatch(frame.data);
-    if (!members) return this.#inbound.frame(frame, stream);
-    for (const data of members) this.#inbound.frame({ ...frame, data }, stream);
-  }
-
-  #close(reason: CloseReason, cause?: unknown): void {
-    if (this.#closeInfo) return;
-    const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
-    this.#closeInfo = error ? { reason, error } : { reason };
-    this.#logger.debug("connection closed", { reason });
-    this.#streams.stopAll();
-    this.#lifetime.abort();
-    this.#inbound.close();
-    this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
-    this.#gaps.complete();
-    this.#state.set("closed");
-    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401);
-    this.#deleting = gone ? Promise.resolve() : this.#http.delete(this.#options.closeTimeoutMs ?? 2000);
-    this.#resolveClosed(this.#closeInfo);
+    this.#connection.http.adoptConnectionId(fromResult);
   }
 }

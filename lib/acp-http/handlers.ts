@@ -18,11 +18,18 @@ export interface HandlerContext {
   /** The JSON-RPC id of the agent's request. */
   id: string | number | null;
   method: string;
-  /** Aborted when the connection closes: a slow handler can stop early. */
+  /**
+   * Aborted when the answer stopped mattering: the client cancelled the turn of this
+   * request's session (`session/cancel`), the agent withdrew the request
+   * (`$/cancel_request`), or the connection closed. A dialog can close itself on it; a
+   * permission answer given after it is not sent (the client answers `cancelled`, or
+   * -32800 for a withdrawn request, at once).
+   */
   signal: AbortSignal;
 }
 
 type Handler<P, R> = (params: P, context: HandlerContext) => R | Promise<R>;
+type AnyHandler = Handler<never, unknown> | undefined;
 
 /**
  * Answers to requests the agent sends to the client. A missing handler means "not
@@ -46,29 +53,35 @@ export type AgentRequestAnswer = { result: unknown } | { error: JsonRpcErrorObje
 
 interface Route {
   schema: v.GenericSchema<unknown, unknown>;
-  pick(handlers: AcpClientHandlers): Handler<never, unknown> | undefined;
+  pick(handlers: AcpClientHandlers): AnyHandler;
   fallback?: () => unknown;
 }
 
 const ROUTES: Record<string, Route> = {
   "session/request_permission": {
     schema: RequestPermissionParamsSchema,
-    pick: (h) => h.requestPermission as Handler<never, unknown> | undefined,
+    pick: (h) => h.requestPermission as AnyHandler,
     fallback: (): RequestPermissionResult => ({ outcome: { outcome: "cancelled" } }),
   },
-  "fs/read_text_file": { schema: ReadTextFileParamsSchema, pick: (h) => h.readTextFile as Handler<never, unknown> | undefined },
-  "fs/write_text_file": { schema: WriteTextFileParamsSchema, pick: (h) => h.writeTextFile as Handler<never, unknown> | undefined },
-  "terminal/create": { schema: TerminalParamsSchema, pick: (h) => h.createTerminal as Handler<never, unknown> | undefined },
-  "terminal/output": { schema: TerminalParamsSchema, pick: (h) => h.terminalOutput as Handler<never, unknown> | undefined },
-  "terminal/release": { schema: TerminalParamsSchema, pick: (h) => h.releaseTerminal as Handler<never, unknown> | undefined },
-  "terminal/wait_for_exit": { schema: TerminalParamsSchema, pick: (h) => h.waitForTerminalExit as Handler<never, unknown> | undefined },
-  "terminal/kill": { schema: TerminalParamsSchema, pick: (h) => h.killTerminal as Handler<never, unknown> | undefined },
+  "fs/read_text_file": { schema: ReadTextFileParamsSchema, pick: (h) => h.readTextFile as AnyHandler },
+  "fs/write_text_file": { schema: WriteTextFileParamsSchema, pick: (h) => h.writeTextFile as AnyHandler },
+  "terminal/create": { schema: TerminalParamsSchema, pick: (h) => h.createTerminal as AnyHandler },
+  "terminal/output": { schema: TerminalParamsSchema, pick: (h) => h.terminalOutput as AnyHandler },
+  "terminal/release": { schema: TerminalParamsSchema, pick: (h) => h.releaseTerminal as AnyHandler },
+  "terminal/wait_for_exit": { schema: TerminalParamsSchema, pick: (h) => h.waitForTerminalExit as AnyHandler },
+  "terminal/kill": { schema: TerminalParamsSchema, pick: (h) => h.killTerminal as AnyHandler },
 };
 
-const methodNotFound = (method: string): AgentRequestAnswer => ({ error: { code: -32601, message: `Method not found: ${method}` } });
+const methodNotFound = (method: string): AgentRequestAnswer => ({
+  error: { code: -32601, message: `Method not found: ${method}` },
+});
 
 /** Computes the answer to one agent request; never throws. */
-export async function answerAgentRequest(request: AcpRequest, handlers: AcpClientHandlers, signal: AbortSignal): Promise<AgentRequestAnswer> {
+export async function answerAgentRequest(
+  request: AcpRequest,
+  handlers: AcpClientHandlers,
+  signal: AbortSignal,
+): Promise<AgentRequestAnswer> {
   const context: HandlerContext = { id: request.id, method: request.method, signal };
   const route = ROUTES[request.method];
   try {
@@ -84,7 +97,17 @@ export async function answerAgentRequest(request: AcpRequest, handlers: AcpClien
     const result = await handler(parsed.output, context);
     return { result: result ?? {} };
   } catch (error) {
-    if (error instanceof AcpRpcError) return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
-    return { error: { code: -32603, message: error instanceof Error ? error.message : "Internal error" } };
+    return { error: toErrorObject(error, signal) };
   }
+}
+
+function toErrorObject(error: unknown, signal: AbortSignal): JsonRpcErrorObject {
+  if (error instanceof AcpRpcError) {
+    return { code: error.code, message: error.rpcMessage, ...(error.data === undefined ? {} : { data: error.data }) };
+  }
+  // A handler that gave up because its signal aborted: the protocol's "request cancelled".
+  if (signal.aborted && (error as { name?: unknown } | null)?.name === "AbortError") {
+    return { code: -32800, message: "Request cancelled" };
+  }
+  return { code: -32603, message: error instanceof Error ? error.message : "Internal error" };
 }

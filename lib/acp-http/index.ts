@@ -2,7 +2,13 @@
  * ACP (Agent Client Protocol) over streamable HTTP: a protocol-pure client usable
  * with any server of that shape.
  */
-export { AcpHttpClient, RFD_PROFILE, type AcpHttpClientOptions, type RequestOptions, type CloseInfo } from "./client.js";
+export {
+  AcpHttpClient,
+  RFD_PROFILE,
+  type AcpHttpClientOptions,
+  type RequestOptions,
+  type CloseInfo,
+} from "./client.js";
 export { linkSignal, untilAborted, anySignal } from "./abort.js";
 export { CLIENT_INFO } from "./version.js";
 export type { AcpConnectionState } from "./state.js";

@@ -96,4 +96,21 @@ describe("AcpHttpClient handler cancellation", () => {
     await h.client.disconnect();
     expect(h.signals.get("call-p1")?.aborted).toBe(true);
   });
+
+  it("lets a file handler of a cancelled turn answer for itself: giving up on its signal answers -32800", async () => {
+    const h = createHarness({
+      handlers: {
+        readTextFile: (_params, context) =>
+          new Promise((_resolve, reject) => {
+            context.signal.addEventListener("abort", () => reject(new DOMException("gave up", "AbortError")));
+          }),
+      },
+    });
+    const stream = await bootstrap(h);
+    stream.send(1, { jsonrpc: "2.0", id: 4, method: "fs/read_text_file", params: { sessionId: "s1", path: "/a" } });
+    await settle();
+    await h.client.cancel({ sessionId: "s1" });
+    const answer = await h.server.until(() => h.server.requestsOf("POST").map(bodyOf).find((post) => post.id === 4));
+    expect(answer).toEqual({ jsonrpc: "2.0", id: 4, error: { code: -32800, message: "Request cancelled" } });
+  });
 });
