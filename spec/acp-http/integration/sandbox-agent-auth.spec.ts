@@ -65,8 +65,11 @@ describe("token auth against sandbox-agent 0.4.2", () => {
     expect(error).toMatchObject({ status: 401, problem: { type: "urn:sandbox-agent:error:token_invalid" } });
     expect((error as AcpHttpError).message).toContain("401");
     expectTokenFree(error);
-    // A failed POST fails only its own request; the client is not closed by it.
-    expect(acp.state).not.toBe("closed");
+    // A failed first initialize: the connection never came up, so the client closes, saying why (issue 10, defect 12).
+    const info = await acp.closed;
+    expect(info.reason).toBe("unauthorized");
+    expect(info.error?.cause).toBe(error);
+    expectTokenFree(info.error);
   });
 
   it("a token that goes bad mid-connection: the 401 is typed and carries no token", async () => {
