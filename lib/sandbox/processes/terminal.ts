@@ -150,6 +150,8 @@ export class Terminal {
         return this.#finish(this.#localError("closed before the process exited"));
       }
       const reason = this.#failure ?? `closed (code ${event.code ?? "none"}) before the ready frame`;
+      // Only a failed handshake needs explaining; an open socket without a ready frame is its own reason.
+      if (this.#state === "open") return this.#finish(this.#localError(reason));
       connector.diagnose(reason).then(
         (error) => this.#finish(error),
         (error: Error) => this.#finish(error),
@@ -192,8 +194,9 @@ export class Terminal {
   #abandon(reason: string): void {
     if (this.#isReady || this.#state === "closed") return;
     this.#failure = reason;
-    if (this.#socket) this.#socket.close();
-    else this.#finish(new TerminalError(this.processId, reason, { fromServer: false }));
+    // Settle now: a peer that ignores the close handshake must not hold `ready` for ws's 30 s.
+    this.#socket?.close();
+    this.#finish(this.#localError(reason));
   }
 
   /** The socket is gone: settle whatever is still open with `error`, end the streams. */

@@ -1,4 +1,6 @@
+import type { AddressInfo } from "node:net";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import { WebSocketServer } from "ws";
 import { NotATerminalError } from "../../../lib/sandbox/errors/not-a-terminal-error.js";
 import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
 import { TerminalError } from "../../../lib/sandbox/errors/terminal-error.js";
@@ -132,5 +134,34 @@ describe("terminal against the real server", () => {
     const terminal = bare.terminal("proc_1");
     await expect(terminal.ready).rejects.toBeInstanceOf(WebSocketUnavailableError);
     expect(String(terminal)).toBe("Terminal(proc_1, closed)");
+  });
+
+  it("aborting the signal detaches the terminal", async () => {
+    const info = await bash();
+    const controller = new AbortController();
+    const { terminal } = attach(info.id, { signal: controller.signal });
+    await terminal.ready;
+    controller.abort();
+    await terminal.closed;
+    await expect(terminal.exit).rejects.toBeInstanceOf(TerminalError);
+    expect((await processes.get(info.id)).status).toBe("running");
+    await processes.kill(info.id);
+  });
+});
+
+describe("terminal against a socket that never says ready", () => {
+  it("ready rejects after readyTimeoutMs and the socket is closed", async () => {
+    const silent = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise((resolve) => silent.once("listening", resolve));
+    const closed = new Promise((resolve) => silent.once("connection", (socket) => socket.once("close", resolve)));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const terminal = processesFor(`http://127.0.0.1:${port}`).terminal("proc_1", { readyTimeoutMs: 300 });
+      await expect(terminal.ready).rejects.toThrow(/no ready frame within the timeout/);
+      await terminal.closed;
+      await closed;
+    } finally {
+      silent.close();
+    }
   });
 });
