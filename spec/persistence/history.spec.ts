@@ -1,5 +1,12 @@
 import { Subject } from "rxjs";
-import { createRecorder, history$, memoryStore, StoreError, type HistoryEvent, type NewSessionEvent } from "../../lib/sandbox/persistence/index.js";
+import {
+  createRecorder,
+  history$,
+  memoryStore,
+  StoreError,
+  type HistoryEvent,
+  type NewSessionEvent,
+} from "../../lib/sandbox/persistence/index.js";
 import { event } from "./store-contract.js";
 import { gatedStore, settle, until } from "./gated-store.js";
 
@@ -16,7 +23,7 @@ describe("history$", () => {
   it.each([
     ["written partly during the load", 3, 5],
     ["all still queued at the seam", -1, -1],
-  ])("has no gap and no duplicate when live events arrive while each history page loads (%s)", async (_, openAt, closeAt) => {
+  ])("no gap, no duplicate when live events arrive while history pages load (%s)", async (_, openAt, closeAt) => {
     const store = await prefilled(50);
     const recorder = createRecorder(store);
     const live = new Subject<NewSessionEvent>();
@@ -28,7 +35,10 @@ describe("history$", () => {
     store.listing.close();
     const seen: HistoryEvent[] = [];
     let complete = false;
-    const subscription = history$(recorder, "s", { pageSize: 10 }).subscribe({ next: (value) => seen.push(value), complete: () => (complete = true) });
+    const subscription = history$(recorder, "s", { pageSize: 10 }).subscribe({
+      next: (value) => seen.push(value),
+      complete: () => (complete = true),
+    });
     let next = 53;
     let pages = 0;
     for (let loading = true; loading; pages++) {
@@ -64,7 +74,10 @@ describe("history$", () => {
     await inner.insertEvent("s", event("s", 1));
     const store = gatedStore(inner);
     let refuse = true;
-    const recorder = createRecorder({ ...store, insertEvent: async (id, value) => (refuse ? Promise.reject(new Error("no")) : store.insertEvent(id, value)) });
+    const recorder = createRecorder({
+      ...store,
+      insertEvent: async (id, value) => (refuse ? Promise.reject(new Error("no")) : store.insertEvent(id, value)),
+    });
     store.listing.close();
     recorder.enqueue(event("s", 2));
     const seen: number[] = [];

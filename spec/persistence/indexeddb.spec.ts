@@ -35,8 +35,11 @@ describeWith([CHROMIUM])("indexedDbStore in headless Chromium", () => {
     });
     const script = readFileSync(join(dir, "page.js"));
     server = createServer((request, response) => {
-      if (request.url === "/page.js") return void response.writeHead(200, { "content-type": "text/javascript" }).end(script);
-      response.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><script type="module" src="/page.js"></script>');
+      if (request.url === "/page.js") {
+        return void response.writeHead(200, { "content-type": "text/javascript" }).end(script);
+      }
+      const html = '<!doctype html><script type="module" src="/page.js"></script>';
+      response.writeHead(200, { "content-type": "text/html" }).end(html);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
@@ -45,7 +48,8 @@ describeWith([CHROMIUM])("indexedDbStore in headless Chromium", () => {
     page = await browser.newPage();
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => "runChecks" in globalThis, undefined, { timeout: 20_000 });
-    results = await page.evaluate(() => (globalThis as unknown as { runChecks: () => Promise<typeof results> }).runChecks());
+    type Checks = { runChecks: () => Promise<typeof results> };
+    results = await page.evaluate(() => (globalThis as unknown as Checks).runChecks());
   }, 90_000);
 
   afterAll(async () => {
@@ -64,7 +68,8 @@ describeWith([CHROMIUM])("indexedDbStore in headless Chromium", () => {
     type Api = { record: (from: number, to: number) => Promise<number>; stored: () => Promise<number[]> };
     // Reload while the first recording is still writing; the "resumed stream" then restarts below it.
     void page.evaluate(() => (globalThis as unknown as Api).record(1, 200)).catch(() => undefined);
-    await page.waitForFunction(() => Number(localStorage.getItem("accepted") ?? 0) >= 80, undefined, { timeout: 20_000 });
+    const accepted = () => Number(localStorage.getItem("accepted") ?? 0) >= 80;
+    await page.waitForFunction(accepted, undefined, { timeout: 20_000 });
     await page.reload();
     await page.waitForFunction(() => "record" in globalThis, undefined, { timeout: 20_000 });
     const before = await page.evaluate(() => (globalThis as unknown as Api).stored());
@@ -74,7 +79,8 @@ describeWith([CHROMIUM])("indexedDbStore in headless Chromium", () => {
     const from = Math.max(1, before.length - 5);
     const started = Date.now();
     await page.evaluate((start) => (globalThis as unknown as Api).record(start, 200), from);
-    process.stderr.write(`indexedDbStore: ${201 - from} events recorded in ${Date.now() - started} ms (one transaction each)\n`);
+    const took = Date.now() - started;
+    process.stderr.write(`indexedDbStore: ${201 - from} events recorded in ${took} ms (one transaction each)\n`);
     const after = await page.evaluate(() => (globalThis as unknown as Api).stored());
     // eventIndex * 100000 + stream number: index i holds event i, every one once, in order.
     expect(after).toEqual(Array.from({ length: 200 }, (_, i) => (i + 1) * 100000 + i + 1));

@@ -1,8 +1,8 @@
 // Kill-and-restore: a child process records a 200-update turn of the v2 contract server into
 // sqliteStore and is SIGKILLed at 20 seeded random points of the turn (once the store has passed
-// a random count; the kill lands a little later, wherever the child then is, possibly mid-write); each fresh process reattaches
-// with the stored connection id and Last-Event-ID. At the end the store holds every update of the
-// turn exactly once, in stream order, numbered 1..200.
+// a random count; the kill lands a little later, wherever the child then is, possibly mid-write);
+// each fresh process reattaches with the stored connection id and Last-Event-ID. At the end the
+// store holds every update of the turn exactly once, in stream order, numbered 1..200.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,7 +43,9 @@ function startChild(args: string[]): Child {
     for (;;) {
       const line = lines.find(match);
       if (line) return line;
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`child exited before ${what}: ${stderr}`);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`child exited before ${what}: ${stderr}`);
+      }
       if (Date.now() > deadline) throw new Error(`no ${what} from the child within ${LINE_TIMEOUT_MS} ms: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -64,7 +66,9 @@ describe("kill-and-restore with sqliteStore against the v2 contract server", () 
   });
 
   afterAll(async () => {
-    for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
+    for (const { process: child } of children) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
     await server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -89,7 +93,8 @@ describe("kill-and-restore with sqliteStore against the v2 contract server", () 
       }
       const threshold = thresholds[kill] as number;
       // A resumed child may already be past the threshold: then it dies right after reattaching.
-      const reached = (line: string) => line === "done" || (line.startsWith("stored ") && Number(line.slice(7)) >= threshold);
+      const reached = (line: string) =>
+        line === "done" || (line.startsWith("stored ") && Number(line.slice(7)) >= threshold);
       if (resumedFrom.at(-1)! < threshold) await child.next(reached, `stored ${threshold}`);
       child.process.kill("SIGKILL");
       await child.exited;
@@ -99,7 +104,8 @@ describe("kill-and-restore with sqliteStore against the v2 contract server", () 
     const { items } = await store.listEvents({ sessionId: "local-1", limit: 1000 });
     await store.close?.();
     const texts = items.map((item) => (item.payload as unknown as Chunk).params.update.content.text);
-    expect(texts).toEqual(["mock: ", ...Array.from({ length: WORDS }, (_, i) => (i < WORDS - 1 ? `w${i + 1} ` : `w${i + 1}`))]);
+    const words = Array.from({ length: WORDS }, (_, i) => (i < WORDS - 1 ? `w${i + 1} ` : `w${i + 1}`));
+    expect(texts).toEqual(["mock: ", ...words]);
     expect(items.map((item) => item.eventIndex)).toEqual(Array.from({ length: WORDS + 1 }, (_, i) => i + 1));
     expect(new Set(items.map((item) => item.id)).size).toBe(WORDS + 1);
     // The figures for the report: where each restarted process resumed the stream from.

@@ -33,7 +33,7 @@ describe("createRecorder", () => {
     expect(recorder.pending()).toEqual([]);
   });
 
-  it("surfaces a throwing and a rejecting store on storeErrors$ and keeps the stream and later writes alive", async () => {
+  it("surfaces a throwing and a rejecting store on storeErrors$; the stream and later writes live on", async () => {
     const inner = memoryStore();
     let calls = 0;
     const flaky: SessionStore = {
@@ -48,10 +48,15 @@ describe("createRecorder", () => {
     const recorder = createRecorder(flaky);
     const errors: StoreError[] = [];
     recorder.storeErrors$.subscribe((error) => errors.push(error));
-    const delivered = await lastValueFrom(from([1, 2, 3, 4].map((i) => event("s", i))).pipe(recorder.record(same), toArray()));
+    const source = from([1, 2, 3, 4].map((i) => event("s", i)));
+    const delivered = await lastValueFrom(source.pipe(recorder.record(same), toArray()));
     expect(delivered.map(n)).toEqual([1, 2, 3, 4]);
     await recorder.flush();
-    expect(errors.map((error) => [error.constructor, (error as StoreWriteError).eventId, (error.cause as Error).message])).toEqual([
+    const described = errors.map((error) => {
+      const { eventId } = error as StoreWriteError;
+      return [error.constructor, eventId, (error.cause as Error).message];
+    });
+    expect(described).toEqual([
       [StoreWriteError, event("s", 2).id, "disk on fire"],
       [StoreWriteError, event("s", 3).id, "quota exceeded"],
     ]);
@@ -82,7 +87,8 @@ describe("createRecorder", () => {
     const recorder = createRecorder(store, { maxBacklog: 3 });
     const errors: StoreError[] = [];
     recorder.storeErrors$.subscribe((error) => errors.push(error));
-    const delivered = await lastValueFrom(from([1, 2, 3, 4, 5].map((i) => event("s", i))).pipe(recorder.record(same), toArray()));
+    const source = from([1, 2, 3, 4, 5].map((i) => event("s", i)));
+    const delivered = await lastValueFrom(source.pipe(recorder.record(same), toArray()));
     expect(delivered.map(n)).toEqual([1, 2, 3, 4, 5]);
     expect(errors.map((error) => [error.constructor, (error as StoreBacklogError).eventId])).toEqual([
       [StoreBacklogError, event("s", 4).id],

@@ -1,4 +1,9 @@
-import { buildReplayText, memoryStore, replayFromStore, type ReplaySource } from "../../lib/sandbox/persistence/index.js";
+import {
+  buildReplayText,
+  memoryStore,
+  replayFromStore,
+  type ReplaySource,
+} from "../../lib/sandbox/persistence/index.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 let index = 0;
@@ -6,9 +11,14 @@ const at = (payload: Record<string, unknown>, sender: "client" | "agent"): Repla
   index += 1;
   return { eventIndex: index, createdAt: T0 + index * 1000, sender, payload: { jsonrpc: "2.0", ...payload } };
 };
-const prompt = (text: string) => at({ id: index + 1, method: "session/prompt", params: { sessionId: "s", prompt: [{ type: "text", text }] } }, "client");
-const chunk = (text: string, kind = "agent_message_chunk") =>
-  at({ method: "session/update", params: { sessionId: "s", update: { sessionUpdate: kind, content: { type: "text", text } } } }, "agent");
+const prompt = (text: string) => {
+  const params = { sessionId: "s", prompt: [{ type: "text", text }] };
+  return at({ id: index + 1, method: "session/prompt", params }, "client");
+};
+const chunk = (text: string, kind = "agent_message_chunk") => {
+  const update = { sessionUpdate: kind, content: { type: "text", text } };
+  return at({ method: "session/update", params: { sessionId: "s", update } }, "agent");
+};
 const stop = () => at({ id: index, result: { stopReason: "end_turn" } }, "agent");
 
 function turns(count: number): ReplaySource[] {
@@ -44,11 +54,12 @@ describe("buildReplayText", () => {
     expect(replay?.omittedEvents).toBe(0);
     expect(replay?.includedEvents).toBe(10);
     expect(replay?.omitted).toBeUndefined();
-    expect(replay?.text).toContain("user: question 1\nagent: answer number 1\n(turn ended: end_turn)\nuser: question 2\n");
+    const expected = "user: question 1\nagent: answer number 1\n(turn ended: end_turn)\nuser: question 2\n";
+    expect(replay?.text).toContain(expected);
     expect(replay?.text).not.toContain("omitted");
   });
 
-  it("keeps the most recent events within the bound and says which older ones it cut (upstream keeps the oldest)", () => {
+  it("keeps the newest events within the bound and says which older ones it cut (upstream keeps the oldest)", () => {
     const events = turns(400);
     const replay = buildReplayText(events, { maxChars: 4000 });
     if (!replay) throw new Error("expected a replay");
@@ -62,7 +73,9 @@ describe("buildReplayText", () => {
       firstAt: events[0]!.createdAt,
       lastAt: events[replay.omittedEvents - 1]!.createdAt,
     });
-    expect(replay.text).toContain(`[${replay.omittedEvents} older events omitted to fit the replay bound: #1-#${replay.omittedEvents}, 2026-01-01T00:00:01.000Z to `);
+    const cut = replay.omittedEvents;
+    const notice = `[${cut} older events omitted to fit the replay bound: #1-#${cut}, 2026-01-01T00:00:01.000Z to `;
+    expect(replay.text).toContain(notice);
     // The same history and bound under upstream's rule: the first turn is there, the latest is lost.
     const upstream = upstreamRule(events, 4000);
     expect(upstream).toContain('"text":"question 1"');
@@ -102,7 +115,10 @@ describe("replayFromStore", () => {
   it("reads the newest maxEvents events and counts the unread ones as omitted", async () => {
     const store = memoryStore();
     for (const event of turns(300)) {
-      await store.insertEvent("s", { id: `e${event.eventIndex}`, sessionId: "s", createdAt: event.createdAt, connectionId: "c", sender: event.sender, payload: event.payload as { jsonrpc: "2.0" } });
+      const { createdAt, sender } = event;
+      const payload = event.payload as { jsonrpc: "2.0" };
+      const id = `e${event.eventIndex}`;
+      await store.insertEvent("s", { id, sessionId: "s", createdAt, connectionId: "c", sender, payload });
     }
     const replay = await replayFromStore(store, "s", { maxEvents: 100, maxChars: 100_000 });
     expect(replay?.includedEvents).toBe(100);

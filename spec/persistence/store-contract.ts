@@ -80,7 +80,8 @@ export const storeChecks: Record<string, StoreCheck> = {
 
   "lists sessions oldest first in pages whose cursors cover each once": async (make) => {
     const { store } = await make();
-    for (const [id, at] of [["c", 3], ["a", 1], ["b2", 2], ["b1", 2], ["d", 4]] as const) await store.updateSession(session(id, at));
+    const order = [["c", 3], ["a", 1], ["b2", 2], ["b1", 2], ["d", 4]] as const;
+    for (const [id, at] of order) await store.updateSession(session(id, at));
     const ids: string[] = [];
     let cursor: string | undefined;
     do {
@@ -98,14 +99,16 @@ export const storeChecks: Record<string, StoreCheck> = {
     const b1 = await store.insertEvent("s2", event("s2", 1));
     const a2 = await store.insertEvent("s1", event("s1", 2));
     same([a1.event?.eventIndex, b1.event?.eventIndex, a2.event?.eventIndex], [1, 1, 2], "indexes");
-    same((await store.listEvents({ sessionId: "s1" })).items.map((item) => item.payload), [event("s1", 1).payload, event("s1", 2).payload], "payloads");
+    const payloads = (await store.listEvents({ sessionId: "s1" })).items.map((item) => item.payload);
+    same(payloads, [event("s1", 1).payload, event("s1", 2).payload], "payloads");
   },
 
   "writes each event once: a repeated id is reported and takes no index": async (make) => {
     const { store } = await make();
     await store.insertEvent("s", event("s", 1));
     const again = await store.insertEvent("s", { ...event("s", 1), createdAt: 5 });
-    same([again.inserted, again.event?.eventIndex, again.event?.createdAt], [false, 1, event("s", 1).createdAt], "duplicate");
+    const kept = [again.inserted, again.event?.eventIndex, again.event?.createdAt];
+    same(kept, [false, 1, event("s", 1).createdAt], "duplicate");
     const next = await store.insertEvent("s", event("s", 2));
     same(next.event?.eventIndex, 2, "index after a duplicate");
     const elsewhere = await store.insertEvent("t", event("t", 1, event("s", 1).id));
@@ -117,9 +120,10 @@ export const storeChecks: Record<string, StoreCheck> = {
     const { store } = await make();
     for (let n = 1; n <= 250; n++) await store.insertEvent("s", event("s", n));
     const items = await allEvents(store, "s", 100);
-    same(items.map((item) => item.eventIndex), Array.from({ length: 250 }, (_, i) => i + 1), "all indexes once, in order");
+    same(items.map((item) => item.eventIndex), Array.from({ length: 250 }, (_, i) => i + 1), "indexes once, in order");
     const after = await store.listEvents({ sessionId: "s", afterIndex: 245 });
-    same([after.items.map((item) => item.eventIndex), after.nextCursor], [[246, 247, 248, 249, 250], undefined], "afterIndex");
+    const tail = [after.items.map((item) => item.eventIndex), after.nextCursor];
+    same(tail, [[246, 247, 248, 249, 250], undefined], "afterIndex");
     same((await store.listEvents({ sessionId: "none" })).items, [], "unknown session");
   },
 
@@ -128,7 +132,8 @@ export const storeChecks: Record<string, StoreCheck> = {
     for (let n = 1; n <= 3; n++) await store.insertEvent("s", event("s", n));
     const page = await store.listEvents({ sessionId: "s", limit: 1 });
     if (!page.nextCursor) fail("expected a next cursor");
-    await rejectsWith(store.listEvents({ sessionId: "other", cursor: page.nextCursor }), "InvalidCursorError", "other session");
+    const other = store.listEvents({ sessionId: "other", cursor: page.nextCursor });
+    await rejectsWith(other, "InvalidCursorError", "other session");
     await rejectsWith(store.listSessions({ cursor: page.nextCursor }), "InvalidCursorError", "sessions listing");
     await rejectsWith(store.listEvents({ sessionId: "s", cursor: "%%%" }), "InvalidCursorError", "garbage");
   },

@@ -57,7 +57,12 @@ function watch(acp: AcpHttpClient, agentSessionId: () => string | undefined): vo
     const connectionId = acp.connectionId ?? "";
     const streamEventId = acp.lastEventId;
     return {
-      id: eventIdentity({ connectionId, sender: "agent", payload: envelope, ...(streamEventId ? { streamEventId } : {}) }),
+      id: eventIdentity({
+        connectionId,
+        sender: "agent",
+        payload: envelope,
+        ...(streamEventId ? { streamEventId } : {}),
+      }),
       sessionId: LOCAL_ID,
       createdAt: Date.now(),
       connectionId,
@@ -93,7 +98,8 @@ if (mode === "start") {
   if (!record) throw new Error("no stored session to resume");
   const { lastEventId, finished } = await scan();
   if (finished) await finish();
-  const acp = new AcpHttpClient({ baseUrl, connectionId: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) });
+  const resumeAt = lastEventId ? { lastEventId } : {};
+  const acp = new AcpHttpClient({ baseUrl, connectionId: record.lastConnectionId, ...resumeAt });
   watch(acp, () => record.agentSessionId);
   // The stream opens after the first POST on a resumed connection (phase 2 hook: reattach without one).
   await acp.request("session/list", {});
