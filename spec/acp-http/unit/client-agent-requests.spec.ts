@@ -1,5 +1,5 @@
 import { AcpRpcError, isRequest, type AcpClientHandlers, type HandlerContext, type RequestPermissionParams } from "../../../lib/acp-http/index.js";
-import { Deferred, bodyOf } from "../../support/fake-acp-server.js";
+import { Deferred, bodyOf, jsonResponse } from "../../support/fake-acp-server.js";
 import { CONNECTION_ID, bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
 
 afterEach(disconnectAll);
@@ -213,5 +213,14 @@ describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 1
     expect(bodyOf(await h.server.request("POST", 2))).toEqual({ jsonrpc: "2.0", id: "c", result: { content: "ok" } });
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0] ?? "null")).toEqual({ jsonrpc: "1.0", nonsense: true });
+  });
+
+  it("takes a batch POST body member by member: the answer inside settles its request", async () => {
+    const h = await withHandlers();
+    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "plan" } } };
+    h.server.onPost = (request) =>
+      jsonResponse([update, { jsonrpc: "2.0", id: bodyOf(request).id, result: { ok: 1 } }]);
+    await expect(h.client.request("_vendor/batched", {})).resolves.toEqual({ ok: 1 });
+    expect(h.envelopes.some((envelope) => "method" in envelope && envelope.method === "session/update")).toBe(true);
   });
 });

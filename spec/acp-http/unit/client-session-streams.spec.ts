@@ -132,3 +132,13 @@ describe("AcpHttpClient RFD profile ordering (issue 10, defect 7)", () => {
     expect(sessionUpdates(h)).toEqual(["chunk 1"]);
   });
 });
+
+describe("AcpHttpClient cursor after close", () => {
+  it("keeps the connection stream's last event id readable once closed (to persist it)", async () => {
+    const h = await rfdClient();
+    h.server.streams[0]?.send(1, notification(1));
+    await settle();
+    await h.client.disconnect();
+    expect(h.client.lastEventId).toBe("1");
+  });
+});
