@@ -2,8 +2,8 @@
  * Session views end with their connection, prompt() aborts cancel the turn, and
  * state$ only says `connected` for a connection that came up.
  */
-import type { Subscription } from "rxjs";
-import type { ConnectionState, SandboxAgentClientOptions } from "../../../lib/sandbox/index.js";
+import { Observable, type Subscription } from "rxjs";
+import type { ConnectionState, SandboxAgentClientOptions, SandboxEvent } from "../../../lib/sandbox/index.js";
 import { SandboxAgentClient } from "../../../lib/sandbox/index.js";
 import { startV2ContractServer } from "../../support/v2-contract-server.js";
 import { BOTH, recordingFetch, serverWithClients, sleep, v2Factory } from "./servers.js";
@@ -38,6 +38,18 @@ describe.each(BOTH)("session views against the $name (defect 5)", (factory) => {
 
   it("leave nothing subscribed across three connections of 100 views each", async () => {
     const c = client({ autoConnect: false });
+    // Count the observers that views hold on the client's event subject (through events$).
+    let observers = 0;
+    const original = c.events$;
+    const counted = new Observable<SandboxEvent>((subscriber) => {
+      observers++;
+      const inner = original.subscribe(subscriber);
+      return () => {
+        observers--;
+        inner.unsubscribe();
+      };
+    });
+    Object.defineProperty(c, "events$", { value: counted });
     const views: Array<{ sub: Subscription; done: Promise<void> }> = [];
     for (let round = 0; round < 3; round++) {
       await c.connect();
@@ -45,7 +57,9 @@ describe.each(BOTH)("session views against the $name (defect 5)", (factory) => {
       for (let i = 0; i < 100; i++) views.push(watch(c, sessionId));
       await c.disconnect();
     }
+    expect(views).toHaveLength(300);
     expect(views.filter((view) => !view.sub.closed).length).toBe(0);
+    expect(observers).toBe(0);
     await Promise.all(views.map((view) => view.done));
   });
 });
