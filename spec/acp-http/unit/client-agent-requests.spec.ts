@@ -164,6 +164,8 @@ describe("AcpHttpClient agent requests", () => {
   });
 });
 
+const PLAN = { sessionUpdate: "plan" };
+
 describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 14)", () => {
   it("answers again when the agent reuses an id it used before, once that id was answered", async () => {
     const seen: string[] = [];
@@ -187,7 +189,7 @@ describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 1
     const h = await withHandlers({ readTextFile: (params) => ({ content: `text of ${params.path}` }) });
     const pending = h.client.request("_vendor/slow", {});
     const requestId = bodyOf(await h.server.request("POST", 2)).id;
-    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "plan" } } };
+    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: PLAN } };
     h.stream.send(1, [
       agentRequest("a", "fs/read_text_file", { sessionId: "s1", path: "/a" }),
       update,
@@ -209,7 +211,8 @@ describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 1
     const h = await withHandlers({ readTextFile: () => ({ content: "ok" }) });
     const errors: string[] = [];
     h.client.parseErrors$.subscribe((error) => errors.push(error.raw));
-    h.stream.send(1, [{ jsonrpc: "1.0", nonsense: true }, agentRequest("c", "fs/read_text_file", { sessionId: "s1", path: "/c" })]);
+    const good = agentRequest("c", "fs/read_text_file", { sessionId: "s1", path: "/c" });
+    h.stream.send(1, [{ jsonrpc: "1.0", nonsense: true }, good]);
     expect(bodyOf(await h.server.request("POST", 2))).toEqual({ jsonrpc: "2.0", id: "c", result: { content: "ok" } });
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0] ?? "null")).toEqual({ jsonrpc: "1.0", nonsense: true });
@@ -217,7 +220,7 @@ describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 1
 
   it("takes a batch POST body member by member: the answer inside settles its request", async () => {
     const h = await withHandlers();
-    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "plan" } } };
+    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: PLAN } };
     h.server.onPost = (request) =>
       jsonResponse([update, { jsonrpc: "2.0", id: bodyOf(request).id, result: { ok: 1 } }]);
     await expect(h.client.request("_vendor/batched", {})).resolves.toEqual({ ok: 1 });

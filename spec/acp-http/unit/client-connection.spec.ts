@@ -393,7 +393,8 @@ describe("AcpHttpClient failed initialize (issue 10, defect 12)", () => {
     expect(info.error?.cause).toBe(failure);
     expect(states).toEqual(["idle", "connecting", "closed"]);
     expect(completed()).toBe(true);
-    await expect(h.client.newSession({ cwd: "/", mcpServers: [] })).rejects.toMatchObject({ reason: "initialize-failed" });
+    const later = h.client.newSession({ cwd: "/", mcpServers: [] });
+    await expect(later).rejects.toMatchObject({ reason: "initialize-failed" });
   });
 
   it("does not close an open connection when a repeated initialize fails", async () => {

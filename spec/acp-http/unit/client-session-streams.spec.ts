@@ -96,7 +96,8 @@ describe("AcpHttpClient RFD profile ordering (issue 10, defect 7)", () => {
   it("adopts a connection id from the initialize result before its stream GET goes out", async () => {
     // A browser that cannot read the header: the id is only in the result body.
     const h = createHarness({ ...RFD_PROFILE }, { connectionIdHeader: "Acp-Connection-Id" });
-    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 1, connectionId: "conn-from-body" });
+    const answer = { protocolVersion: 1, connectionId: "conn-from-body" };
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, answer);
     h.server.onGet = (request) =>
       request.headers.has("acp-connection-id")
         ? h.server.openStream(request).response
