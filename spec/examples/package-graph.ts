@@ -88,3 +88,10 @@ export function reachOf(packageRoot: string, entryFile: string): Reach {
   }
   return { files: [...files].map((f) => relative(packageRoot, f)).sort(), packages: [...packages].sort() };
 }
+
+/** The TypeScript source an entry is built from ("./dist/x/index.js" → "lib/x/index.ts", per tsconfig.build.json). */
+export function sourceOf(entry: Entry): string {
+  const match = /^\.\/dist\/(.+)\.js$/.exec(entry.file);
+  if (!match?.[1]) throw new Error(`exports["${entry.subpath}"] does not point into ./dist/: ${entry.file}`);
+  return `lib/${match[1]}.ts`;
+}

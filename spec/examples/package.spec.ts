@@ -1,12 +1,14 @@
 // The package as users install it: build, then check what `npm pack` would publish and that the
 // published entry points load by package name.
 import { execFile } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { promisify } from "node:util";
+import { entriesOf, type PackageJson } from "./package-graph.js";
 import { repoRoot } from "./run-example.js";
 
 const run = promisify(execFile);
 const TIMEOUT = 90_000;
+const entries = entriesOf(JSON.parse(readFileSync(`${repoRoot}package.json`, "utf8")) as PackageJson);
 
 interface PackReport {
   files: Array<{ path: string }>;
@@ -24,10 +26,11 @@ describe("package contents", () => {
     files = (report?.files ?? []).map((file) => file.path);
   }, TIMEOUT);
 
-  it("contains both entry points with their declarations", () => {
-    for (const entry of ["dist/sandbox/index", "dist/acp-http/index"]) {
-      expect(files).toContain(`${entry}.js`);
-      expect(files).toContain(`${entry}.d.ts`);
+  it("contains every entry point of \"exports\" with its declarations", () => {
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    for (const entry of entries) {
+      expect(files).toContain(entry.file.replace(/^\.\//, ""));
+      expect(files).toContain((entry.types ?? "(no types condition)").replace(/^\.\//, ""));
     }
     expect(files).toContain("package.json");
   });
@@ -36,14 +39,28 @@ describe("package contents", () => {
     const stray = files.filter((path) => !(path.startsWith("dist/") || path === "package.json" || /^README\.md$/i.test(path) || /^LICEN[CS]E/i.test(path)));
     expect(stray).toEqual([]);
     expect(files.filter((path) => /(^|\/)(spec|examples|bench|node_modules|tmp-smoke)\//.test(path))).toEqual([]);
-    expect(files.filter((path) => /(^|\/)\.env|\.npmrc|\.pem$|\.key$|secret|token/i.test(path))).toEqual([]);
+    // Credentials files anywhere; "secret"/"token" names only outside compiled modules (lib/acp-http/token.ts
+    // is the token-source code, not a token).
+    const compiled = /\.(js|d\.ts|js\.map)$/;
+    expect(files.filter((path) => /(^|\/)\.env|\.npmrc|\.pem$|\.key$/i.test(path))).toEqual([]);
+    expect(files.filter((path) => /secret|token/i.test(path) && !compiled.test(path))).toEqual([]);
   });
 
-  it("loads both entry points by package name (self-reference through `exports`)", async () => {
+  it("loads both documented entry points by package name (self-reference through `exports`)", async () => {
     const script =
       'const root = await import("sandbox-agent-rx"); const acp = await import("sandbox-agent-rx/acp-http");' +
       "console.log(typeof root.SandboxAgentClient, typeof acp.AcpHttpClient);";
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot });
     expect(stdout.trim()).toBe("function function");
+  }, TIMEOUT);
+
+  it("loads every entry point of \"exports\" by package name, each with exports", async () => {
+    const specifiers = JSON.stringify(entries.map((e) => e.specifier));
+    const script = `const counts = {}; for (const s of ${specifiers}) counts[s] = Object.keys(await import(s)).length;` +
+      "console.log(JSON.stringify(counts));";
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot });
+    const counts = JSON.parse(stdout) as Record<string, number>;
+    expect(Object.keys(counts)).toEqual(entries.map((e) => e.specifier));
+    expect(Object.values(counts).filter((n) => n === 0)).toEqual([]);
   }, TIMEOUT);
 });
