@@ -1,10 +1,11 @@
-// startSandbox() and waitForHealth() with providers of our own over loopback HTTP servers: what is
+// startSandbox() and pollHealth() with providers of our own over loopback HTTP servers: what is
 // torn down on each way a start can fail, and how the health wait is bounded.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { CallAbortedError } from "../../lib/sandbox/index.js";
+import { CallAbortedError, SandboxAgentHttpError } from "../../lib/sandbox/index.js";
 import { SandboxProviderError } from "../../lib/sandbox/errors/sandbox-provider-error.js";
 import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.js";
-import { startSandbox, waitForHealth, type SandboxInfo, type SandboxProvider } from "../../lib/sandbox/providers/index.js";
+import { pollHealth } from "../../lib/sandbox/providers/health-poll.js";
+import { startSandbox, type SandboxInfo, type SandboxProvider } from "../../lib/sandbox/providers/index.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -95,6 +96,21 @@ describe("startSandbox()", () => {
     }
   });
 
+  it("fails at once (no waiting out the timeout) when the server refuses the sandbox's token", async () => {
+    const strict = await serve((_req, res) => res.writeHead(401, { "content-type": "application/problem+json" }).end('{"status":401}'));
+    try {
+      const provider = recording(strict.url);
+      const started = Date.now();
+      const error = await startSandbox({ sandbox: provider, agent: "mock", healthTimeoutMs: 20_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SandboxAgentHttpError);
+      expect((error as SandboxAgentHttpError).status).toBe(401);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(provider.calls).toEqual(["create", "destroy sbx-1"]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("reattaches with sandboxId through reconnect(), and does not destroy a sandbox it did not create", async () => {
     const down = await serve((_req, res) => res.writeHead(503).end());
     try {
@@ -108,7 +124,7 @@ describe("startSandbox()", () => {
   });
 });
 
-describe("waitForHealth()", () => {
+describe("pollHealth()", () => {
   it("backs off between probes instead of hammering a server that is not ready", async () => {
     let probes = 0;
     const down = await serve((_req, res) => {
@@ -116,7 +132,7 @@ describe("waitForHealth()", () => {
       res.writeHead(503).end();
     });
     try {
-      expect(await waitForHealth(down.url, { timeoutMs: 1500 })).toBe("timeout");
+      expect(await pollHealth(down.url, { timeoutMs: 1500 })).toBe("timeout");
       // Fixed 20 ms polling would make ~75 probes; doubling delays capped at 500 ms make about 8.
       expect(probes).toBeGreaterThanOrEqual(4);
       expect(probes).toBeLessThanOrEqual(15);
@@ -132,7 +148,7 @@ describe("waitForHealth()", () => {
       const gone = new Promise<void>((resolve) => (die = resolve));
       setTimeout(() => die(), 100);
       const started = Date.now();
-      expect(await waitForHealth(hole.url, { timeoutMs: 20_000, gone })).toBe("gone");
+      expect(await pollHealth(hole.url, { timeoutMs: 20_000, gone })).toBe("gone");
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       await hole.close();
@@ -142,7 +158,7 @@ describe("waitForHealth()", () => {
   it("resolves ready on the first 200", async () => {
     const up = await serve((_req, res) => res.writeHead(200).end("{}"));
     try {
-      expect(await waitForHealth(up.url)).toBe("ready");
+      expect(await pollHealth(up.url)).toBe("ready");
     } finally {
       await up.close();
     }

@@ -7,7 +7,7 @@ import { CallAbortedError } from "../../sandbox/errors/call-errors.js";
 import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-error.js";
 import { SandboxProviderError } from "../../sandbox/errors/sandbox-provider-error.js";
 import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
-import { waitForHealth } from "../../sandbox/providers/health.js";
+import { pollHealth } from "../../sandbox/providers/health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
 import { freePort } from "../local/ports.js";
 import { dockerClient } from "./client.js";
@@ -117,7 +117,7 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     const polling = new AbortController();
     const gone = untilStopped(container, polling.signal);
     try {
-      const outcome = await waitForHealth(baseUrl, {
+      const outcome = await pollHealth(baseUrl, {
         ...(token !== undefined ? { token } : {}),
         ...(signal ? { signal } : {}),
         timeoutMs: options.startTimeoutMs ?? 30_000,

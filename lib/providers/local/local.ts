@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { CallAbortedError } from "../../sandbox/errors/call-errors.js";
 import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-error.js";
 import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
-import { waitForHealth } from "../../sandbox/providers/health.js";
+import { pollHealth } from "../../sandbox/providers/health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
 import { OutputTail } from "./output-tail.js";
 import { freePort } from "./ports.js";
@@ -117,7 +117,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
         if (pid !== undefined) unwatch(pid);
       })());
     try {
-      const outcome = await waitForHealth(baseUrl, {
+      const outcome = await pollHealth(baseUrl, {
         ...(token !== undefined ? { token } : {}),
         ...(signal ? { signal } : {}),
         timeoutMs: options.startTimeoutMs ?? 15_000,

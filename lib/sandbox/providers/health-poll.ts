@@ -1,8 +1,9 @@
-// Waiting for a server to answer `GET /v1/health`: capped exponential backoff, a deadline, an
-// abort signal, and an optional "gone" promise that ends the wait early when the server died.
+// Waiting for a server a provider just started: capped exponential backoff, a deadline, an abort
+// signal, a "gone" promise that ends the wait when the process or container died, and a check that
+// the answer came from our own server. Clients use config/health.ts instead.
 import { CallAbortedError } from "../errors/call-errors.js";
 
-export interface HealthWaitOptions {
+export interface HealthPollOptions {
   token?: string;
   fetch?: typeof globalThis.fetch;
   signal?: AbortSignal;
@@ -17,14 +18,14 @@ export interface HealthWaitOptions {
 }
 
 /** How a wait ended; an abort throws `CallAbortedError` instead. */
-export type HealthOutcome = "ready" | "gone" | "timeout";
+export type HealthPollOutcome = "ready" | "gone" | "timeout";
 
 const FIRST_DELAY_MS = 20;
 const MAX_DELAY_MS = 500;
 const PROBE_TIMEOUT_MS = 2000;
 
 /** Polls until the server is healthy, `gone` settles, the deadline passes, or `signal` aborts. */
-export async function waitForHealth(baseUrl: string, options: HealthWaitOptions = {}): Promise<HealthOutcome> {
+export async function pollHealth(baseUrl: string, options: HealthPollOptions = {}): Promise<HealthPollOutcome> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const fetcher = options.fetch ?? globalThis.fetch;
   const url = `${baseUrl.replace(/\/+$/, "")}${options.path ?? "/v1/health"}`;

@@ -1,4 +1,3 @@
 /** Sandboxes as a resource: the provider contract and the one-call start. */
 export type { SandboxProvider, SandboxInfo, SandboxCreateOptions, SandboxCallOptions } from "./types.js";
 export { startSandbox, type StartSandboxOptions, type StartedSandbox } from "./start-sandbox.js";
-export { waitForHealth, type HealthWaitOptions, type HealthOutcome } from "./health.js";

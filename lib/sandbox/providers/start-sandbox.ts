@@ -1,10 +1,11 @@
 // One call from nothing to a connected client: create (or find) a sandbox, wait until its server
 // answers, connect. Whatever fails on the way tears down what this call created.
 import { SandboxAgentClient, type ConnectInfo, type SandboxAgentClientOptions } from "../client.js";
-import { CallAbortedError } from "../errors/call-errors.js";
+import { waitForHealth } from "../config/health.js";
+import { ControlPlaneHttp } from "../control-plane.js";
+import { CallAbortedError, CallTimeoutError } from "../errors/call-errors.js";
 import { SandboxStartError } from "../errors/sandbox-start-error.js";
 import { SandboxProviderError } from "../errors/sandbox-provider-error.js";
-import { waitForHealth } from "./health.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./types.js";
 
 export interface StartSandboxOptions extends Omit<SandboxAgentClientOptions, "baseUrl" | "autoConnect" | "agent"> {
@@ -45,15 +46,7 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Starte
   const info = await obtain(provider, sandboxId, signal);
   let client: SandboxAgentClient | undefined;
   try {
-    const outcome = await waitForHealth(info.baseUrl, {
-      ...(info.token !== undefined ? { token: info.token } : {}),
-      ...(info.fetch ? { fetch: info.fetch } : {}),
-      ...(signal ? { signal } : {}),
-      timeoutMs: healthTimeoutMs ?? 30_000,
-    });
-    if (outcome !== "ready") {
-      throw new SandboxStartError(provider.name, "timeout", `sandbox ${info.id} did not answer GET /v1/health in time`);
-    }
+    await healthy(provider, info, healthTimeoutMs ?? 30_000, signal);
     client = new SandboxAgentClient({
       ...clientOptions,
       baseUrl: info.baseUrl,
@@ -68,6 +61,17 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Starte
     await client?.disconnect().catch(() => undefined);
     if (created) await provider.destroy(info.id).catch(() => undefined);
     throw error;
+  }
+}
+
+/** The shared health wait (backoff, bounded, abortable, fast failure on 401/403) against the sandbox. */
+async function healthy(provider: SandboxProvider, info: SandboxInfo, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+  const http = new ControlPlaneHttp({ baseUrl: info.baseUrl, token: info.token, headers: undefined, fetch: info.fetch });
+  try {
+    await waitForHealth(http, { timeoutMs, ...(signal ? { signal } : {}), initialDelayMs: 25, maxDelayMs: 1000 });
+  } catch (error) {
+    if (!(error instanceof CallTimeoutError)) throw error;
+    throw new SandboxStartError(provider.name, "timeout", `sandbox ${info.id} did not answer GET /v1/health within ${timeoutMs} ms`, "", { cause: error });
   }
 }
 
