@@ -181,9 +181,10 @@ export class ConnectionLifecycle {
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;
         await connection.close().catch(() => undefined);
-        if (!either.signal.aborted) throw error;
-        const stop = stopped(either.signal.reason);
-        throw Object.assign(stop, { cause: error });
+        const ownStop = error instanceof CallAbortedError || error instanceof CallTimeoutError;
+        if (!either.signal.aborted || ownStop) throw error;
+        // Aborting closed the connection under open(): report the abort, with what it caused.
+        throw Object.assign(stopped(either.signal.reason), { cause: error });
       } finally {
         either.signal.removeEventListener("abort", closeOnAbort);
       }
