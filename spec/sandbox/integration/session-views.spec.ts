@@ -148,3 +148,16 @@ describe.each(BOTH)("state$ during a connect that fails against the $name (defec
     expect(states.at(-1)).toBe("disconnected");
   });
 });
+
+describe("session calls' timeoutMs values (defect 13)", () => {
+  const { client } = serverWithClients(v2Factory);
+
+  it("treat Infinity and 2^31 or more as no timeout, and reject a negative or NaN one with a TypeError", async () => {
+    const c = client();
+    await c.ready;
+    const { sessionId } = await c.newSession({}, { timeoutMs: Infinity });
+    await expect(c.prompt(sessionId, "hi", { timeoutMs: 2 ** 31 })).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(c.prompt(sessionId, "hi", { timeoutMs: -1 })).rejects.toBeInstanceOf(TypeError);
+    await expect(c.listSessions({}, { timeoutMs: Number.NaN })).rejects.toBeInstanceOf(TypeError);
+  });
+});
