@@ -105,8 +105,10 @@ function toErrorObject(error: unknown, signal: AbortSignal): JsonRpcErrorObject 
   if (error instanceof AcpRpcError) {
     return { code: error.code, message: error.rpcMessage, ...(error.data === undefined ? {} : { data: error.data }) };
   }
-  // A handler that gave up because its signal aborted: the protocol's "request cancelled".
-  if (signal.aborted && (error as { name?: unknown } | null)?.name === "AbortError") {
+  // A handler that gave up because its signal aborted (an AbortError, or `throwIfAborted()`'s
+  // reason): the protocol's "request cancelled".
+  const gaveUp = error === signal.reason || (error as { name?: unknown } | null)?.name === "AbortError";
+  if (signal.aborted && gaveUp) {
     return { code: -32800, message: "Request cancelled" };
   }
   return { code: -32603, message: error instanceof Error ? error.message : "Internal error" };

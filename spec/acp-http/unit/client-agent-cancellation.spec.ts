@@ -113,4 +113,22 @@ describe("AcpHttpClient handler cancellation", () => {
     const answer = await h.server.until(() => h.server.requestsOf("POST").map(bodyOf).find((post) => post.id === 4));
     expect(answer).toEqual({ jsonrpc: "2.0", id: 4, error: { code: -32800, message: "Request cancelled" } });
   });
+
+  it("answers -32800 too when a handler of a cancelled turn stops with throwIfAborted()", async () => {
+    const h = createHarness({
+      handlers: {
+        readTextFile: async (_params, context) => {
+          await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+          context.signal.throwIfAborted();
+          return { content: "never" };
+        },
+      },
+    });
+    const stream = await bootstrap(h);
+    stream.send(1, { jsonrpc: "2.0", id: 5, method: "fs/read_text_file", params: { sessionId: "s1", path: "/a" } });
+    await settle();
+    await h.client.cancel({ sessionId: "s1" });
+    const answer = await h.server.until(() => h.server.requestsOf("POST").map(bodyOf).find((post) => post.id === 5));
+    expect(answer).toEqual({ jsonrpc: "2.0", id: 5, error: { code: -32800, message: "Request cancelled" } });
+  });
 });
