@@ -40,7 +40,7 @@ async function withPendingDialogs() {
 const SELECTED: RequestPermissionResult = { outcome: { outcome: "selected", optionId: "allow" } };
 
 describe("AcpHttpClient handler cancellation", () => {
-  it("aborts the handlers of a session whose turn the client cancels, answers cancelled, drops the late answer", async () => {
+  it("aborts a cancelled turn's handlers, answers permission cancelled, drops the late answer", async () => {
     const h = await withPendingDialogs();
     h.stream.send(1, permissionRequest("p1", "s1"));
     h.stream.send(2, permissionRequest("p2", "s2"));
@@ -63,7 +63,7 @@ describe("AcpHttpClient handler cancellation", () => {
     expect(h.posts().find((post) => post.id === "p2")).toEqual({ jsonrpc: "2.0", id: "p2", result: SELECTED });
   });
 
-  it("aborts the handler when the agent withdraws the request with $/cancel_request, and sends no late answer", async () => {
+  it("aborts the handler on $/cancel_request, answers -32800, and sends no late answer", async () => {
     const h = await withPendingDialogs();
     h.stream.send(1, permissionRequest("p1", "s1"));
     await settle();
