@@ -2,7 +2,13 @@ import * as v from "valibot";
 import type { CallOptions } from "../connection.js";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { refineHttpError } from "../errors/refine.js";
-import { AgentDetailsListSchema, AgentDetailsSchema, ServerConnectionListSchema, type AgentDetails, type ServerConnection } from "./schemas.js";
+import {
+  AgentDetailsListSchema,
+  AgentDetailsSchema,
+  ServerConnectionListSchema,
+  type AgentDetails,
+  type ServerConnection,
+} from "./schemas.js";
 
 /** What to ask of the agent routes. */
 export interface AgentQueryOptions {
@@ -41,11 +47,18 @@ export class AgentCatalog {
     return (await this.#get("listConnections", "/acp", ServerConnectionListSchema, {}, call)).servers;
   }
 
-  async #get<T>(operation: string, path: string, schema: v.GenericSchema<unknown, T>, options: AgentQueryOptions, call?: CallOptions): Promise<T> {
+  async #get<T>(
+    operation: string,
+    path: string,
+    schema: v.GenericSchema<unknown, T>,
+    options: AgentQueryOptions,
+    call: CallOptions | undefined,
+  ): Promise<T> {
     // The server accepts only `true`/`false` here; leaving a flag out means false.
     const query = { config: options.config, no_cache: options.noCache };
+    const init = { query, signal: call?.signal, timeoutMs: call?.timeoutMs };
     try {
-      return await this.#http.json(operation, schema, "get", this.#prefix + path, { query, signal: call?.signal, timeoutMs: call?.timeoutMs });
+      return await this.#http.json(operation, schema, "get", this.#prefix + path, init);
     } catch (error) {
       throw refineHttpError(error);
     }

@@ -40,8 +40,12 @@ const HealthBodySchema = v.looseObject({ status: v.string() });
  * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
  * `CallAbortedError`; every attempt is bounded by the time left.
  */
-export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitOptions = {}): Promise<HealthWaitResult> {
-  const { timeoutMs = 30_000, signal, path = "/v1/health", initialDelayMs = 100, maxDelayMs = 2000, upStatuses = [], attemptTimeoutMs = 5000 } = options;
+export async function waitForHealth(
+  http: ControlPlaneHttp,
+  options: HealthWaitOptions = {},
+): Promise<HealthWaitResult> {
+  const { timeoutMs = 30_000, signal, path = "/v1/health", initialDelayMs = 100, maxDelayMs = 2000 } = options;
+  const { upStatuses = [], attemptTimeoutMs = 5000 } = options;
   const startedAt = Date.now();
   const deadline = startedAt + timeoutMs;
   let delay = initialDelayMs;
@@ -53,24 +57,29 @@ export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitO
     if (left <= 0) break;
     attempts++;
     try {
-      const response = await http.send("waitForHealth", "get", path, { signal, timeoutMs: Math.max(1, Math.min(left, attemptTimeoutMs)) });
+      const attemptMs = Math.max(1, Math.min(left, attemptTimeoutMs));
+      const response = await http.send("waitForHealth", "get", path, { signal, timeoutMs: attemptMs });
       const body: unknown = await response.json().catch(() => undefined);
-      if (v.is(HealthBodySchema, body) && body.status === "ok") return { status: response.status, attempts, elapsedMs: Date.now() - startedAt };
-      lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "health answered without status ok");
+      if (v.is(HealthBodySchema, body) && body.status === "ok") {
+        return { status: response.status, attempts, elapsedMs: Date.now() - startedAt };
+      }
+      lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
     } catch (error) {
       if (error instanceof CallAbortedError) throw error;
       if (error instanceof SandboxAgentHttpError && upStatuses.includes(error.status)) {
         return { status: error.status, attempts, elapsedMs: Date.now() - startedAt };
       }
       if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) throw error;
-      if (!(error instanceof SandboxAgentHttpError || error instanceof NetworkError || error instanceof CallTimeoutError)) throw error;
+      const retryable = error instanceof SandboxAgentHttpError || error instanceof NetworkError;
+      if (!(retryable || error instanceof CallTimeoutError)) throw error;
       lastFailure = error;
     }
     await pause(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
     delay = Math.min(maxDelayMs, delay * 2);
   }
   const why = lastFailure instanceof Error ? `: last attempt: ${lastFailure.message}` : "";
-  throw new CallTimeoutError(`the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`, { cause: lastFailure });
+  const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`;
+  throw new CallTimeoutError(message, { cause: lastFailure });
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

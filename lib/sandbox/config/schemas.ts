@@ -79,7 +79,11 @@ export type AgentDetails = v.InferOutput<typeof AgentDetailsSchema>;
 export const AgentDetailsListSchema = v.looseObject({ agents: v.array(AgentDetailsSchema) });
 
 /** One live agent connection of the server (one agent process each). */
-export const ServerConnectionSchema = v.looseObject({ serverId: v.string(), agent: v.string(), createdAtMs: v.number() });
+export const ServerConnectionSchema = v.looseObject({
+  serverId: v.string(),
+  agent: v.string(),
+  createdAtMs: v.number(),
+});
 export type ServerConnection = v.InferOutput<typeof ServerConnectionSchema>;
 export const ServerConnectionListSchema = v.looseObject({ servers: v.array(ServerConnectionSchema) });
 

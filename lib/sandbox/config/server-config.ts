@@ -1,8 +1,20 @@
-import * as v from "valibot";
+import type * as v from "valibot";
 import type { CallOptions } from "../connection.js";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { refineHttpError } from "../errors/refine.js";
-import { McpServerConfigSchema, SkillsConfigSchema, type ConfigEntryRef, type McpServerConfig, type SkillsConfig } from "./schemas.js";
+import {
+  McpServerConfigSchema,
+  SkillsConfigSchema,
+  type ConfigEntryRef,
+  type McpServerConfig,
+  type SkillsConfig,
+} from "./schemas.js";
+
+type Kind = "mcp" | "skills";
+
+/** The query naming one entry: the server calls the name `mcpName` or `skillName`. */
+const entryQuery = (kind: Kind, ref: ConfigEntryRef): Record<string, string> =>
+  kind === "mcp" ? { directory: ref.directory, mcpName: ref.name } : { directory: ref.directory, skillName: ref.name };
 
 /**
  * Per-directory MCP server and skills entries (`<directory>/.sandbox-agent/config/{mcp,skills}.json`
@@ -19,42 +31,61 @@ export class ServerConfig {
   }
 
   getMcpConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<McpServerConfig> {
-    return this.#get("getMcpConfig", "mcp", { directory: ref.directory, mcpName: ref.name }, McpServerConfigSchema, call);
+    return this.#get("getMcpConfig", "mcp", ref, McpServerConfigSchema, call);
   }
 
   /** Writes one entry (`local`/`stdio` by command, `http`/`remote` by URL); creates the directory. */
   setMcpConfig(ref: ConfigEntryRef, config: McpServerConfig, call?: CallOptions): Promise<void> {
-    return this.#write("setMcpConfig", "put", "mcp", { directory: ref.directory, mcpName: ref.name }, config, call);
+    return this.#write("setMcpConfig", "put", "mcp", ref, config, call);
   }
 
   deleteMcpConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<void> {
-    return this.#write("deleteMcpConfig", "delete", "mcp", { directory: ref.directory, mcpName: ref.name }, undefined, call);
+    return this.#write("deleteMcpConfig", "delete", "mcp", ref, undefined, call);
   }
 
   getSkillsConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<SkillsConfig> {
-    return this.#get("getSkillsConfig", "skills", { directory: ref.directory, skillName: ref.name }, SkillsConfigSchema, call);
+    return this.#get("getSkillsConfig", "skills", ref, SkillsConfigSchema, call);
   }
 
   /** Writes one entry: `{ sources: [{ type, source, skills?, ref?, subpath? }] }`. */
   setSkillsConfig(ref: ConfigEntryRef, config: SkillsConfig, call?: CallOptions): Promise<void> {
-    return this.#write("setSkillsConfig", "put", "skills", { directory: ref.directory, skillName: ref.name }, config, call);
+    return this.#write("setSkillsConfig", "put", "skills", ref, config, call);
   }
 
   deleteSkillsConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<void> {
-    return this.#write("deleteSkillsConfig", "delete", "skills", { directory: ref.directory, skillName: ref.name }, undefined, call);
+    return this.#write("deleteSkillsConfig", "delete", "skills", ref, undefined, call);
   }
 
-  async #get<T>(operation: string, kind: string, query: Record<string, string>, schema: v.GenericSchema<unknown, T>, call?: CallOptions): Promise<T> {
+  async #get<T>(
+    operation: string,
+    kind: Kind,
+    ref: ConfigEntryRef,
+    schema: v.GenericSchema<unknown, T>,
+    call: CallOptions | undefined,
+  ): Promise<T> {
+    const init = { query: entryQuery(kind, ref), signal: call?.signal, timeoutMs: call?.timeoutMs };
     try {
-      return await this.#http.json(operation, schema, "get", `${this.#prefix}/config/${kind}`, { query, signal: call?.signal, timeoutMs: call?.timeoutMs });
+      return await this.#http.json(operation, schema, "get", `${this.#prefix}/config/${kind}`, init);
     } catch (error) {
       throw refineHttpError(error);
     }
   }
 
-  async #write(operation: string, method: "put" | "delete", kind: string, query: Record<string, string>, body: unknown, call?: CallOptions): Promise<void> {
+  async #write(
+    operation: string,
+    method: "put" | "delete",
+    kind: Kind,
+    ref: ConfigEntryRef,
+    body: unknown,
+    call: CallOptions | undefined,
+  ): Promise<void> {
+    const init = {
+      query: entryQuery(kind, ref),
+      signal: call?.signal,
+      timeoutMs: call?.timeoutMs,
+      ...(body !== undefined ? { json: body } : {}),
+    };
     try {
-      const init = { query, signal: call?.signal, timeoutMs: call?.timeoutMs, ...(body !== undefined ? { json: body } : {}) };
       const response = await this.#http.send(operation, method, `${this.#prefix}/config/${kind}`, init);
       await response.body?.cancel();
     } catch (error) {

@@ -82,8 +82,11 @@ export class Desktop {
   /** A screenshot with its media type; `region` limits it to part of the screen. */
   screenshotFile(options: ScreenshotOptions & { region?: Region } = {}, call?: CallOptions): Promise<DesktopFile> {
     const { region, format, quality, scale, showCursor } = options;
-    const query = { format, quality, scale, showCursor, ...(region ? { x: region.x, y: region.y, width: region.width, height: region.height } : {}) };
-    return this.#routes.bytes(region ? "desktop.screenshotRegion" : "desktop.screenshot", region ? "/screenshot/region" : "/screenshot", query, call);
+    const query = { format, quality, scale, showCursor };
+    if (!region) return this.#routes.bytes("desktop.screenshot", "/screenshot", query, call);
+    const { x, y, width, height } = region;
+    const regionQuery = { ...query, x, y, width, height };
+    return this.#routes.bytes("desktop.screenshotRegion", "/screenshot/region", regionQuery, call);
   }
 
   /** Screenshots every `intervalMs`, one request at a time (see `ScreenOptions`). */
@@ -97,7 +100,8 @@ export class Desktop {
    * the server's processes (owner `desktop`): its output is in the process logs under `processId`.
    */
   launch(app: string, options: { args?: string[]; wait?: boolean } = {}, call?: CallOptions): Promise<LaunchResult> {
-    return this.#routes.json("desktop.launch", LaunchResultSchema, "post", "/launch", { json: { app, ...options } }, call);
+    const json = { app, ...options };
+    return this.#routes.json("desktop.launch", LaunchResultSchema, "post", "/launch", { json }, call);
   }
 
   /** Opens a file or URL with `xdg-open` (needs `xdg-utils` in the sandbox). */

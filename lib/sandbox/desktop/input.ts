@@ -1,6 +1,15 @@
 import type { CallOptions } from "../connection.js";
 import type { DesktopRoutes } from "./routes.js";
-import { ActionResultSchema, MousePositionSchema, type ActionResult, type KeyModifiers, type MouseButton, type MousePosition } from "./schemas.js";
+import {
+  ActionResultSchema,
+  MousePositionSchema,
+  type ActionResult,
+  type KeyModifiers,
+  type MouseButton,
+  type MousePosition,
+} from "./schemas.js";
+
+type Point = { x: number; y: number };
 
 /** The pointer (xdotool on the server). Every call answers with where the pointer is afterwards. */
 export class DesktopMouse {
@@ -20,7 +29,12 @@ export class DesktopMouse {
   }
 
   /** Moves to (x, y) and clicks; `clickCount: 2` double-clicks. */
-  click(x: number, y: number, options: { button?: MouseButton; clickCount?: number } = {}, call?: CallOptions): Promise<MousePosition> {
+  click(
+    x: number,
+    y: number,
+    options: { button?: MouseButton; clickCount?: number } = {},
+    call?: CallOptions,
+  ): Promise<MousePosition> {
     return this.#post("click", { x, y, ...options }, call);
   }
 
@@ -33,17 +47,18 @@ export class DesktopMouse {
     return this.#post("up", options, call);
   }
 
-  drag(from: { x: number; y: number }, to: { x: number; y: number }, options: { button?: MouseButton } = {}, call?: CallOptions): Promise<MousePosition> {
+  drag(from: Point, to: Point, options: { button?: MouseButton } = {}, call?: CallOptions): Promise<MousePosition> {
     return this.#post("drag", { startX: from.x, startY: from.y, endX: to.x, endY: to.y, ...options }, call);
   }
 
   /** Scrolls at (x, y); positive `deltaY` scrolls down, positive `deltaX` right (in wheel clicks). */
-  scroll(x: number, y: number, delta: { deltaX?: number; deltaY?: number }, call?: CallOptions): Promise<MousePosition> {
+  scroll(x: number, y: number, delta: { deltaX?: number; deltaY?: number }, call?: CallOptions) {
     return this.#post("scroll", { x, y, ...delta }, call);
   }
 
   #post(action: string, body: object, call: CallOptions | undefined): Promise<MousePosition> {
-    return this.#routes.json(`desktop.mouse.${action}`, MousePositionSchema, "post", `/mouse/${action}`, { json: body }, call);
+    const operation = `desktop.mouse.${action}`;
+    return this.#routes.json(operation, MousePositionSchema, "post", `/mouse/${action}`, { json: body }, call);
   }
 }
 
@@ -74,6 +89,7 @@ export class DesktopKeyboard {
   }
 
   #post(action: string, body: object, call: CallOptions | undefined): Promise<ActionResult> {
-    return this.#routes.json(`desktop.keyboard.${action}`, ActionResultSchema, "post", `/keyboard/${action}`, { json: body }, call);
+    const operation = `desktop.keyboard.${action}`;
+    return this.#routes.json(operation, ActionResultSchema, "post", `/keyboard/${action}`, { json: body }, call);
   }
 }

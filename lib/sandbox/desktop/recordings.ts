@@ -1,7 +1,13 @@
 import type { CallOptions } from "../connection.js";
 import { DesktopStreamUnavailableError } from "../errors/desktop-stream-unavailable-error.js";
 import { segment, type DesktopFile, type DesktopRoutes } from "./routes.js";
-import { RecordingListSchema, RecordingSchema, StreamStatusSchema, type Recording, type StreamStatus } from "./schemas.js";
+import {
+  RecordingListSchema,
+  RecordingSchema,
+  StreamStatusSchema,
+  type Recording,
+  type StreamStatus,
+} from "./schemas.js";
 
 /** Screen recordings (ffmpeg, mp4). One at a time: a second `start` is a `ConflictError`. */
 export class DesktopRecordings {
@@ -12,7 +18,8 @@ export class DesktopRecordings {
   }
 
   start(options: { fps?: number } = {}, call?: CallOptions): Promise<Recording> {
-    return this.#routes.json("desktop.recordings.start", RecordingSchema, "post", "/recording/start", { json: options }, call);
+    const operation = "desktop.recordings.start";
+    return this.#routes.json(operation, RecordingSchema, "post", "/recording/start", { json: options }, call);
   }
 
   /** Stops the running recording; `ConflictError` when none runs. The answer has its final size. */
@@ -21,7 +28,9 @@ export class DesktopRecordings {
   }
 
   async list(call?: CallOptions): Promise<Recording[]> {
-    return (await this.#routes.json("desktop.recordings.list", RecordingListSchema, "get", "/recordings", {}, call)).recordings;
+    const operation = "desktop.recordings.list";
+    const list = await this.#routes.json(operation, RecordingListSchema, "get", "/recordings", {}, call);
+    return list.recordings;
   }
 
   /** `NotFoundError` for an unknown id. */
@@ -73,7 +82,9 @@ export class DesktopStream {
   }
 
   start(call?: CallOptions): Promise<StreamStatus> {
-    return this.#routes.json("desktop.stream.start", StreamStatusSchema, "post", "/stream/start", {}, call, DesktopStreamUnavailableError);
+    const operation = "desktop.stream.start";
+    const as409 = DesktopStreamUnavailableError;
+    return this.#routes.json(operation, StreamStatusSchema, "post", "/stream/start", {}, call, as409);
   }
 
   stop(call?: CallOptions): Promise<StreamStatus> {

@@ -32,7 +32,15 @@ export class DesktopRoutes {
     this.#prefix = prefix;
   }
 
-  async json<T>(operation: string, schema: v.GenericSchema<unknown, T>, method: Method, path: string, init: RouteInit, call: CallOptions | undefined, conflictAs?: ErrorClassFor409): Promise<T> {
+  async json<T>(
+    operation: string,
+    schema: v.GenericSchema<unknown, T>,
+    method: Method,
+    path: string,
+    init: RouteInit,
+    call: CallOptions | undefined,
+    conflictAs?: ErrorClassFor409,
+  ): Promise<T> {
     try {
       return await this.#http.json(operation, schema, method, this.#prefix + path, this.#init(init, call));
     } catch (error) {
@@ -40,7 +48,7 @@ export class DesktopRoutes {
     }
   }
 
-  async bytes(operation: string, path: string, query: Query | undefined, call: CallOptions | undefined): Promise<DesktopFile> {
+  async bytes(operation: string, path: string, query: Query | undefined, call?: CallOptions): Promise<DesktopFile> {
     try {
       const response = await this.#http.send(operation, "get", this.#prefix + path, this.#init({ query }, call));
       const bytes = new Uint8Array(await response.arrayBuffer());
@@ -61,8 +69,11 @@ export class DesktopRoutes {
 
   #init(init: RouteInit, call: CallOptions | undefined) {
     const query: Record<string, string | boolean | undefined> = {};
-    for (const [key, value] of Object.entries(init.query ?? {})) query[key] = value === undefined ? undefined : typeof value === "number" ? String(value) : value;
-    return { query, ...(init.json !== undefined ? { json: init.json } : {}), signal: call?.signal, timeoutMs: call?.timeoutMs };
+    for (const [key, value] of Object.entries(init.query ?? {})) {
+      query[key] = typeof value === "number" ? String(value) : value;
+    }
+    const body = init.json !== undefined ? { json: init.json } : {};
+    return { query, ...body, signal: call?.signal, timeoutMs: call?.timeoutMs };
   }
 }
 

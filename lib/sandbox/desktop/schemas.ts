@@ -11,7 +11,14 @@ const optionalNullable = <T extends v.GenericSchema>(schema: T) => v.optional(v.
 export const DesktopResolutionSchema = v.looseObject({ width: int, height: int, dpi: optionalNullable(int) });
 export type DesktopResolution = v.InferOutput<typeof DesktopResolutionSchema>;
 
-export const DesktopStateSchema = v.picklist(["inactive", "install_required", "starting", "active", "stopping", "failed"]);
+export const DesktopStateSchema = v.picklist([
+  "inactive",
+  "install_required",
+  "starting",
+  "active",
+  "stopping",
+  "failed",
+]);
 export type DesktopState = v.InferOutput<typeof DesktopStateSchema>;
 
 export const DesktopWindowSchema = v.looseObject({
@@ -25,6 +32,14 @@ export const DesktopWindowSchema = v.looseObject({
 });
 export type DesktopWindow = v.InferOutput<typeof DesktopWindowSchema>;
 
+/** One of the runtime's own processes (Xvfb, openbox, dbus). */
+export const DesktopProcessSchema = v.looseObject({
+  name: v.string(),
+  pid: optionalNullable(int),
+  running: v.boolean(),
+  logPath: optionalNullable(v.string()),
+});
+
 export const DesktopStatusSchema = v.looseObject({
   // A state this client does not know yet is kept as a string rather than failing the call.
   state: v.union([DesktopStateSchema, v.string()]),
@@ -34,7 +49,7 @@ export const DesktopStatusSchema = v.looseObject({
   lastError: optionalNullable(v.looseObject({ code: v.string(), message: v.string() })),
   missingDependencies: v.optional(v.array(v.string())),
   installCommand: optionalNullable(v.string()),
-  processes: v.optional(v.array(v.looseObject({ name: v.string(), pid: optionalNullable(int), running: v.boolean(), logPath: optionalNullable(v.string()) }))),
+  processes: v.optional(v.array(DesktopProcessSchema)),
   runtimeLogPath: optionalNullable(v.string()),
   windows: v.optional(v.array(DesktopWindowSchema)),
 });
@@ -43,7 +58,12 @@ export type DesktopStatus = v.InferOutput<typeof DesktopStatusSchema>;
 export const DesktopDisplayInfoSchema = v.looseObject({ display: v.string(), resolution: DesktopResolutionSchema });
 export type DesktopDisplayInfo = v.InferOutput<typeof DesktopDisplayInfoSchema>;
 
-export const MousePositionSchema = v.looseObject({ x: int, y: int, screen: optionalNullable(int), window: optionalNullable(v.string()) });
+export const MousePositionSchema = v.looseObject({
+  x: int,
+  y: int,
+  screen: optionalNullable(int),
+  window: optionalNullable(v.string()),
+});
 export type MousePosition = v.InferOutput<typeof MousePositionSchema>;
 
 export const ActionResultSchema = v.looseObject({ ok: v.boolean() });
@@ -54,7 +74,11 @@ export const WindowListSchema = v.looseObject({ windows: v.array(DesktopWindowSc
 export const ClipboardSchema = v.looseObject({ text: v.string(), selection: v.string() });
 export type Clipboard = v.InferOutput<typeof ClipboardSchema>;
 
-export const LaunchResultSchema = v.looseObject({ processId: v.string(), pid: optionalNullable(int), windowId: optionalNullable(v.string()) });
+export const LaunchResultSchema = v.looseObject({
+  processId: v.string(),
+  pid: optionalNullable(int),
+  windowId: optionalNullable(v.string()),
+});
 export type LaunchResult = v.InferOutput<typeof LaunchResultSchema>;
 
 export const OpenResultSchema = v.looseObject({ processId: v.string(), pid: optionalNullable(int) });
@@ -72,7 +96,11 @@ export const RecordingSchema = v.looseObject({
 export type Recording = v.InferOutput<typeof RecordingSchema>;
 export const RecordingListSchema = v.looseObject({ recordings: v.array(RecordingSchema) });
 
-export const StreamStatusSchema = v.looseObject({ active: v.boolean(), processId: optionalNullable(v.string()), windowId: optionalNullable(v.string()) });
+export const StreamStatusSchema = v.looseObject({
+  active: v.boolean(),
+  processId: optionalNullable(v.string()),
+  windowId: optionalNullable(v.string()),
+});
 export type StreamStatus = v.InferOutput<typeof StreamStatusSchema>;
 
 // --- requests (what the caller passes; the server rejects bad values with 422) -----------------

@@ -27,7 +27,11 @@ export interface ScreenFrame {
   latencyMs: number;
 }
 
-export type TakeScreenshot = (options: ScreenshotOptions & { region?: Region }, call: CallOptions) => Promise<DesktopFile>;
+/** How `screenStream` takes one screenshot. */
+export type TakeScreenshot = (
+  options: ScreenshotOptions & { region?: Region },
+  call: CallOptions,
+) => Promise<DesktopFile>;
 
 /**
  * A cold stream of screenshots: each subscription starts its own loop. There is never more than
@@ -53,7 +57,8 @@ export function screenStream(take: TakeScreenshot, options: ScreenOptions = {}):
       }
       if (controller.signal.aborted) return;
       const latencyMs = performance.now() - startedAt;
-      subscriber.next({ sequence: sequence++, bytes: file.bytes, contentType: file.contentType, capturedAt: Date.now(), latencyMs });
+      const { bytes, contentType } = file;
+      subscriber.next({ sequence: sequence++, bytes, contentType, capturedAt: Date.now(), latencyMs });
       if (controller.signal.aborted) return;
       timer = setTimeout(() => void tick(), Math.max(0, intervalMs - (performance.now() - startedAt)));
     };

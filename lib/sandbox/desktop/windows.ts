@@ -1,7 +1,15 @@
 import type { CallOptions } from "../connection.js";
 import { CallTimeoutError } from "../errors/call-errors.js";
 import { segment, type DesktopRoutes } from "./routes.js";
-import { ActionResultSchema, ClipboardSchema, DesktopWindowSchema, WindowListSchema, type ActionResult, type Clipboard, type DesktopWindow } from "./schemas.js";
+import {
+  ActionResultSchema,
+  ClipboardSchema,
+  DesktopWindowSchema,
+  WindowListSchema,
+  type ActionResult,
+  type Clipboard,
+  type DesktopWindow,
+} from "./schemas.js";
 
 /** Top-level windows of the desktop (ids are X window ids as decimal strings). */
 export class DesktopWindows {
@@ -22,16 +30,21 @@ export class DesktopWindows {
 
   /** Focuses a window; `NotFoundError` (`window_not_found`) for an unknown id. */
   focus(windowId: string, call?: CallOptions): Promise<DesktopWindow> {
-    return this.#routes.json("desktop.windows.focus", DesktopWindowSchema, "post", `/windows/${segment(windowId)}/focus`, {}, call);
+    return this.#window("focus", windowId, undefined, call);
   }
 
   /** Moves a window; the answer is where the window manager put it (decorations shift it). */
   move(windowId: string, x: number, y: number, call?: CallOptions): Promise<DesktopWindow> {
-    return this.#routes.json("desktop.windows.move", DesktopWindowSchema, "post", `/windows/${segment(windowId)}/move`, { json: { x, y } }, call);
+    return this.#window("move", windowId, { x, y }, call);
   }
 
   resize(windowId: string, width: number, height: number, call?: CallOptions): Promise<DesktopWindow> {
-    return this.#routes.json("desktop.windows.resize", DesktopWindowSchema, "post", `/windows/${segment(windowId)}/resize`, { json: { width, height } }, call);
+    return this.#window("resize", windowId, { width, height }, call);
+  }
+
+  #window(action: string, windowId: string, json: object | undefined, call: CallOptions | undefined) {
+    const path = `/windows/${segment(windowId)}/${action}`;
+    return this.#routes.json(`desktop.windows.${action}`, DesktopWindowSchema, "post", path, { json }, call);
   }
 }
 
@@ -47,7 +60,8 @@ export class DesktopClipboard {
   }
 
   get(options: { selection?: string } = {}, call?: CallOptions): Promise<Clipboard> {
-    return this.#routes.json("desktop.clipboard.get", ClipboardSchema, "get", "/clipboard", { query: { selection: options.selection } }, call);
+    const query = { selection: options.selection };
+    return this.#routes.json("desktop.clipboard.get", ClipboardSchema, "get", "/clipboard", { query }, call);
   }
 
   /**
@@ -60,12 +74,15 @@ export class DesktopClipboard {
     const timeoutMs = call.timeoutMs ?? CLIPBOARD_SET_TIMEOUT_MS;
     const body = { text, ...(options.selection !== undefined ? { selection: options.selection } : {}) };
     try {
-      return await this.#routes.json("desktop.clipboard.set", ActionResultSchema, "post", "/clipboard", { json: body }, { ...call, timeoutMs });
+      const bounded = { ...call, timeoutMs };
+      const operation = "desktop.clipboard.set";
+      return await this.#routes.json(operation, ActionResultSchema, "post", "/clipboard", { json: body }, bounded);
     } catch (error) {
       if (!(error instanceof CallTimeoutError)) throw error;
       const current = await this.get(options, { ...(call.signal ? { signal: call.signal } : {}), timeoutMs });
       if (current.text === text) return { ok: true };
-      throw new CallTimeoutError(`desktop.clipboard.set got no answer within ${timeoutMs} ms and the clipboard does not hold the text`, { cause: error });
+      const message = `desktop.clipboard.set: no answer within ${timeoutMs} ms and the clipboard lacks the text`;
+      throw new CallTimeoutError(message, { cause: error });
     }
   }
 }

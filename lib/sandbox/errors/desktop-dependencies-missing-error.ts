@@ -12,10 +12,18 @@ export class DesktopDependenciesMissingError extends SandboxAgentHttpError {
   /** The server's install command, e.g. `sandbox-agent install desktop --yes`. */
   readonly installCommand: string | undefined;
 
-  constructor(operation: string, status: number, problem: Problem | undefined, bodyText: string | undefined, options?: { cause?: unknown }) {
+  constructor(
+    operation: string,
+    status: number,
+    problem: Problem | undefined,
+    bodyText: string | undefined,
+    options?: { cause?: unknown },
+  ) {
     super(operation, status, problem, bodyText, options);
-    const missing = problem?.missingDependencies;
-    this.missingDependencies = Array.isArray(missing) ? missing.filter((name): name is string => typeof name === "string") : [];
+    const missing: unknown = problem?.missingDependencies;
+    this.missingDependencies = Array.isArray(missing)
+      ? missing.filter((name): name is string => typeof name === "string")
+      : [];
     this.installCommand = typeof problem?.installCommand === "string" ? problem.installCommand : undefined;
   }
 }

@@ -41,19 +41,32 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
 
   describe("MCP config", () => {
     it("round-trips a local entry and keeps each name separate in the directory's mcp.json", async () => {
-      const entry: McpServerConfig = { type: "local", command: "node", args: ["server.js"], env: { A: "1" }, cwd: "/tmp", timeoutMs: 5000, enabled: true };
+      const entry: McpServerConfig = {
+        type: "local",
+        command: "node",
+        args: ["server.js"],
+        env: { A: "1" },
+        cwd: "/tmp",
+        timeoutMs: 5000,
+        enabled: true,
+      };
       await config.setMcpConfig({ directory: dir, name: "fs" }, entry);
       expect(await config.getMcpConfig({ directory: dir, name: "fs" })).toEqual(entry);
-      await config.setMcpConfig({ directory: dir, name: "web" }, { type: "remote", url: "http://127.0.0.1:9/mcp", headers: { "x-a": "b" }, transport: "sse" });
-      const file = JSON.parse(readFileSync(join(dir, ".sandbox-agent/config/mcp.json"), "utf8")) as Record<string, unknown>;
+      const url = "http://127.0.0.1:9/mcp";
+      const web: McpServerConfig = { type: "remote", url, headers: { "x-a": "b" }, transport: "sse" };
+      await config.setMcpConfig({ directory: dir, name: "web" }, web);
+      const file = JSON.parse(readFileSync(join(dir, ".sandbox-agent/config/mcp.json"), "utf8")) as object;
       expect(Object.keys(file).sort()).toEqual(["fs", "web"]);
     });
 
     it("stores stdio as local and http as remote (the server's own aliases)", async () => {
       await config.setMcpConfig({ directory: dir, name: "s" }, { type: "stdio", command: "mcp-x" });
-      expect(await config.getMcpConfig({ directory: dir, name: "s" })).toEqual({ type: "local", command: "mcp-x", args: [] });
-      await config.setMcpConfig({ directory: dir, name: "h" }, { type: "http", url: "http://127.0.0.1:9/mcp", bearerTokenEnvVar: "MCP_TOKEN" });
-      expect(await config.getMcpConfig({ directory: dir, name: "h" })).toEqual({ type: "remote", url: "http://127.0.0.1:9/mcp", bearerTokenEnvVar: "MCP_TOKEN" });
+      const stored = await config.getMcpConfig({ directory: dir, name: "s" });
+      expect(stored).toEqual({ type: "local", command: "mcp-x", args: [] });
+      const url = "http://127.0.0.1:9/mcp";
+      await config.setMcpConfig({ directory: dir, name: "h" }, { type: "http", url, bearerTokenEnvVar: "MCP_TOKEN" });
+      const remote = await config.getMcpConfig({ directory: dir, name: "h" });
+      expect(remote).toEqual({ type: "remote", url, bearerTokenEnvVar: "MCP_TOKEN" });
     });
 
     it("creates a directory that does not exist yet", async () => {
@@ -75,11 +88,13 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
     });
 
     it("a shape the server cannot read is an InvalidRequestError with its reason", async () => {
-      const variant = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, { type: "bogus" } as unknown as McpServerConfig));
+      const bogus = { type: "bogus" } as unknown as McpServerConfig;
+      const variant = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, bogus));
       expect(variant).toBeInstanceOf(InvalidRequestError);
       expect((variant as InvalidRequestError).status).toBe(422);
       expect((variant as InvalidRequestError).reason).toContain("unknown variant `bogus`");
-      const field = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, { type: "local" } as McpServerConfig));
+      const noCommand = { type: "local" } as McpServerConfig;
+      const field = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, noCommand));
       expect((field as InvalidRequestError).reason).toContain("missing field `command`");
       expect(await rejection(config.getMcpConfig({ directory: dir, name: "b" }))).toBeInstanceOf(NotFoundError);
     });
@@ -87,7 +102,12 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
 
   describe("skills config", () => {
     it("round-trips, 404s when missing, rejects a body without sources, deletes", async () => {
-      const skills = { sources: [{ type: "github", source: "owner/repo", skills: ["lint"], ref: "main", subpath: "skills" }, { type: "local", source: "/opt/skills" }] };
+      const skills = {
+        sources: [
+          { type: "github", source: "owner/repo", skills: ["lint"], ref: "main", subpath: "skills" },
+          { type: "local", source: "/opt/skills" },
+        ],
+      };
       await config.setSkillsConfig({ directory: dir, name: "s1" }, skills);
       expect(await config.getSkillsConfig({ directory: dir, name: "s1" })).toEqual(skills);
       const missing = await rejection(config.getSkillsConfig({ directory: dir, name: "nope" }));
@@ -105,7 +125,8 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
   describe("agents", () => {
     it("lists every agent; configOptions only when asked", async () => {
       const plain = await agents.listAgents();
-      expect(plain.map((a) => a.id)).toEqual(expect.arrayContaining(["claude", "codex", "opencode", "amp", "pi", "cursor", "mock"]));
+      const ids = ["claude", "codex", "opencode", "amp", "pi", "cursor", "mock"];
+      expect(plain.map((a) => a.id)).toEqual(expect.arrayContaining(ids));
       expect(plain.every((a) => a.configOptions === undefined)).toBe(true);
       const withConfig = await agents.listAgents({ config: true, noCache: true });
       expect(withConfig.every((a) => Array.isArray(a.configOptions) || typeof a.configError === "string")).toBe(true);

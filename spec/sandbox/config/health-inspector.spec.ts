@@ -63,7 +63,8 @@ describe("waitForHealth and inspectorUrl against the real 0.4.2 server", () => {
   it("ends with CallTimeoutError (last failure as cause) when nothing answers", async () => {
     const port = await freePort();
     const startedAt = Date.now();
-    const error = await rejection(waitForHealth(httpFor(`http://127.0.0.1:${port}`), { timeoutMs: 600, initialDelayMs: 50 }));
+    const nobody = httpFor(`http://127.0.0.1:${port}`);
+    const error = await rejection(waitForHealth(nobody, { timeoutMs: 600, initialDelayMs: 50 }));
     expect(error).toBeInstanceOf(CallTimeoutError);
     expect((error as CallTimeoutError).cause).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/not healthy within 600 ms after \d+ attempts/);
@@ -74,12 +75,14 @@ describe("waitForHealth and inspectorUrl against the real 0.4.2 server", () => {
     const port = await freePort();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const error = await rejection(waitForHealth(httpFor(`http://127.0.0.1:${port}`), { timeoutMs: 30_000, signal: controller.signal }));
+    const nobody = httpFor(`http://127.0.0.1:${port}`);
+    const error = await rejection(waitForHealth(nobody, { timeoutMs: 30_000, signal: controller.signal }));
     expect(error).toBeInstanceOf(CallAbortedError);
   });
 
   it("inspectorUrl: /ui/ with token and headers as the UI reads them, and the server serves it", async () => {
-    const url = await inspectorUrl({ baseUrl: `${server.baseUrl}/`, token: async () => TOKEN, headers: { "x-team": "h4" } });
+    const token = async (): Promise<string> => TOKEN;
+    const url = await inspectorUrl({ baseUrl: `${server.baseUrl}/`, token, headers: { "x-team": "h4" } });
     const parsed = new URL(url);
     expect(parsed.pathname).toBe("/ui/");
     expect(parsed.searchParams.get("token")).toBe(TOKEN);
@@ -104,11 +107,13 @@ describe("waitForHealth against the v2 contract server", () => {
   });
 
   it("waits on /v2/health", async () => {
-    expect(await waitForHealth(httpFor(v2.baseUrl), { path: "/v2/health", timeoutMs: 5000 })).toMatchObject({ status: 200, attempts: 1 });
+    const result = await waitForHealth(httpFor(v2.baseUrl), { path: "/v2/health", timeoutMs: 5000 });
+    expect(result).toMatchObject({ status: 200, attempts: 1 });
   });
 
   it("counts the v2 server's 410 on /v1/health as up when asked to (for contract detection)", async () => {
-    expect(await waitForHealth(httpFor(v2.baseUrl), { upStatuses: [410], timeoutMs: 5000 })).toMatchObject({ status: 410, attempts: 1 });
+    const up = await waitForHealth(httpFor(v2.baseUrl), { upStatuses: [410], timeoutMs: 5000 });
+    expect(up).toMatchObject({ status: 410, attempts: 1 });
     const error = await rejection(waitForHealth(httpFor(v2.baseUrl), { timeoutMs: 400, initialDelayMs: 50 }));
     expect(error).toBeInstanceOf(CallTimeoutError);
     expect(((error as CallTimeoutError).cause as SandboxAgentHttpError).status).toBe(410);

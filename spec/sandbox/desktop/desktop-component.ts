@@ -8,7 +8,9 @@ const PROGRAMS = ["Xvfb", "openbox", "xdotool", "import", "convert", "xrandr", "
 export const DESKTOP: SystemComponent = {
   name: "desktop",
   available: () => PROGRAMS.every((program) => onPath(program)),
-  howToGet: "as root: .ci/system/desktop.sh (xvfb openbox xdotool imagemagick ffmpeg x11-xserver-utils dbus-x11 xauth fonts-dejavu-core xclip xdg-utils x11-utils)",
+  howToGet:
+    "as root: .ci/system/desktop.sh (xvfb openbox xdotool imagemagick ffmpeg x11-xserver-utils dbus-x11 xauth " +
+    "fonts-dejavu-core xclip xdg-utils x11-utils)",
 };
 
 /**
@@ -43,6 +45,7 @@ export function leftoverDesktopPids(home: string): number[] {
 
 /** Text typed into an `xev -event keyboard` window, from its stdout: the KeyPress strings in order. */
 export function typedText(xevOutput: string): string {
-  const presses = xevOutput.split(/\n\s*\n/).map((event) => event.trim()).filter((event) => event.startsWith("KeyPress"));
+  const events = xevOutput.split(/\n\s*\n/).map((event) => event.trim());
+  const presses = events.filter((event) => event.startsWith("KeyPress"));
   return presses.map((event) => /XLookupString gives \d+ bytes: (?:\(\w+\) "(.*)")?/.exec(event)?.[1] ?? "").join("");
 }

@@ -44,7 +44,8 @@ describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
   beforeAll(async () => {
     emptyPath = mkdtempSync(join(tmpdir(), "empty-path-"));
     server = await startSandboxAgent({ token: TOKEN, env: { PATH: emptyPath } });
-    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: () => TOKEN, headers: undefined, fetch: undefined });
+    const token = (): string => TOKEN;
+    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token, headers: undefined, fetch: undefined });
     desktop = new Desktop(http, { baseUrl: server.baseUrl });
   });
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
 import { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import { CallAbortedError } from "../../../lib/sandbox/errors/call-errors.js";
 import { ConflictError } from "../../../lib/sandbox/errors/conflict-error.js";
 import { DesktopInactiveError } from "../../../lib/sandbox/errors/desktop-inactive-error.js";
 import { DesktopStreamUnavailableError } from "../../../lib/sandbox/errors/desktop-stream-unavailable-error.js";
@@ -58,7 +59,8 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
   const measured: Record<string, string> = {};
 
   const processOutput = async (processId: string): Promise<string> => {
-    const logs = await http.json("logs", LogsSchema, "get", `/v1/processes/${processId}/logs`, { query: { stream: "stdout" } });
+    const path = `/v1/processes/${processId}/logs`;
+    const logs = await http.json("logs", LogsSchema, "get", path, { query: { stream: "stdout" } });
     return logs.entries.map((entry) => Buffer.from(entry.data, "base64").toString("utf8")).join("");
   };
 
@@ -97,11 +99,12 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     const startedAt = performance.now();
     const status = await desktop.start({ width: WIDTH, height: HEIGHT, dpi: 96, displayNum });
     measured.startMs = (performance.now() - startedAt).toFixed(0);
-    expect(status).toMatchObject({ state: "active", display: `:${displayNum}`, resolution: { width: WIDTH, height: HEIGHT, dpi: 96 } });
+    const resolution = { width: WIDTH, height: HEIGHT, dpi: 96 };
+    expect(status).toMatchObject({ state: "active", display: `:${displayNum}`, resolution });
     expect(status.processes?.map((p) => p.name).sort()).toEqual(["Xvfb", "dbus", "openbox"]);
-    expect(await desktop.displayInfo()).toEqual({ display: `:${displayNum}`, resolution: { width: WIDTH, height: HEIGHT, dpi: 96 } });
+    expect(await desktop.displayInfo()).toEqual({ display: `:${displayNum}`, resolution });
     // A second start answers with the running desktop, its options ignored.
-    expect((await desktop.start({ width: 640, height: 480 })).resolution).toMatchObject({ width: WIDTH, height: HEIGHT });
+    expect((await desktop.start({ width: 640, height: 480 })).resolution).toEqual(resolution);
   });
 
   it("takes screenshots: a PNG of the display's size, scaled JPEG, WebP, a region", async () => {
@@ -136,7 +139,8 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
 
   it("types text into a window and reads it back from that window's own key events", async () => {
     // xev prints every key event it receives: what it printed is what reached the window.
-    const launched = await desktop.launch("xev", { args: ["-event", "keyboard", "-event", "button", "-name", "h4-typing"], wait: true });
+    const args = ["-event", "keyboard", "-event", "button", "-name", "h4-typing"];
+    const launched = await desktop.launch("xev", { args, wait: true });
     typingProcess = launched.processId;
     const focused = await desktop.windows.focused();
     expect(focused.title).toBe("h4-typing");
@@ -206,6 +210,11 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     expect(elapsed).toBeLessThan(15_000);
     expect(await desktop.clipboard.get()).toEqual({ text: "h4 clipboard text", selection: "clipboard" });
     expect((await desktop.clipboard.get({ selection: "primary" })).selection).toBe("primary");
+    // The caller's own abort ends it at once, without the read-back.
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const aborted = await rejection(desktop.clipboard.set("other", {}, { signal: controller.signal, timeoutMs: 20_000 }));
+    expect(aborted).toBeInstanceOf(CallAbortedError);
   });
 
   it("opens a file with xdg-open", async () => {
@@ -236,7 +245,8 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     expect(file.bytes.byteLength).toBe(stopped.bytes);
     expect(Buffer.from(file.bytes.subarray(4, 8)).toString("latin1")).toBe("ftyp");
     writeFileSync(join(dir, "rec.mp4"), file.bytes);
-    const duration = Number(execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", join(dir, "rec.mp4")], { encoding: "utf8" }));
+    const probe = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", join(dir, "rec.mp4")];
+    const duration = Number(execFileSync("ffprobe", probe, { encoding: "utf8" }));
     measured.recordingSeconds = duration.toFixed(2);
     expect(duration).toBeGreaterThan(0);
 

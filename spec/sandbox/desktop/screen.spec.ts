@@ -49,7 +49,8 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
   beforeAll(async () => {
     server = await startSandboxAgent();
     counting = new CountingFetch();
-    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch: counting.fetch });
+    const { fetch } = counting;
+    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch });
     desktop = new Desktop(http, { baseUrl: server.baseUrl });
   });
 
