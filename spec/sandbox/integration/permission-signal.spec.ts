@@ -8,7 +8,9 @@ interface Asked {
 }
 
 /** A handler that, like an open dialog, answers only when its signal tells it the question is moot. */
-function dialog(): { asked: Promise<Asked>; handler: (r: PermissionRequest, c: PermissionContext) => Promise<PermissionReply> } {
+type Handler = (request: PermissionRequest, context: PermissionContext) => Promise<PermissionReply>;
+
+function dialog(): { asked: Promise<Asked>; handler: Handler } {
   let seen: (asked: Asked) => void = () => undefined;
   const asked = new Promise<Asked>((resolve) => (seen = resolve));
   const handler = (request: PermissionRequest, context: PermissionContext): Promise<PermissionReply> => {

@@ -11,11 +11,13 @@ describe("toSandboxError builds messages from fields, never by rewriting them", 
 
   it("names the sandbox method instead of the wire method for a prefixed protocol error", () => {
     const error = new AcpProtocolError("the result was not an object", { method: "session/new" });
-    expect((toSandboxError(error, "newSession") as ProtocolError).message).toBe("newSession: the result was not an object");
+    const converted = toSandboxError(error, "newSession") as ProtocolError;
+    expect(converted.message).toBe("newSession: the result was not an object");
   });
 
   it("gives an agent error the agent's own message, code and data", () => {
-    const rpc = new AcpRpcError("session/prompt", { code: -32000, message: "tool failed: disk full (JSON-RPC 7)", data: 1 });
+    const message = "tool failed: disk full (JSON-RPC 7)";
+    const rpc = new AcpRpcError("session/prompt", { code: -32000, message, data: 1 });
     const converted = toSandboxError(rpc, "prompt") as AgentError;
     expect(converted).toBeInstanceOf(AgentError);
     expect(converted.message).toBe("prompt failed: tool failed: disk full (JSON-RPC 7) (code -32000)");
