@@ -1,0 +1,207 @@
+/**
+ * The behavioural suite against the official SDK's `AcpServer`, as a table of cases that
+ * a spec file runs once per transport. Each case gets a fresh server (so request logs and
+ * cookie checks are its own) and a `connect` that builds our client for the transport.
+ * `knownFailing` marks what this transport does not do yet: jest's `it.failing` then
+ * passes only while the case fails, so fixing one turns the suite red until the mark goes.
+ */
+import { filter, firstValueFrom } from "rxjs";
+import {
+  AcpHttpClient,
+  isNotification,
+  type AcpClientHandlers,
+  type AcpEnvelope,
+  type AcpHttpClientOptions,
+} from "../../../lib/acp-http/index.js";
+import type { AcpSdkServer, AcpSdkServerOptions } from "../../support/acp-sdk-server.js";
+
+export const COOKIE = { name: "acp-affinity", value: "backend-3" } as const;
+export const CWD = "/tmp";
+
+export interface CaseContext {
+  readonly server: AcpSdkServer;
+  /** Our client for this transport, disconnected after the case. */
+  connect(extra?: Partial<AcpHttpClientOptions> & { handlers?: AcpClientHandlers }): AcpHttpClient;
+}
+
+export interface InteropCase {
+  readonly name: string;
+  readonly server?: AcpSdkServerOptions;
+  /** Transports on which this case is known to fail today (the work list). */
+  readonly knownFailing?: ReadonlyArray<"http" | "websocket">;
+  readonly run: (context: CaseContext) => Promise<void>;
+}
+
+const textOf = (envelope: AcpEnvelope, sessionId: string): string | undefined => {
+  if (!isNotification(envelope) || envelope.method !== "session/update") return undefined;
+  const params = envelope.params as { sessionId?: string; update?: { sessionUpdate?: string; content?: { text?: string } } };
+  if (params.sessionId !== sessionId || params.update?.sessionUpdate !== "agent_message_chunk") return undefined;
+  return params.update.content?.text;
+};
+
+function chunks(client: AcpHttpClient, sessionId: string): { texts: string[]; stop(): void } {
+  const texts: string[] = [];
+  const subscription = client.envelopes$.subscribe((envelope) => {
+    const text = textOf(envelope, sessionId);
+    if (text !== undefined) texts.push(text);
+  });
+  return { texts, stop: () => subscription.unsubscribe() };
+}
+
+const firstChunk = (client: AcpHttpClient, sessionId: string): Promise<AcpEnvelope> =>
+  firstValueFrom(client.envelopes$.pipe(filter((envelope) => textOf(envelope, sessionId) !== undefined)));
+
+async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function openSession(client: AcpHttpClient): Promise<string> {
+  await client.initialize();
+  return (await client.newSession({ cwd: CWD, mcpServers: [] })).sessionId;
+}
+
+const prompt = (client: AcpHttpClient, sessionId: string, text: string, timeoutMs = 10_000) =>
+  client.prompt({ sessionId, prompt: [{ type: "text", text }] }, { timeoutMs });
+
+export const CASES: readonly InteropCase[] = [
+  {
+    name: "connect: initialize learns the connection id and the agent's capabilities",
+    run: async ({ connect }) => {
+      const client = connect();
+      const result = await client.initialize();
+      expect(result.protocolVersion).toBe(1);
+      expect(result.agentCapabilities?.loadSession).toBe(true);
+      expect(client.connectionId).toMatch(/^[0-9a-f-]{36}$/);
+      await waitFor(() => client.state === "open", 5000, "the connection stream to open");
+    },
+  },
+  {
+    name: "stream: a prompt's updates arrive on envelopes$ before its end_turn result",
+    run: async ({ connect }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      const seen = chunks(client, sessionId);
+      let atResult = "";
+      const result = await prompt(client, sessionId, "hello sdk world").then((r) => ((atResult = seen.texts.join("")), r));
+      expect(result.stopReason).toBe("end_turn");
+      expect(atResult).toBe("echo: hello sdk world");
+      seen.stop();
+    },
+  },
+  {
+    name: "permission: the agent's request is answered by handlers.requestPermission",
+    // The answer POST lacks Acp-Session-Id; AcpServer refuses it (400 Missing Acp-Session-Id).
+    knownFailing: ["http"],
+    run: async ({ connect }) => {
+      const asked: string[] = [];
+      const client = connect({
+        handlers: {
+          requestPermission: (params) => {
+            asked.push(params.sessionId);
+            return { outcome: { outcome: "selected", optionId: "allow" } };
+          },
+        },
+      });
+      const sessionId = await openSession(client);
+      const seen = chunks(client, sessionId);
+      expect((await prompt(client, sessionId, "PERMISSION please")).stopReason).toBe("end_turn");
+      expect(asked).toEqual([sessionId]);
+      expect(seen.texts).toEqual(["permission:allow"]);
+      seen.stop();
+    },
+  },
+  {
+    name: "cancel: session/cancel during a streaming turn ends it with stopReason cancelled",
+    run: async ({ connect, server }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      const started = firstChunk(client, sessionId);
+      const turn = prompt(client, sessionId, "SLOW", 20_000);
+      await started;
+      await client.cancel({ sessionId });
+      expect((await turn).stopReason).toBe("cancelled");
+      expect(server.log.sessionCancels).toEqual([sessionId]);
+    },
+  },
+  {
+    name: "$/cancel_request: aborting a request tells the agent, whose handler stops",
+    knownFailing: ["http", "websocket"],
+    run: async ({ connect, server }) => {
+      const client = connect();
+      await client.initialize();
+      const controller = new AbortController();
+      const hung = client.request("_test/hang", {}, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort();
+      await expect(hung).rejects.toThrow();
+      await waitFor(() => server.log.cancelledRequests.length > 0, 3000, "the agent to see $/cancel_request");
+    },
+  },
+  {
+    name: "close: disconnect() ends the connection on the server (DELETE or socket close)",
+    run: async ({ connect, server }) => {
+      const client = connect();
+      await openSession(client);
+      const connectionId = client.connectionId;
+      await client.disconnect();
+      expect(client.closeInfo?.reason).toBe("disconnected");
+      const deletes = server.requests.filter((r) => r.kind === "DELETE");
+      const upgrades = server.requests.filter((r) => r.kind === "UPGRADE");
+      expect(deletes.length + upgrades.length).toBeGreaterThan(0);
+      if (deletes.length > 0) expect(deletes[0]?.headers["acp-connection-id"]).toBe(connectionId);
+    },
+  },
+  {
+    name: "Acp-Protocol-Version on every request after initialize",
+    knownFailing: ["http", "websocket"],
+    run: async ({ connect, server }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      await prompt(client, sessionId, "versioned");
+      const later = server.requests.filter((r) => r.headers["acp-connection-id"] !== undefined);
+      expect(later.length).toBeGreaterThan(0);
+      expect(later.filter((r) => r.headers["acp-protocol-version"] !== "1")).toEqual([]);
+    },
+  },
+  {
+    name: "cookie affinity: the server's cookie comes back on every later request",
+    server: { cookie: COOKIE },
+    knownFailing: ["http", "websocket"],
+    run: async ({ connect, server }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      await prompt(client, sessionId, "sticky");
+      await client.disconnect();
+      expect(server.requests.length).toBeGreaterThan(2);
+      expect(server.missingCookie().map((r) => r.kind)).toEqual([]);
+    },
+  },
+  {
+    name: "a dropped socket: the client comes back on the same connection and the session still works",
+    run: async ({ connect, server }) => {
+      const client = connect({ reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      const sessionId = await openSession(client);
+      const connectionId = client.connectionId;
+      server.dropSockets();
+      await waitFor(() => client.state === "open", 1000, "reconnect").catch(() => undefined);
+      expect((await prompt(client, sessionId, "after the blip", 15_000)).stopReason).toBe("end_turn");
+      expect(client.connectionId).toBe(connectionId);
+    },
+  },
+  {
+    name: "recovery: after a server restart the client re-initializes and session/loads its sessions",
+    knownFailing: ["http", "websocket"],
+    run: async ({ connect, server }) => {
+      const client = connect({ reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      const sessionId = await openSession(client);
+      await server.restart();
+      await waitFor(() => server.log.loads.includes(sessionId), 10_000, "session/load after the restart");
+      expect(client.closeInfo).toBeUndefined();
+      expect((await prompt(client, sessionId, "after the restart", 15_000)).stopReason).toBe("end_turn");
+    },
+  },
+];
