@@ -7,7 +7,7 @@
 //   SLOW        streams one chunk every 100 ms until session/cancel or `$/cancel_request`
 //   anything    streams the words back ("echo:" then one chunk per word), then end_turn
 // The extension request `_test/hang` never answers; it resolves only when cancelled.
-import { agent, type AgentApp } from "@agentclientprotocol/sdk";
+import { agent, type AgentApp, type JsonRpcId } from "@agentclientprotocol/sdk";
 
 /** What the agent saw, shared across connections; tests read it. */
 export interface AgentLog {
@@ -16,7 +16,7 @@ export interface AgentLog {
   /** `session/load` calls, by session id. */
   readonly loads: string[];
   /** JSON-RPC ids of requests whose handler signal was aborted (by `$/cancel_request` or a close). */
-  readonly cancelledRequests: Array<string | number>;
+  readonly cancelledRequests: JsonRpcId[];
   /** `session/cancel` notifications, by session id. */
   readonly sessionCancels: string[];
 }
