@@ -1,3 +1,4 @@
+import { BootstrapPosts } from "./bootstrap-posts.js";
 import { AcpHttpError, type ProblemDetails } from "./errors/http-error.js";
 import { AcpNetworkError } from "./errors/network-error.js";
 import { assertHeaders, assertHeaderValue, mergeHeaders } from "./headers.js";
@@ -30,6 +31,8 @@ export interface PostResult {
 }
 
 const MAX_ERROR_BODY = 2000;
+/** How long a connection-creating POST that was given up on is still followed for a last DELETE. */
+const LATE_ANSWER_MS = 30_000;
 
 /**
  * The HTTP side of the transport: builds headers (token, connection id), sends POST,
@@ -40,8 +43,11 @@ export class HttpTransport {
   readonly #options: HttpTransportOptions;
   readonly #fetch: typeof globalThis.fetch;
   readonly #url: string;
+  readonly #bootstrapPosts = new BootstrapPosts();
   #connectionId: string | undefined;
   #bootstrapped = false;
+  /** A POST went out: the server may hold this connection (and its agent) from now on. */
+  #mayExist = false;
 
   constructor(options: HttpTransportOptions) {
     this.#options = options;
@@ -74,7 +80,13 @@ export class HttpTransport {
   async post(body: string, operation: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<PostResult> {
     const headers = await this.#headers({ "content-type": "application/json", accept: "application/json", ...extraHeaders });
     const url = this.#bootstrapped || !this.#options.bootstrapQuery ? this.#url : withQuery(this.#url, this.#options.bootstrapQuery);
-    const response = await this.#send(operation, signal, () => this.#fetch(url, { method: "POST", body, headers, signal }));
+    const response = await this.#send(operation, signal, () => {
+      if (!signal?.aborted) this.#mayExist = true;
+      if (this.#bootstrapped) return this.#fetch(url, { method: "POST", body, headers, signal });
+      // Until the server knows the connection, an aborted POST is still followed to its answer (see BootstrapPosts).
+      const send = (own: AbortSignal) => this.#fetch(url, { method: "POST", body, headers, signal: own });
+      return this.#bootstrapPosts.send(signal, send, (late) => this.#learnConnectionId(late));
+    });
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
     const text = await response.text();
@@ -92,11 +104,26 @@ export class HttpTransport {
   }
 
   /**
-   * Best-effort close. Bounded, because some servers hold DELETE open until the agent
-   * process exits; abandoning it is what lets them proceed. Errors are logged, not thrown.
+   * Best-effort close, sent whenever a POST may have reached the server (an aborted one
+   * included). A DELETE only finds what the server has finished creating, so a POST still
+   * creating the connection is followed to its answer first: within `timeoutMs` the close
+   * waits for it; past that, `delete` returns and the DELETE follows the answer in the
+   * background (within LATE_ANSWER_MS, after which the POST is abandoned and the DELETE
+   * sent anyway). Each DELETE is bounded by `timeoutMs`, because some servers hold it open
+   * until the agent process exits; abandoning it is what lets them proceed. Errors are
+   * logged, not thrown.
    */
   async delete(timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
-    if (!this.#bootstrapped) return;
+    if (!this.#mayExist) return;
+    if (await this.#bootstrapPosts.answered(timeoutMs)) return this.#sendDelete(timeoutMs, extraHeaders);
+    void this.#bootstrapPosts.answered(LATE_ANSWER_MS).then(() => {
+      // An open POST would keep the agent busy (on some servers, alive) past the DELETE.
+      this.#bootstrapPosts.abortAll();
+      return this.#sendDelete(timeoutMs, extraHeaders);
+    });
+  }
+
+  async #sendDelete(timeoutMs: number, extraHeaders: Record<string, string>): Promise<void> {
     try {
       const headers = await this.#headers(extraHeaders);
       const response = await withDeadline(timeoutMs, (signal) => this.#fetch(this.#url, { method: "DELETE", headers, signal }));
