@@ -1,12 +1,11 @@
 // Starts a real sandbox-agent server (the binary of the @sandbox-agent/cli package) on a free
 // loopback port, in throwaway XDG_DATA_HOME and HOME dirs, with an ACP agent script of ours
 // installed as its `mock` agent. The launch pieces live in the library's local provider
-// (lib/providers/local/); this keeps the launcher the test harness and the benchmarks build on,
-// which logs to files under XDG_DATA_HOME as the harness expects. The demo itself uses `local()`.
-import { rmSync } from "node:fs";
-import { freePort } from "../../lib/providers/local/ports.js";
-import { sleep, spawnServer, stopServerProcess, type ServerProcess } from "../../lib/providers/local/process-group.js";
-import { createServerDirs, sandboxAgentBinary, serverArgs, serverEnv, type CorsOptions } from "../../lib/providers/local/server-setup.js";
+// (lib/providers/local/); this re-exports them for the test harness (which keeps the server's log
+// files under XDG_DATA_HOME) and keeps `launchSandboxAgent` for the benchmarks. The demo uses `local()`.
+import { local } from "../../lib/providers/local/index.js";
+import { sleep, type ServerProcess } from "../../lib/providers/local/process-group.js";
+import type { CorsOptions } from "../../lib/providers/local/server-setup.js";
 
 export { freePort, portIsFree } from "../../lib/providers/local/ports.js";
 export {
@@ -91,36 +90,21 @@ export async function waitForHealth(server: ServerProcess, wait: HealthWait): Pr
   }
 }
 
-/** Starts the server and resolves once `GET /v1/health` answers. Always pair with `stop()`. */
+/**
+ * Starts the server and resolves once `GET /v1/health` answers. Always pair with `stop()`. A thin
+ * wrapper over the `local()` provider (which also makes the server die with this process).
+ */
 export async function launchSandboxAgent(options: LaunchOptions): Promise<LocalServer> {
-  const args = serverArgs(options);
-  const binary = options.binary ?? sandboxAgentBinary();
-  const port = await freePort();
-  const dirs = createServerDirs("sandbox-agent-demo-", options.agentScript);
-  let server: ServerProcess;
-  try {
-    server = spawnServer({ binary, args, port, cwd: dirs.home, env: serverEnv(dirs, options.env), stdio: "ignore" });
-  } catch (error) {
-    rmSync(dirs.root, { recursive: true, force: true });
-    throw error;
-  }
-  const baseUrl = `http://127.0.0.1:${port}`;
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      await stopServerProcess(server);
-      rmSync(dirs.root, { recursive: true, force: true });
-    })());
-
-  const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
-  const outcome = await waitForHealth(server, { baseUrl, token: options.token, deadline });
-  if (outcome !== "ready") {
-    await stop();
-    throw new Error(
-      outcome === "exited"
-        ? `sandbox-agent exited during startup (${binary} ${args.join(" ")} -p ${port})`
-        : `sandbox-agent did not answer ${baseUrl}/v1/health in time`,
-    );
-  }
-  return { baseUrl, pid: server.child.pid ?? 0, home: dirs.home, stop };
+  const provider = local({
+    token: options.token ?? false,
+    ...(options.agentScript !== undefined ? { mockAgent: options.agentScript } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cors ? { cors: options.cors } : {}),
+    ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+    ...(options.binary !== undefined ? { binaryPath: options.binary } : {}),
+  });
+  const info = await provider.create();
+  const details = provider.details(info.id);
+  if (!details) throw new Error("local() lost the sandbox it just created");
+  return { baseUrl: info.baseUrl, pid: details.pid, home: details.home, stop: () => provider.destroy(info.id) };
 }
