@@ -127,6 +127,13 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
     expect(counting.maxInFlight).toBe(1);
   });
 
+  it("takes only the region when given one", async () => {
+    const frame = await firstValueFrom(desktop.screen$({ intervalMs: 10, region: { x: 10, y: 10, width: 64, height: 32 } }));
+    expect(frame.contentType).toBe("image/png");
+    const view = new DataView(frame.bytes.buffer, frame.bytes.byteOffset, frame.bytes.byteLength);
+    expect([view.getUint32(16), view.getUint32(20)]).toEqual([64, 32]);
+  });
+
   it("aborts the request in flight when unsubscribed, and starts no other", async () => {
     let subscription: { unsubscribe(): void } | undefined;
     const inFlight = new Promise<void>((resolve) => {
