@@ -6,13 +6,14 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { CONTENDERS, contenders, type ContenderName } from "./contenders/index.js";
 import { FAN_OUT, fanOut, type FanOutResult } from "./scenarios/fan-out.js";
 import { consume, type ConsumeResult } from "./scenarios/inbound-cost.js";
+import { holdRatio, inlineHold, type InlineHoldResult } from "./scenarios/inline-hold.js";
 import { idleConnections, streamMemory, type IdleResult, type StreamMemoryResult } from "./scenarios/memory.js";
 import { requestCost, type RequestCostResult } from "./scenarios/request-cost.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
@@ -46,6 +47,7 @@ const SIZES = {
   burst: scaled(100_000),
   idle: scaled(1_000),
   fanOut: scaled(20_000),
+  inlineHold: scaled(100),
 };
 
 const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
@@ -306,6 +308,32 @@ async function streaming(rows: Row[]): Promise<void> {
   }
 }
 
+// --- scenario 7: an unrelated request while another session streams (v2 contract server) --------
+
+async function inlineHoldScenario(rows: Row[]): Promise<void> {
+  log(`\n## 7. a request while another session streams 100 frames/s vs on a quiet stream (v2 contract server, ours only, ${SIZES.inlineHold} requests per kind and phase, ${ROUNDS} rounds)`);
+  const results: InlineHoldResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const result = await inlineHold(SIZES.inlineHold);
+    results.push(result);
+    const ms = (values: number[]) => median(values).toFixed(2);
+    log(
+      `  round ${round + 1} other session ${ms(result.quiet.otherSession)} → ${ms(result.busy.otherSession)} ms (${holdRatio(result, "otherSession").toFixed(2)}×), non-session ${ms(result.quiet.nonSession)} → ${ms(result.busy.nonSession)} ms (${holdRatio(result, "nonSession").toFixed(2)}×), ${result.framesPerSecond.toFixed(0)} frames/s meanwhile`,
+    );
+  }
+  const all = (f: (r: InlineHoldResult) => number[]) => results.flatMap(f);
+  for (const [kind, label] of [["otherSession", "set_mode on another session"], ["nonSession", "non-session call"]] as const) {
+    const quiet = median(all((r) => r.quiet[kind]));
+    const busy = median(all((r) => r.busy[kind]));
+    const ratio = busy / quiet;
+    rows.push(
+      { scenario: "7", metric: `${label}, quiet stream, ms`, ours: quiet, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+      { scenario: "7", metric: `${label}, other session streaming, ms`, ours: busy, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+      { scenario: "7", metric: `${label}, streaming / quiet`, ours: ratio, upstream: undefined, raw: undefined, digits: 2, showRatios: false, target: { label: "≤ 1.2×", met: ratio <= 1.2 } },
+    );
+  }
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -326,6 +354,7 @@ async function main(): Promise<void> {
   if (wants("2b")) await timed("request cost", () => requestCostScenario(rows));
   if (wants("2") || wants("3")) await timed("round trips", () => roundTrips(rows, wants("2"), wants("3")));
   if (wants("4")) await timed("streaming", () => streaming(rows));
+  if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
   // Scenario order (1, 2, 2b, 3, ...) rather than the order they ran in; stable within a scenario.
   const rank = (scenario: string): number => {
     const n = Number.parseInt(scenario, 10);
