@@ -6,9 +6,7 @@
 import { parseArgs } from "node:util";
 import { lastValueFrom, takeWhile, tap } from "rxjs";
 import WebSocket from "ws";
-import type { WebSocketConstructor } from "../../lib/acp-http/web-socket.js";
-import { ControlPlaneHttp, type HttpSettings } from "../../lib/sandbox/control-plane.js";
-import { Processes } from "../../lib/sandbox/processes/index.js";
+import { SandboxAgentClient, type WebSocketConstructor } from "../../lib/sandbox/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -18,11 +16,14 @@ const { values } = parseArgs({
   },
 });
 
-// Until the client exposes it as `client.processes`, the API is built from the client's HTTP settings.
-const settings: HttpSettings = { baseUrl: values.url, token: values.token, headers: undefined, fetch: undefined };
-const processes = new Processes(new ControlPlaneHttp(settings), settings, {
+// The process API needs no agent connection: `autoConnect: false` leaves the agent alone.
+const client = new SandboxAgentClient({
+  baseUrl: values.url,
+  token: values.token,
+  autoConnect: false,
   WebSocket: WebSocket as unknown as WebSocketConstructor,
 });
+const { processes } = client;
 
 // 1. Run to completion: a non-zero exit is a result, not an error.
 const run = await processes.run({ command: "sh", args: ["-c", "uname -s; exit 3"] });

@@ -11,6 +11,7 @@ import { fileSystem, type FileSystem } from "./file-system.js";
 import { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
 import { detectServerApi, profileFor, type ServerApi } from "./profiles.js";
+import { Processes } from "./processes/index.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type {
@@ -42,6 +43,8 @@ export class SandboxAgentClient {
   readonly disconnected$: Observable<DisconnectInfo>;
   /** Settles when auto-connect does: resolves when connected, rejects with the connect error. */
   readonly ready: Promise<ConnectInfo | undefined>;
+  /** The server's process API: commands, processes, logs and terminals (no connection needed). */
+  readonly processes: Processes;
 
   readonly #options: SandboxAgentClientOptions;
   readonly #events = new Subject<SandboxEvent>();
@@ -54,7 +57,9 @@ export class SandboxAgentClient {
     this.#options = options;
     this.#logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
     const { baseUrl, token, headers, fetch } = options;
-    this.#http = new ControlPlaneHttp({ baseUrl, token, headers, fetch });
+    const settings = { baseUrl, token, headers, fetch };
+    this.#http = new ControlPlaneHttp(settings);
+    this.processes = new Processes(this.#http, settings, { WebSocket: options.WebSocket });
     this.#lifecycle = new ConnectionLifecycle({
       options,
       events: this.#events,

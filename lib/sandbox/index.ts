@@ -52,4 +52,10 @@ export type {
 } from "./control-schemas.js";
 export type { FileSystem } from "./file-system.js";
 export type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+export * from "./processes/index.js";
+export {
+  WebSocketUnavailableError,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from "../acp-http/web-socket.js";
 export * from "./errors/index.js";

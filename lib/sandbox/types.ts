@@ -1,3 +1,4 @@
+import type { WebSocketConstructor } from "../acp-http/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
 import type { CallOptions } from "./connection.js";
@@ -36,6 +37,8 @@ export interface SandboxAgentClientOptions {
   /** Sent with every request; names are case-insensitive, and the client's own headers win over them. */
   headers?: Record<string, string>;
   fetch?: typeof globalThis.fetch;
+  /** A WebSocket constructor for terminals where the runtime has none (Node 20: `import WebSocket from "ws"`). */
+  WebSocket?: WebSocketConstructor;
   /** Connect from the constructor (default true); the outcome is on `ready` and `state$`. */
   autoConnect?: boolean;
   /** Which server contract; asked of the server when absent. */
