@@ -1,8 +1,10 @@
-// Kill-and-restore: a child process records a 200-update turn of the v2 contract server into
-// sqliteStore and is SIGKILLed at 20 seeded random points of the turn (once the store has passed
-// a random count; the kill lands a little later, wherever the child then is, possibly mid-write);
-// each fresh process reattaches with the stored connection id and Last-Event-ID. At the end the
-// store holds every update of the turn exactly once, in stream order, numbered 1..200.
+// Kill-and-restore: a child process records a 200-update turn (of the v2 contract server, then of
+// the real 0.4.2 server with the scripted agent) into sqliteStore and is SIGKILLed at 20 seeded
+// random points of the turn (once the store has passed a random count; the kill lands a little
+// later, wherever the child then is, possibly mid-write; a child that has stored 5 updates past
+// it kills itself, so no child can finish the turn early); each fresh process reattaches with the
+// stored connection and Last-Event-ID. At the end the store holds every update of the turn exactly
+// once, in stream order, numbered 1..200.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,18 +12,20 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sqliteStore } from "../../lib/sqlite/index.js";
 import { mulberry32, randomInt } from "../support/prng.js";
-import { startV2ContractServer, type V2ContractServer } from "../support/v2-contract-server.js";
+import { startSandboxAgent } from "../support/sandbox-agent-server.js";
+import { startV2ContractServer } from "../support/v2-contract-server.js";
 
 const CHILD = fileURLToPath(new URL("./kill-restore/recording-child.ts", import.meta.url));
 const SEED = 13;
 const KILLS = 20;
-const WORDS = 199; // "mock: w1 ... w199": 200 updates
+const UPDATES = 200;
+const EXITED = "(exited)";
 const LINE_TIMEOUT_MS = 30_000;
 
 interface Child {
   process: ChildProcess;
-  /** The first output line that satisfies `match` (bounded wait). */
-  next(match: (line: string) => boolean, what: string): Promise<string>;
+  /** The first output line that satisfies `match` (bounded wait), or EXITED if allowed. */
+  next(match: (line: string) => boolean, what: string, exitOk?: boolean): Promise<string>;
   exited: Promise<number | null>;
 }
 
@@ -38,12 +42,13 @@ function startChild(args: string[]): Child {
   let stderr = "";
   child.stderr?.on("data", (data: Buffer) => (stderr += data.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const next = async (match: (line: string) => boolean, what: string) => {
+  const next = async (match: (line: string) => boolean, what: string, exitOk = false) => {
     const deadline = Date.now() + LINE_TIMEOUT_MS;
     for (;;) {
       const line = lines.find(match);
       if (line) return line;
       if (child.exitCode !== null || child.signalCode !== null) {
+        if (exitOk) return EXITED;
         throw new Error(`child exited before ${what}: ${stderr}`);
       }
       if (Date.now() > deadline) throw new Error(`no ${what} from the child within ${LINE_TIMEOUT_MS} ms: ${stderr}`);
@@ -55,15 +60,49 @@ function startChild(args: string[]): Child {
 
 type Chunk = { params: { update: { content: { text: string } } } };
 
-describe("kill-and-restore with sqliteStore against the v2 contract server", () => {
-  let server: V2ContractServer;
+interface Server {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+interface Case {
+  api: "v2" | "v1";
+  start(): Promise<Server>;
+  prompt: string;
+  texts: string[];
+}
+
+const CASES: Array<[string, Case]> = [
+  [
+    "the v2 contract server",
+    {
+      api: "v2",
+      start: () => startV2ContractServer({ mockChunkDelayMs: 100 }),
+      // The mock agent answers "mock: <prompt>" one word per update.
+      prompt: Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}`).join(" "),
+      texts: ["mock: ", ...Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}${i < UPDATES - 2 ? " " : ""}`)],
+    },
+  ],
+  [
+    "the real 0.4.2 server (scripted agent)",
+    {
+      api: "v1",
+      start: () => startSandboxAgent(),
+      prompt: `slowchunks ${UPDATES} 100`,
+      texts: Array.from({ length: UPDATES }, (_, i) => `c${i}`),
+    },
+  ],
+];
+
+describe.each(CASES)("kill-and-restore with sqliteStore against %s", (_, spec) => {
+  let server: Server;
   let dir: string;
   const children: Child[] = [];
 
   beforeAll(async () => {
-    server = await startV2ContractServer({ mockChunkDelayMs: 100 });
+    server = await spec.start();
     dir = mkdtempSync(join(tmpdir(), "sarx-kill-"));
-  });
+  }, 60_000);
 
   afterAll(async () => {
     for (const { process: child } of children) {
@@ -75,44 +114,50 @@ describe("kill-and-restore with sqliteStore against the v2 contract server", () 
 
   it(`stores every update exactly once and in order across ${KILLS} SIGKILLs`, async () => {
     const random = mulberry32(SEED);
-    const thresholds = Array.from({ length: KILLS }, () => randomInt(random, 1, WORDS - 1)).sort((a, b) => a - b);
+    const thresholds = Array.from({ length: KILLS }, () => randomInt(random, 1, UPDATES - 10)).sort((a, b) => a - b);
     const db = join(dir, "sessions.db");
     const resumedFrom: number[] = [];
     const killedAt: number[] = [];
+    let selfKills = 0;
     const started = Date.now();
+    const last = spec.texts.at(-1) as string;
     for (let kill = 0; kill <= KILLS; kill++) {
-      const child = startChild([kill === 0 ? "start" : "resume", server.baseUrl, db, String(WORDS)]);
+      const threshold = thresholds[kill] ?? 0;
+      const dieAt = kill === KILLS ? 0 : threshold + 5;
+      const args = [kill === 0 ? "start" : "resume", spec.api, server.baseUrl, db, spec.prompt, last, String(dieAt)];
+      const child = startChild(args);
       children.push(child);
-      const ready = await child.next((line) => line.startsWith("ready"), "ready");
-      resumedFrom.push(Number(ready.split(" ")[1]));
+      // A resumed child can race past its bound (replaying) before it says "ready".
+      const ready = await child.next((line) => line.startsWith("ready"), "ready", kill < KILLS);
+      if (ready !== EXITED) resumedFrom.push(Number(ready.split(" ")[1]));
       if (kill === KILLS) {
         // The last one is left alone: it records to the end of the turn and exits.
         await child.next((line) => line === "done", "done");
         expect(await child.exited).toBe(0);
         break;
       }
-      const threshold = thresholds[kill] as number;
       // A resumed child may already be past the threshold: then it dies right after reattaching.
-      const reached = (line: string) =>
-        line === "done" || (line.startsWith("stored ") && Number(line.slice(7)) >= threshold);
-      if (resumedFrom.at(-1)! < threshold) await child.next(reached, `stored ${threshold}`);
+      const reached = (line: string) => line.startsWith("stored ") && Number(line.slice(7)) >= threshold;
+      await child.next(reached, `stored ${threshold}`, true);
+      if (child.process.exitCode !== null || child.process.signalCode !== null) selfKills += 1;
       child.process.kill("SIGKILL");
       await child.exited;
+      expect(child.process.signalCode).toBe("SIGKILL");
       killedAt.push(threshold);
     }
     const store = sqliteStore({ database: db });
     const { items } = await store.listEvents({ sessionId: "local-1", limit: 1000 });
     await store.close?.();
     const texts = items.map((item) => (item.payload as unknown as Chunk).params.update.content.text);
-    const words = Array.from({ length: WORDS }, (_, i) => (i < WORDS - 1 ? `w${i + 1} ` : `w${i + 1}`));
-    expect(texts).toEqual(["mock: ", ...words]);
-    expect(items.map((item) => item.eventIndex)).toEqual(Array.from({ length: WORDS + 1 }, (_, i) => i + 1));
-    expect(new Set(items.map((item) => item.id)).size).toBe(WORDS + 1);
-    // The figures for the report: where each restarted process resumed the stream from.
+    expect(texts).toEqual(spec.texts);
+    expect(items.map((item) => item.eventIndex)).toEqual(Array.from({ length: UPDATES }, (_, i) => i + 1));
+    expect(new Set(items.map((item) => item.id)).size).toBe(UPDATES);
     expect(killedAt).toHaveLength(KILLS);
+    // The figures for the report.
     process.stderr.write(
-      `kill-and-restore: ${KILLS} kills after stored counts [${killedAt.join(", ")}]; ` +
-        `restarts resumed from stream ids [${resumedFrom.join(", ")}]; ${Date.now() - started} ms\n`,
+      `kill-and-restore (${spec.api}): ${KILLS} kills after stored counts [${killedAt.join(", ")}]; ` +
+        `${selfKills} of them self-inflicted (stored 5 past the threshold first); restarts resumed from stream ids ` +
+        `[${resumedFrom.join(", ")}]; ${Date.now() - started} ms\n`,
     );
-  }, 240_000);
+  }, 300_000);
 });
