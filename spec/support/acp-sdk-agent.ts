@@ -7,6 +7,7 @@
 //   SLOW        streams one chunk every 100 ms until session/cancel or `$/cancel_request`
 //   anything    streams the words back ("echo:" then one chunk per word), then end_turn
 // The extension request `_test/hang` never answers; it resolves only when cancelled.
+// `_test/ping` answers its params at once (round-trip benchmarks).
 import { agent, type AgentApp, type JsonRpcId } from "@agentclientprotocol/sdk";
 
 /** What the agent saw, shared across connections; tests read it. */
@@ -114,6 +115,8 @@ export function createTestAgent(log: AgentLog): AgentApp {
       });
     });
   });
+
+  app.onRequest("_test/ping", { parse: (value: unknown) => value }, ({ params }) => ({ echoed: params }));
 
   return app;
 }
