@@ -1,4 +1,5 @@
 import type { AcpConnectionClosedError, CloseReason } from "./errors/connection-closed-error.js";
+import type { CursorAdvance } from "./event-stream.js";
 import type { AcpClientHandlers } from "./handlers.js";
 import type { TokenSource } from "./http.js";
 import type { ResponseEcho } from "./inbound.js";
@@ -38,6 +39,17 @@ export interface AcpHttpClientOptions {
   /** Upper bound for the DELETE sent by `disconnect()`. Default 2000 ms. */
   closeTimeoutMs?: number;
   logger?: AcpLogger;
+  /**
+   * Whether the server numbers each stream's events 1, 2, 3, ... without holes, so a
+   * skipped number is a lost event (reported on `gaps$` and re-fetched). Default true (the
+   * sandbox-agent servers do); false treats ids as opaque cursors and infers no gaps.
+   */
+  contiguousEventIds?: boolean;
+  /**
+   * Called each time a stream's cursor moves, before the frame is dispatched: persist
+   * `lastEventId` to resume that stream later (the connection stream's, or a session's).
+   */
+  onCursor?: (advance: CursorAdvance) => void;
 }
 
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */
@@ -45,6 +57,8 @@ export const RFD_PROFILE = {
   path: "/acp",
   connectionIdHeader: "Acp-Connection-Id",
   sessionStreams: { header: "Acp-Session-Id" },
+  // The RFD makes event ids opaque; qwen's replay numbers are not contiguous.
+  contiguousEventIds: false,
 } as const satisfies Partial<AcpHttpClientOptions>;
 
 /** Per-call options: `signal` aborts the call, `timeoutMs` bounds it. */

@@ -61,6 +61,8 @@ export class Connection {
       logger,
       sessionHeader: options.sessionStreams?.header,
       lastEventId: options.lastEventId,
+      contiguousIds: options.contiguousEventIds ?? true,
+      onCursor: options.onCursor,
       onFrame: (frame, stream) => this.#frame(frame, stream),
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),

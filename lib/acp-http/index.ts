@@ -15,7 +15,7 @@ export type { AcpConnectionState } from "./state.js";
 export type { ReconnectPolicy } from "./reconnect.js";
 export type { TokenSource } from "./http.js";
 export type { AcpParseError, ResponseEcho } from "./inbound.js";
-export type { EventGap } from "./event-stream.js";
+export type { CursorAdvance, EventGap } from "./event-stream.js";
 export type { AcpClientHandlers, HandlerContext } from "./handlers.js";
 export { consoleLogger, type AcpLogger } from "./logger.js";
 export {

@@ -1,6 +1,12 @@
 import type { CloseReason } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
-import { EventStream, RetriesExhaustedError, type EventGap, type EventStreamStatus } from "./event-stream.js";
+import {
+  EventStream,
+  RetriesExhaustedError,
+  type CursorAdvance,
+  type EventGap,
+  type EventStreamStatus,
+} from "./event-stream.js";
 import type { HttpTransport } from "./http.js";
 import type { AcpLogger } from "./logger.js";
 import type { NormalizedReconnectPolicy } from "./reconnect.js";
@@ -14,6 +20,9 @@ export interface SessionStreamsOptions {
   sessionHeader: string | undefined;
   /** Seed for the connection stream's cursor. */
   lastEventId: string | undefined;
+  /** The server's ids are contiguous numbers (gaps are detectable); false: opaque. */
+  contiguousIds: boolean;
+  onCursor?: ((advance: CursorAdvance) => void) | undefined;
   onFrame(frame: SseFrame, stream: string): void;
   onGap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
@@ -107,6 +116,9 @@ export class SessionStreams {
       open: (cursor, signal) => http.openStream(headers, cursor, signal),
       policy,
       lastEventId,
+      contiguousIds: this.#options.contiguousIds,
+      ...(name === CONNECTION_STREAM ? {} : { sessionId: name }),
+      ...(this.#options.onCursor ? { onCursor: this.#options.onCursor } : {}),
       logger,
       onFrame: (frame, streamName) => this.#options.onFrame(frame, streamName),
       onGap: (gap) => {

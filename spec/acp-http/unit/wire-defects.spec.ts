@@ -116,3 +116,41 @@ describe("defect 11: a slow subscriber is not a stalled server", () => {
     expect(h.server.streams).toHaveLength(1);
   });
 });
+
+describe("defects 6 and 9 through the client: opaque ids per profile, cursor advances, cursor after close", () => {
+  const note = (n: number) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", n } });
+
+  it("contiguousEventIds false (the RFD profile's): ids 10, 20, 30 open no new GET and report no gap", async () => {
+    const h = createHarness({ contiguousEventIds: false });
+    const gaps: unknown[] = [];
+    h.client.gaps$.subscribe((gap) => gaps.push(gap));
+    const stream = await bootstrap(h);
+    for (const id of ["10", "20", "30"]) stream.push(sseEvent({ id, data: note(Number(id)) }));
+    await settle(20);
+    expect(h.envelopes.filter((e) => "method" in e && e.method === "session/update")).toHaveLength(3);
+    expect(gaps).toEqual([]);
+    expect(h.server.streams).toHaveLength(1);
+  });
+
+  it("the default (contiguous) still reopens from the cursor on a skipped id", async () => {
+    const h = createHarness();
+    const stream = await bootstrap(h);
+    stream.push(sseEvent({ id: "1", data: note(1) }) + sseEvent({ id: "3", data: note(3) }));
+    await h.server.stream(2);
+    expect(h.server.streams[1]?.request.headers.get("last-event-id")).toBe("1");
+  });
+
+  it("onCursor reports each advance of the connection stream, and lastEventId stays readable after disconnect", async () => {
+    const advances: unknown[] = [];
+    const h = createHarness({ contiguousEventIds: false, onCursor: (advance) => advances.push(advance) });
+    const stream = await bootstrap(h);
+    stream.push(sseEvent({ id: "a7", data: note(1) }) + sseEvent({ id: "b9", data: note(2) }));
+    await settle(20);
+    expect(advances).toEqual([
+      { stream: "connection", lastEventId: "a7" },
+      { stream: "connection", lastEventId: "b9" },
+    ]);
+    await h.client.disconnect();
+    expect(h.client.lastEventId).toBe("b9");
+  });
+});
