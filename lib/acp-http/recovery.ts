@@ -1,0 +1,123 @@
+import type { AcpLogger } from "./logger.js";
+import { reconnectDelay, type NormalizedReconnectPolicy } from "./reconnect.js";
+
+/** A lost connection was re-established on a server without replay (`recoveries$`). */
+export interface AcpRecovery {
+  /** The new connection's id, when the transport shows it. */
+  connectionId: string | undefined;
+  /** Sessions re-attached with `session/load`: their next prompts work as before. */
+  loaded: string[];
+  /** Sessions that could not be re-attached (no `loadSession`, or the load failed); they are gone. */
+  failed: Array<{ sessionId: string; error: string }>;
+  /** Attempts it took (1 = the first). */
+  attempts: number;
+}
+
+interface OpenSession {
+  cwd: string;
+  mcpServers: unknown[];
+}
+
+/**
+ * What a lost connection needs to be rebuilt: the `initialize` params sent, whether the
+ * agent can `session/load`, and each session open here (with the `cwd` and MCP servers
+ * it was opened with). Fed from every successful request.
+ */
+export class SessionLedger {
+  #initialize: unknown;
+  #initialized = false;
+  #loadSession = false;
+  readonly #sessions = new Map<string, OpenSession>();
+
+  note(method: string, params: unknown, result: unknown): void {
+    const p = (params ?? {}) as { sessionId?: unknown; cwd?: unknown; mcpServers?: unknown };
+    if (method === "initialize") {
+      this.#initialize = params;
+      this.#initialized = true;
+      const caps = (result as { agentCapabilities?: { loadSession?: unknown } } | undefined)?.agentCapabilities;
+      this.#loadSession = caps?.loadSession === true;
+      return;
+    }
+    const sessionId =
+      method === "session/new" || method === "session/fork"
+        ? (result as { sessionId?: unknown } | undefined)?.sessionId
+        : method === "session/load" || method === "session/resume" || method === "session/close"
+          ? p.sessionId
+          : undefined;
+    if (typeof sessionId !== "string") return;
+    if (method === "session/close") return void this.#sessions.delete(sessionId);
+    const known = this.#sessions.get(sessionId);
+    this.#sessions.set(sessionId, {
+      cwd: typeof p.cwd === "string" ? p.cwd : (known?.cwd ?? "/"),
+      mcpServers: Array.isArray(p.mcpServers) ? p.mcpServers : (known?.mcpServers ?? []),
+    });
+  }
+
+  /** True once an `initialize` succeeded: there is something to rebuild. */
+  get recoverable(): boolean {
+    return this.#initialized;
+  }
+
+  /** Re-initializes, then loads each session; retried per the reconnect policy. */
+  async recover(options: RecoverOptions): Promise<AcpRecovery> {
+    const { policy, signal, logger } = options;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= policy.maxRetries + 1; attempt += 1) {
+      if (attempt > 1) await sleep(reconnectDelay(policy, attempt - 1), signal);
+      if (signal.aborted) break;
+      options.reset();
+      try {
+        await options.request("initialize", this.#initialize);
+      } catch (error) {
+        lastError = error;
+        logger.debug("recovery: initialize failed", { attempt, error: (error as Error).message });
+        continue;
+      }
+      return { ...(await this.#loadAll(options)), connectionId: options.connectionId(), attempts: attempt };
+    }
+    throw lastError ?? new Error("recovery aborted");
+  }
+
+  async #loadAll(options: RecoverOptions): Promise<Pick<AcpRecovery, "loaded" | "failed">> {
+    const loaded: string[] = [];
+    const failed: AcpRecovery["failed"] = [];
+    for (const [sessionId, session] of [...this.#sessions]) {
+      if (!this.#loadSession) {
+        failed.push({ sessionId, error: "the agent does not advertise loadSession" });
+        this.#sessions.delete(sessionId);
+        continue;
+      }
+      try {
+        await options.request("session/load", { sessionId, cwd: session.cwd, mcpServers: session.mcpServers });
+        loaded.push(sessionId);
+      } catch (error) {
+        failed.push({ sessionId, error: (error as Error).message });
+        this.#sessions.delete(sessionId);
+      }
+    }
+    return { loaded, failed };
+  }
+}
+
+export interface RecoverOptions {
+  policy: NormalizedReconnectPolicy;
+  /** Aborted when the client closes: recovery stops. */
+  signal: AbortSignal;
+  logger: AcpLogger;
+  /** Forgets the lost connection (its id, streams or socket) before each attempt. */
+  reset(): void;
+  /** Sends one request on the new connection. */
+  request(method: string, params: unknown): Promise<unknown>;
+  connectionId(): string | undefined;
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });

@@ -1,0 +1,183 @@
+import { headersFrom, type AcpCookieStore } from "./cookie-store.js";
+import { AcpNetworkError } from "./errors/network-error.js";
+import { assertHeaders, mergeHeaders } from "./headers.js";
+import type { AcpLogger } from "./logger.js";
+import { oversize } from "./message-size.js";
+import { resolveToken, type TokenSource } from "./token.js";
+import {
+  resolveWebSocket,
+  WEB_SOCKET_OPEN,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from "./web-socket.js";
+
+export interface WebSocketTransportOptions {
+  /** `ws://` or `wss://` URL of the endpoint. */
+  url: string;
+  WebSocket: WebSocketConstructor | undefined;
+  connectionIdHeader: string;
+  headers: Record<string, string> | undefined;
+  token: TokenSource | undefined;
+  cookies: AcpCookieStore | undefined;
+  maxMessageBytes: number;
+  logger: AcpLogger;
+  /** One text frame: one JSON-RPC message. */
+  onMessage(data: string): void;
+  /** A text frame over `maxMessageBytes`, dropped. */
+  onOversize(bytes: number): void;
+  /** The socket went away without `close()` being called; `cause` says how. */
+  onLost(cause: AcpNetworkError): void;
+}
+
+/** How long to wait for a socket to open before the send fails. */
+const OPEN_TIMEOUT_MS = 15_000;
+
+/**
+ * The WebSocket side of the transport: one socket per connection, opened by the first
+ * send (which must be `initialize`), one JSON text frame per message both ways, binary
+ * frames ignored. The connection id and cookies come from the 101 where the constructor
+ * shows its headers (`ws` emits `upgrade`); standard constructors cannot send headers, so
+ * there the browser's own cookie jar and no bearer header apply. A lost socket is reported,
+ * never reopened here: on a server without replay the next socket is a new connection,
+ * which only `initialize` can start (the caller's recovery does that).
+ */
+export class WebSocketTransport {
+  readonly #options: WebSocketTransportOptions;
+  #socket: WebSocketLike | undefined;
+  #opening: Promise<WebSocketLike> | undefined;
+  #connectionId: string | undefined;
+  #closed = false;
+
+  constructor(options: WebSocketTransportOptions) {
+    this.#options = options;
+    assertHeaders(options.headers);
+  }
+
+  get connectionId(): string | undefined {
+    return this.#connectionId;
+  }
+
+  /** A socket is open (frames can arrive). */
+  get open(): boolean {
+    return this.#socket?.readyState === WEB_SOCKET_OPEN;
+  }
+
+  /** Sends one message, opening the socket first if there is none. */
+  async send(body: string, operation: string): Promise<void> {
+    const socket = this.#socket?.readyState === WEB_SOCKET_OPEN ? this.#socket : await this.#connect(operation);
+    try {
+      socket.send(body);
+    } catch (error) {
+      throw new AcpNetworkError(operation, error);
+    }
+  }
+
+  /** Drops the current socket (a new connection starts with the next send). */
+  reset(): void {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#opening = undefined;
+    this.#connectionId = undefined;
+    if (socket) closeQuietly(socket, 1000);
+  }
+
+  /** Closes for good: later sends fail. */
+  close(): void {
+    this.#closed = true;
+    this.reset();
+  }
+
+  #connect(operation: string): Promise<WebSocketLike> {
+    if (this.#closed) return Promise.reject(new AcpNetworkError(operation, new Error("transport closed")));
+    this.#opening ??= this.#openSocket(operation).finally(() => (this.#opening = undefined));
+    return this.#opening;
+  }
+
+  async #openSocket(operation: string): Promise<WebSocketLike> {
+    const { WebSocket, supportsHeaders } = resolveWebSocket(this.#options.WebSocket);
+    const token = await resolveToken(this.#options.token);
+    const headers = mergeHeaders({ user: this.#options.headers, token });
+    this.#options.cookies?.apply(headers);
+    if (!supportsHeaders && (token || [...headers.keys()].length > 0)) {
+      this.#options.logger.warn("this WebSocket constructor cannot send headers; token, headers and cookies stay off");
+    }
+    const init = supportsHeaders ? { headers: Object.fromEntries(headers) } : undefined;
+    let socket: WebSocketLike;
+    try {
+      socket = init ? new WebSocket(this.#options.url, [], init) : new WebSocket(this.#options.url);
+    } catch (error) {
+      throw new AcpNetworkError(operation, error);
+    }
+    socket.binaryType = "arraybuffer";
+    this.#watchUpgrade(socket);
+    await this.#opened(socket, operation);
+    if (this.#closed) {
+      closeQuietly(socket, 1000);
+      throw new AcpNetworkError(operation, new Error("transport closed"));
+    }
+    this.#socket = socket;
+    this.#listen(socket);
+    return socket;
+  }
+
+  /** `ws` shows the 101 response: the connection id header and `Set-Cookie`. */
+  #watchUpgrade(socket: WebSocketLike): void {
+    const on = (socket as { on?: (event: string, listener: (response: unknown) => void) => void }).on;
+    if (typeof on !== "function") return;
+    on.call(socket, "upgrade", (response) => {
+      const raw = (response as { headers?: Record<string, string | string[] | undefined> }).headers ?? {};
+      const headers = headersFrom(raw);
+      this.#options.cookies?.store(headers);
+      const id = headers.get(this.#options.connectionIdHeader);
+      if (id) this.#connectionId = id;
+    });
+  }
+
+  #opened(socket: WebSocketLike, operation: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`not open within ${OPEN_TIMEOUT_MS} ms`)), OPEN_TIMEOUT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        socket.removeEventListener("open", onOpen);
+        socket.removeEventListener("error", onError);
+        socket.removeEventListener("close", onClose);
+      };
+      const fail = (cause: unknown) => {
+        done();
+        closeQuietly(socket, 1000);
+        reject(new AcpNetworkError(operation, cause));
+      };
+      const onOpen = () => (done(), resolve());
+      const onError = (event: { message?: string; error?: unknown }) =>
+        fail(event.error ?? new Error(event.message ?? "WebSocket error"));
+      const onClose = (event: { code?: number }) => fail(new Error(`closed before opening (code ${event.code})`));
+      socket.addEventListener("open", onOpen);
+      socket.addEventListener("error", onError as (event: never) => void);
+      socket.addEventListener("close", onClose as (event: never) => void);
+    });
+  }
+
+  #listen(socket: WebSocketLike): void {
+    const { maxMessageBytes } = this.#options;
+    socket.addEventListener("message", ((event: { data: unknown }) => {
+      if (typeof event.data !== "string") return; // binary frames carry no ACP messages
+      const bytes = oversize(event.data, maxMessageBytes);
+      if (bytes !== undefined) return this.#options.onOversize(bytes);
+      this.#options.onMessage(event.data);
+    }) as (event: never) => void);
+    socket.addEventListener("close", ((event: { code?: number; reason?: string }) => {
+      if (this.#socket !== socket) return;
+      this.#socket = undefined;
+      const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${event.reason ? `: ${event.reason}` : ""})`);
+      this.#options.onLost(new AcpNetworkError("websocket", cause));
+    }) as (event: never) => void);
+  }
+}
+
+function closeQuietly(socket: WebSocketLike, code: number): void {
+  try {
+    socket.close(code);
+  } catch {
+    // Closing a socket that never opened can throw in some implementations; it is gone either way.
+  }
+}

@@ -1,0 +1,77 @@
+import { silentLogger } from "../../../lib/acp-http/logger.js";
+import { normalizeReconnectPolicy } from "../../../lib/acp-http/reconnect.js";
+import { SessionLedger, type RecoverOptions } from "../../../lib/acp-http/recovery.js";
+
+const INIT = { protocolVersion: 1, clientCapabilities: {} };
+
+function options(answer: (method: string, params: unknown) => unknown, extra: Partial<RecoverOptions> = {}) {
+  const calls: Array<[string, unknown]> = [];
+  let resets = 0;
+  const opts: RecoverOptions = {
+    policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 2, maxRetries: 2 }),
+    signal: new AbortController().signal,
+    logger: silentLogger,
+    reset: () => void (resets += 1),
+    request: async (method, params) => {
+      calls.push([method, params]);
+      return answer(method, params);
+    },
+    connectionId: () => "new-connection",
+    ...extra,
+  };
+  return { opts, calls, resets: () => resets };
+}
+
+describe("SessionLedger", () => {
+  it("re-initializes with the same params, then loads each open session with its cwd and MCP servers", async () => {
+    const ledger = new SessionLedger();
+    expect(ledger.recoverable).toBe(false);
+    ledger.note("initialize", INIT, { agentCapabilities: { loadSession: true } });
+    ledger.note("session/new", { cwd: "/a", mcpServers: [{ name: "m" }] }, { sessionId: "s1" });
+    ledger.note("session/new", { cwd: "/b", mcpServers: [] }, { sessionId: "s2" });
+    ledger.note("session/close", { sessionId: "s2" }, {});
+    ledger.note("session/load", { sessionId: "s3", cwd: "/c", mcpServers: [] }, {});
+    const { opts, calls, resets } = options(() => ({}));
+    const result = await ledger.recover(opts);
+    expect(calls).toEqual([
+      ["initialize", INIT],
+      ["session/load", { sessionId: "s1", cwd: "/a", mcpServers: [{ name: "m" }] }],
+      ["session/load", { sessionId: "s3", cwd: "/c", mcpServers: [] }],
+    ]);
+    expect(result).toEqual({ connectionId: "new-connection", loaded: ["s1", "s3"], failed: [], attempts: 1 });
+    expect(resets()).toBe(1);
+  });
+
+  it("retries a failed initialize per the policy; a session whose load fails is reported and forgotten", async () => {
+    const ledger = new SessionLedger();
+    ledger.note("initialize", INIT, { agentCapabilities: { loadSession: true } });
+    ledger.note("session/new", { cwd: "/a", mcpServers: [] }, { sessionId: "s1" });
+    ledger.note("session/new", { cwd: "/a", mcpServers: [] }, { sessionId: "gone" });
+    let initializes = 0;
+    const { opts } = options((method, params) => {
+      if (method === "initialize" && ++initializes < 3) throw new Error("refused");
+      if ((params as { sessionId?: string }).sessionId === "gone") throw new Error("unknown session");
+      return {};
+    });
+    const result = await ledger.recover(opts);
+    expect(result.attempts).toBe(3);
+    expect(result.loaded).toEqual(["s1"]);
+    expect(result.failed).toEqual([{ sessionId: "gone", error: "unknown session" }]);
+    const again = options(() => ({}));
+    expect((await ledger.recover(again.opts)).loaded).toEqual(["s1"]);
+  });
+
+  it("without loadSession every session is reported failed; exhausted retries reject with the last error", async () => {
+    const ledger = new SessionLedger();
+    ledger.note("initialize", INIT, { agentCapabilities: {} });
+    ledger.note("session/new", { cwd: "/a", mcpServers: [] }, { sessionId: "s1" });
+    const { opts, calls } = options(() => ({}));
+    const result = await ledger.recover(opts);
+    expect(result.failed).toEqual([{ sessionId: "s1", error: "the agent does not advertise loadSession" }]);
+    expect(calls.map(([method]) => method)).toEqual(["initialize"]);
+    const refusing = options(() => {
+      throw new Error("still down");
+    });
+    await expect(ledger.recover(refusing.opts)).rejects.toThrow("still down");
+  });
+});
