@@ -1,0 +1,108 @@
+// The web example's shell: connect → session list → session page, one SandboxAgentClient at a time.
+// Only the package's public API is used (`sandbox-agent-rx`, aliased to lib/ by vite.config.ts).
+import { Subscription } from "rxjs";
+import { SandboxAgentClient, type SessionHandle } from "sandbox-agent-rx";
+import { connectionBadge, renderBadge } from "./connection-badge.js";
+import { connectView, prefilledTarget, type ConnectTarget } from "./connect-view.js";
+import { byId, errorText, h } from "./dom.js";
+import { permissionHandler } from "./permission-dialog.js";
+import { rememberTitle, sessionListView, sessionTitle } from "./session-list-view.js";
+import { sessionPage } from "./session-page.js";
+
+const app = byId<HTMLElement>("app");
+const badge = byId<HTMLElement>("badge");
+const serverLabel = byId<HTMLElement>("server");
+const disconnectButton = byId<HTMLButtonElement>("disconnect");
+
+let client: SandboxAgentClient | undefined;
+let target = prefilledTarget();
+let clientSubscription = new Subscription();
+let pageSubscription = new Subscription();
+
+function show(element: HTMLElement, subscription = new Subscription()): void {
+  pageSubscription.unsubscribe();
+  pageSubscription = subscription;
+  app.replaceChildren(element);
+}
+
+function showConnect(error?: string): void {
+  disconnectButton.hidden = true;
+  serverLabel.textContent = "";
+  show(connectView(target, error, (next) => void connect(next)));
+}
+
+async function connect(next: ConnectTarget): Promise<void> {
+  target = next;
+  await teardown();
+  const current = new SandboxAgentClient({
+    baseUrl: next.baseUrl,
+    agent: next.agent,
+    ...(next.token ? { token: next.token } : {}),
+    onPermissionRequest: permissionHandler(),
+  });
+  client = current;
+  clientSubscription = connectionBadge(current).subscribe((state) => renderBadge(badge, state));
+  serverLabel.textContent = `${next.agent} @ ${next.baseUrl}`;
+  disconnectButton.hidden = false;
+  show(h("p", { class: "muted center" }, "Connecting…"));
+  try {
+    await current.ready;
+    if (client === current) await showSessions();
+  } catch (error) {
+    if (client === current) showConnect(`Could not connect: ${errorText(error)}`);
+  }
+}
+
+async function teardown(): Promise<void> {
+  pageSubscription.unsubscribe();
+  const previous = client;
+  client = undefined;
+  await previous?.disconnect().catch(() => undefined);
+  clientSubscription.unsubscribe();
+  badge.textContent = "";
+  badge.className = "badge";
+}
+
+async function showSessions(): Promise<void> {
+  const current = client;
+  if (!current) return showConnect();
+  const listing = await current.listSessions({}, { timeoutMs: 15_000 }).then(
+    (list) => list.sessions,
+    (error: unknown) => `Could not list sessions: ${errorText(error)}`,
+  );
+  if (client !== current) return;
+  show(sessionListView(listing, {
+    refresh: () => void showSessions(),
+    create: (title) => {
+      current
+        .newSession({ metadata: { title } }, { timeoutMs: 30_000 })
+        .then((handle) => {
+          rememberTitle(handle.sessionId, title);
+          openSession(handle.sessionId, title, handle);
+        })
+        .catch((error: unknown) => alert(`Could not start a session: ${errorText(error)}`));
+    },
+    open: (sessionId) => {
+      const found = typeof listing === "string" ? undefined : listing.find((s) => s.sessionId === sessionId);
+      const title = found ? sessionTitle(found) : sessionId;
+      // Sessions of this connection are live already; others are loaded (when the agent can).
+      current
+        .loadSession(sessionId, {}, { timeoutMs: 30_000 })
+        .catch(() => undefined)
+        .then(() => openSession(sessionId, title));
+    },
+  }));
+}
+
+function openSession(sessionId: string, title: string, handle?: SessionHandle): void {
+  const current = client;
+  if (!current) return;
+  const page = sessionPage({ client: current, sessionId, title, ...(handle ? { handle } : {}), onBack: () => void showSessions() });
+  show(page.element, page.subscription);
+}
+
+disconnectButton.addEventListener("click", () => void teardown().then(() => showConnect()));
+// Closing the tab should not leave the agent process waiting on a dead connection.
+addEventListener("pagehide", () => void client?.disconnect());
+
+showConnect();

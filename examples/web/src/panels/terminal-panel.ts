@@ -1,0 +1,67 @@
+// The terminal panel: xterm.js over client.processes.terminal(). A bash under a PTY is spawned on
+// first open; keystrokes go to Terminal.send, PTY bytes from output$ go straight to xterm.
+import { Terminal as XTerm } from "@xterm/xterm";
+import "@xterm/xterm/css/xterm.css";
+import type { SandboxAgentClient, Terminal } from "sandbox-agent-rx";
+import type { Subscription } from "rxjs";
+import { errorText, h } from "../dom.js";
+
+const COLS = 80;
+const ROWS = 24;
+
+export function terminalPanel(client: SandboxAgentClient, owner: Subscription): HTMLElement {
+  const screen = h("div", { class: "xterm-host", id: "terminal" });
+  const status = h("span", { class: "muted", id: "terminal-status" }, "starting…");
+  const element = h("div", { class: "panel terminal-panel" }, h("div", { class: "panel-bar" }, status), screen);
+  const xterm = new XTerm({
+    cols: COLS,
+    rows: ROWS,
+    convertEol: false,
+    fontFamily: "ui-monospace, 'DejaVu Sans Mono', monospace",
+    fontSize: 12,
+    theme: { background: "#10141c", foreground: "#d8dee9", cursor: "#88c0d0" },
+  });
+  let terminal: Terminal | undefined;
+  let processId: string | undefined;
+  owner.add(() => {
+    terminal?.close();
+    xterm.dispose();
+    // The shell was started for this page: end it with the page rather than leave it running.
+    if (processId) client.processes.kill(processId).catch(() => undefined);
+  });
+
+  // xterm measures its container, so it opens once the panel is in the document.
+  requestAnimationFrame(() => {
+    xterm.open(screen);
+    void start();
+  });
+
+  async function start(): Promise<void> {
+    try {
+      const shell = await client.processes.spawn({
+        command: "bash",
+        args: ["--norc", "--noprofile", "-i"],
+        tty: true,
+        interactive: true,
+        env: { TERM: "xterm-256color", PS1: "\\w $ " },
+      });
+      processId = shell.id;
+      terminal = client.processes.terminal(shell.id, { cols: COLS, rows: ROWS });
+      owner.add(terminal.output$.subscribe((bytes) => xterm.write(bytes)));
+      owner.add(terminal.errors$.subscribe((error) => xterm.writeln(`\r\n\x1b[31m${error.message}\x1b[0m`)));
+      const input = xterm.onData((data) => terminal?.send(data));
+      owner.add(() => input.dispose());
+      await terminal.ready;
+      status.textContent = `${shell.id} · bash · connected`;
+      element.dataset.ready = "true";
+      terminal.exit.then(
+        (exit) => (status.textContent = `${shell.id} exited (${String(exit.exitCode)})`),
+        () => (status.textContent = `${shell.id} detached`),
+      );
+    } catch (error) {
+      status.textContent = errorText(error);
+      status.className = "error";
+    }
+  }
+  return element;
+}

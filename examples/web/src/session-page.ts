@@ -1,0 +1,88 @@
+// The session page: the transcript as a reduction of the session's events (plus the page's own
+// entries), re-rendered at most once per animation frame; a composer; cancel; pickers; panels.
+import { animationFrameScheduler, auditTime, merge, scan, startWith, Subject, Subscription } from "rxjs";
+import type { SandboxAgentClient, SessionHandle } from "sandbox-agent-rx";
+import { errorText, h } from "./dom.js";
+import { panels } from "./panels/panels.js";
+import { modelPicker, modePicker } from "./pickers.js";
+import { emptyTranscript, reduce, type LocalEntry } from "./transcript-model.js";
+import { TranscriptView } from "./transcript-view.js";
+
+export interface SessionPageOptions {
+  client: SandboxAgentClient;
+  sessionId: string;
+  title: string;
+  /** What session/new answered, when this page created the session. */
+  handle?: SessionHandle;
+  onBack(): void;
+}
+
+export function sessionPage(options: SessionPageOptions): { element: HTMLElement; subscription: Subscription } {
+  const { client, sessionId } = options;
+  const subscription = new Subscription();
+  const local = new Subject<LocalEntry>();
+  const transcriptRoot = h("div", { class: "transcript", id: "transcript" });
+  const view = new TranscriptView(transcriptRoot);
+  subscription.add(
+    merge(client.session(sessionId).events$, local)
+      .pipe(scan(reduce, emptyTranscript()), startWith(emptyTranscript()), auditTime(0, animationFrameScheduler))
+      .subscribe((transcript) => view.render(transcript)),
+  );
+
+  const input = h("textarea", { name: "prompt", rows: 3, placeholder: "Ask the agent… (Enter sends, Shift+Enter: new line)" });
+  const send = h("button", { type: "submit", class: "primary", id: "send" }, "Send");
+  const cancel = h("button", { type: "button", id: "cancel", class: "danger", disabled: true }, "Cancel");
+  const stopReason = h("span", { class: "muted", id: "stop-reason" });
+  const busy = (running: boolean): void => {
+    send.disabled = running;
+    cancel.disabled = !running;
+    transcriptRoot.classList.toggle("running", running);
+  };
+  const composer = h("form", { class: "composer", id: "composer" }, input,
+    h("div", { class: "composer-actions" }, stopReason, cancel, send));
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      composer.requestSubmit();
+    }
+  });
+  composer.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text || send.disabled) return;
+    input.value = "";
+    stopReason.textContent = "";
+    local.next({ kind: "user-prompt", text });
+    busy(true);
+    client
+      .prompt(sessionId, text)
+      .then((outcome) => {
+        stopReason.textContent = `Stop reason: ${outcome.stopReason}`;
+        if (outcome.stopReason !== "end_turn") local.next({ kind: "notice", text: `Turn ended: ${outcome.stopReason}`, tone: "info" });
+      })
+      .catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }))
+      .finally(() => busy(false));
+  });
+  cancel.addEventListener("click", () => {
+    client.cancel(sessionId).catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }));
+  });
+
+  const pickers = h("div", { class: "pickers" }, modePicker(client, sessionId, options.handle));
+  void modelPicker(client, sessionId, options.handle).then((picker) => pickers.append(picker));
+  const bar = h(
+    "div",
+    { class: "session-bar" },
+    h("button", { type: "button", class: "ghost", onclick: () => options.onBack() }, "← Sessions"),
+    h("div", { class: "session-heading" }, h("h2", {}, options.title), h("span", { class: "muted mono" }, sessionId)),
+    pickers,
+  );
+  const side = panels(client, subscription);
+  const element = h(
+    "section",
+    { class: "session-page", "data-session": sessionId },
+    bar,
+    h("div", { class: "session-main" }, h("div", { class: "transcript-pane" }, transcriptRoot), composer),
+    side,
+  );
+  return { element, subscription };
+}
