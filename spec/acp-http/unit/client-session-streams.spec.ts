@@ -1,12 +1,12 @@
-import { RFD_PROFILE, isResponse, type EventGap } from "../../../lib/acp-http/index.js";
+import { RFD_PROFILE, isResponse, type AcpHttpClientOptions, type EventGap } from "../../../lib/acp-http/index.js";
 import { accepted, bodyOf, problemResponse, rpcResult } from "../../support/fake-acp-server.js";
 import { BASE_URL, createHarness, disconnectAll, notification, settle, type Harness } from "./client-harness.js";
 
 afterEach(disconnectAll);
 
 /** A client in the RFD profile whose server answers initialize, session/new and session/close inline. */
-async function rfdClient(): Promise<Harness> {
-  const h = createHarness({ ...RFD_PROFILE }, { connectionId: "conn-uuid", connectionIdHeader: "Acp-Connection-Id" });
+async function rfdClient(extra: Partial<AcpHttpClientOptions> = {}): Promise<Harness> {
+  const h = createHarness({ ...RFD_PROFILE, ...extra }, { connectionId: "conn-uuid", connectionIdHeader: "Acp-Connection-Id" });
   h.server.onPost = (request) => {
     const message = bodyOf(request);
     if (message.method === "initialize") return rpcResult(message.id, { protocolVersion: 1 });
@@ -58,15 +58,16 @@ describe("AcpHttpClient session streams (RFD profile)", () => {
     expect(setMode?.headers.get("acp-session-id")).toBe("sess-1");
   });
 
-  it("reports gaps on a session stream under the session's name", async () => {
-    const h = await rfdClient();
+  it("reports gaps on a session stream under the session's name (a server that promises contiguous ids)", async () => {
+    // RFD_PROFILE's ids are opaque (no gaps inferred); this server says its ids are contiguous.
+    const h = await rfdClient({ contiguousEventIds: true });
     const gaps: EventGap[] = [];
     h.client.gaps$.subscribe((gap) => gaps.push(gap));
     await h.client.newSession({ cwd: "/work", mcpServers: [] });
     const sessionStream = await h.server.stream(2);
     sessionStream.send(3, notification(3));
     await settle();
-    expect(gaps).toEqual([{ stream: "sess-1", firstMissing: 1, lastMissing: 2 }]);
+    expect(gaps).toEqual([{ stream: "sess-1", sessionId: "sess-1", firstMissing: 1, lastMissing: 2 }]);
   });
 
   it("ends only that session's stream when the server refuses it with 403", async () => {
