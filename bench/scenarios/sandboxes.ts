@@ -51,22 +51,33 @@ export interface FleetRow {
 }
 
 /** Prompt throughput of a fleet of each size (`perSandbox` turns per sandbox, one in flight per sandbox). */
-export async function fleetScaling(provider: SandboxProvider, sizes = [1, 5, 10], perSandbox = 5, turn = "sleep 200"): Promise<FleetRow[]> {
+export async function fleetScaling(
+  provider: SandboxProvider,
+  sizes = [1, 5, 10],
+  perSandbox = 5,
+  turn = "sleep 200",
+): Promise<FleetRow[]> {
   const rows: FleetRow[] = [];
   for (const sandboxes of sizes) {
     const prompts = Array.from({ length: sandboxes * perSandbox }, () => turn);
     const { results, startMs, totalMs } = await runFleet({ provider, sandboxes, prompts });
     const throughput = results.length / ((totalMs - startMs) / 1000);
-    rows.push({ sandboxes, prompts: results.length, startMs, throughput, ratio: throughput / (rows[0]?.throughput ?? throughput) });
+    const ratio = throughput / (rows[0]?.throughput ?? throughput);
+    rows.push({ sandboxes, prompts: results.length, startMs, throughput, ratio });
   }
   return rows;
 }
 
 export function renderSandboxTables(first: FirstPromptResult[], fleet: FleetRow[]): string {
   const lines = ["| provider | p50 to first prompt result | min | max |", "| --- | ---: | ---: | ---: |"];
-  for (const r of first) lines.push(`| ${r.provider} | ${r.p50.toFixed(0)} ms | ${r.samples[0]?.toFixed(0)} ms | ${r.samples.at(-1)?.toFixed(0)} ms |`);
-  lines.push("", "| sandboxes (local) | prompts | fleet start | prompts/s | vs 1 |", "| ---: | ---: | ---: | ---: | ---: |");
-  for (const r of fleet) lines.push(`| ${r.sandboxes} | ${r.prompts} | ${r.startMs.toFixed(0)} ms | ${r.throughput.toFixed(1)} | ${r.ratio.toFixed(2)}x |`);
+  const ms = (value: number | undefined): string => `${value?.toFixed(0) ?? "?"} ms`;
+  for (const r of first) lines.push(`| ${r.provider} | ${ms(r.p50)} | ${ms(r.samples[0])} | ${ms(r.samples.at(-1))} |`);
+  lines.push("", "| sandboxes (local) | prompts | fleet start | prompts/s | vs 1 |");
+  lines.push("| ---: | ---: | ---: | ---: | ---: |");
+  for (const r of fleet) {
+    const rate = r.throughput.toFixed(1);
+    lines.push(`| ${r.sandboxes} | ${r.prompts} | ${ms(r.startMs)} | ${rate} | ${r.ratio.toFixed(2)}x |`);
+  }
   return lines.join("\n");
 }
 
@@ -78,7 +89,8 @@ export async function benchSandboxes(rounds = 10): Promise<string> {
     const daemon = await ensureDockerDaemon();
     try {
       const image = await buildTestImage(daemon.docker);
-      first.push(await timeToFirstPrompt(docker({ image, docker: daemon.docker, binds: TEST_BINDS, labels: { "sandbox-agent-rx.bench": "1" } }), rounds));
+      const labels = { "sandbox-agent-rx.bench": "1" };
+      first.push(await timeToFirstPrompt(docker({ image, docker: daemon.docker, binds: TEST_BINDS, labels }), rounds));
     } finally {
       await daemon.stop("sandbox-agent-rx.bench=1");
     }

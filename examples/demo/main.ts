@@ -55,7 +55,8 @@ async function main(args: DemoArgs): Promise<number> {
       sandbox = await startSandbox({ sandbox: provider, agent: args.agent, debug: args.debug, onPermissionRequest });
       client = sandbox.client;
       const pid = provider.details(sandbox.info.id)?.pid;
-      out.line(`${bold("Server")} ${sandbox.info.baseUrl}${dim(` (local, pid ${pid})`)}  ${bold("agent")} ${args.agent}`);
+      const where = `${sandbox.info.baseUrl}${dim(` (local, pid ${pid})`)}`;
+      out.line(`${bold("Server")} ${where}  ${bold("agent")} ${args.agent}`);
     } else {
       out.line(`${bold("Server")} ${args.url}  ${bold("agent")} ${args.agent}`);
       client = new SandboxAgentClient({

@@ -3,7 +3,8 @@
 // start or a prompt fails. The provider is a parameter: local(), docker(), or a remote one.
 import { Observable, defer, filter, from, lastValueFrom, map, mergeMap, range, reduce, toArray } from "rxjs";
 import type { PermissionReply, PermissionRequest, PromptEvent } from "../../lib/sandbox/index.js";
-import { startSandbox, type SandboxProvider, type StartSandboxOptions, type StartedSandbox } from "../../lib/sandbox/providers/index.js";
+import { startSandbox } from "../../lib/sandbox/providers/index.js";
+import type { SandboxProvider, StartSandboxOptions, StartedSandbox } from "../../lib/sandbox/providers/index.js";
 
 export interface FleetOptions {
   provider: SandboxProvider;
@@ -101,7 +102,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     const startMs = performance.now() - began;
     const results = await lastValueFrom(
       from(options.prompts.map((prompt, i) => ({ prompt, i }))).pipe(
-        mergeMap(({ prompt, i }) => prompt$(started[i % started.length] as StartedSandbox, i % started.length, prompt), options.concurrency ?? options.sandboxes),
+        mergeMap(({ prompt, i }) => {
+          const index = i % started.length;
+          return prompt$(started[index] as StartedSandbox, index, prompt);
+        }, options.concurrency ?? options.sandboxes),
         filter((result): result is PromptResult => result !== undefined),
         toArray(),
       ),

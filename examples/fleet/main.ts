@@ -31,9 +31,11 @@ try {
     ...(values.concurrency ? { concurrency: Number(values.concurrency) } : {}),
   });
   for (const r of results) {
-    console.log(`sandbox ${r.sandbox}  ${r.stopReason}  ${r.ms.toFixed(0).padStart(5)} ms  ${r.prompt}: ${r.text.split("\n")[0]}`);
+    const ms = r.ms.toFixed(0).padStart(5);
+    console.log(`sandbox ${r.sandbox}  ${r.stopReason}  ${ms} ms  ${r.prompt}: ${r.text.split("\n")[0]}`);
   }
-  console.log(`${results.length} prompts on ${sandboxes} sandboxes: started in ${startMs.toFixed(0)} ms, done in ${totalMs.toFixed(0)} ms`);
+  const timing = `started in ${startMs.toFixed(0)} ms, done in ${totalMs.toFixed(0)} ms`;
+  console.log(`${results.length} prompts on ${sandboxes} sandboxes: ${timing}`);
 } catch (error) {
   console.error(`fleet failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
   process.exitCode = 1;

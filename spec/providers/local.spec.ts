@@ -101,6 +101,17 @@ describe("local() provider", () => {
     expect(start.output).toContain("--no-telemetry");
   });
 
+  it("reports the last of a server's output, even when it exits right after writing it", async () => {
+    const fake = join(scratch, "floods-then-exits");
+    writeFileSync(fake, `#!/bin/sh\nhead -c 400000 /dev/zero | tr '\\0' 'x' | fold -w 100 >&2\necho >&2\necho "LAST LINE" >&2\nexit 5\n`);
+    chmodSync(fake, 0o755);
+    for (let i = 0; i < 3; i++) {
+      const error = await local({ binaryPath: fake }).create().catch((e: unknown) => e);
+      expect((error as SandboxStartError).reason).toBe("exited");
+      expect((error as SandboxStartError).output.split("\n").at(-1)).toBe("LAST LINE");
+    }
+  }, 30_000);
+
   it("says where it looked when there is no binary", async () => {
     const provider = local({ binaryPath: join(scratch, "does-not-exist") });
     const error = await provider.create().catch((e: unknown) => e);

@@ -8,7 +8,8 @@ export async function dockerClient(): Promise<Dockerode> {
   try {
     module = (await import("dockerode")) as { default: typeof Dockerode };
   } catch (error) {
-    throw new SandboxProviderError("docker", "connect", "the docker() provider needs the `dockerode` package (npm install dockerode)", { cause: error });
+    const detail = "the docker() provider needs the `dockerode` package (npm install dockerode)";
+    throw new SandboxProviderError("docker", "connect", detail, { cause: error });
   }
   // dockerode reads DOCKER_HOST (and DOCKER_CERT_PATH, ...) itself when given no options.
   return new module.default();

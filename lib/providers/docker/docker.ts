@@ -66,7 +66,8 @@ export function docker(options: DockerProviderOptions): DockerProvider {
   const providerId = randomUUID();
   const owned = new Map<string, SandboxInfo>();
   let client: Promise<Dockerode> | undefined;
-  const engine = (): Promise<Dockerode> => (client ??= options.docker ? Promise.resolve(options.docker) : dockerClient());
+  const engine = (): Promise<Dockerode> =>
+    (client ??= options.docker ? Promise.resolve(options.docker) : dockerClient());
   const hostNetwork = (options.networkMode ?? "host") === "host";
 
   async function create(call: SandboxCallOptions = {}): Promise<SandboxInfo> {
@@ -86,19 +87,33 @@ export function docker(options: DockerProviderOptions): DockerProvider {
         return started;
       }
       await remove(container);
-      if (attempt >= PORT_ATTEMPTS) throw new SandboxStartError(name, "port-in-use", `no free port after ${attempt} attempts`);
+      if (attempt >= PORT_ATTEMPTS) {
+        throw new SandboxStartError(name, "port-in-use", `no free port after ${attempt} attempts`);
+      }
     }
   }
 
   async function containerSpec(port: number, token: string | undefined): Promise<Dockerode.ContainerCreateOptions> {
     const serverPort = hostNetwork ? port : (options.agentPort ?? 2468);
-    const cmd = [options.binary ?? IMAGE_LAYOUT.binary, "server", "--no-telemetry", "-H", hostNetwork ? "127.0.0.1" : "0.0.0.0", "-p", String(serverPort)];
+    const bind = hostNetwork ? "127.0.0.1" : "0.0.0.0";
+    const binary = options.binary ?? IMAGE_LAYOUT.binary;
+    const cmd = [binary, "server", "--no-telemetry", "-H", bind, "-p", String(serverPort)];
     cmd.push(token === undefined ? "--no-token" : `--token=${token}`);
     const binds = await resolve(options.binds);
     const host: Dockerode.HostConfig = hostNetwork
       ? { NetworkMode: "host", Binds: binds }
-      : { NetworkMode: options.networkMode, Binds: binds, PortBindings: { [`${serverPort}/tcp`]: [{ HostIp: "127.0.0.1", HostPort: String(port) }] } };
-    const env = [`HOME=${IMAGE_LAYOUT.home}`, `XDG_DATA_HOME=${IMAGE_LAYOUT.dataHome}`, "SANDBOX_AGENT_LOG_STDOUT=1", "PATH=/usr/local/bin:/usr/bin:/bin"];
+      : {
+          NetworkMode: options.networkMode,
+          Binds: binds,
+          PortBindings: { [`${serverPort}/tcp`]: [{ HostIp: "127.0.0.1", HostPort: String(port) }] },
+        };
+    // SANDBOX_AGENT_LOG_STDOUT: the server logs to stderr, so `docker logs` has its output.
+    const env = [
+      `HOME=${IMAGE_LAYOUT.home}`,
+      `XDG_DATA_HOME=${IMAGE_LAYOUT.dataHome}`,
+      "SANDBOX_AGENT_LOG_STDOUT=1",
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+    ];
     return {
       Image: options.image,
       Cmd: cmd,
@@ -111,7 +126,12 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     };
   }
 
-  async function startAndWait(container: Dockerode.Container, port: number, token: string | undefined, signal: AbortSignal | undefined): Promise<SandboxInfo | "port-in-use"> {
+  async function startAndWait(
+    container: Dockerode.Container,
+    port: number,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<SandboxInfo | "port-in-use"> {
     await engineCall("start", () => container.start());
     const baseUrl = `http://127.0.0.1:${port}`;
     const polling = new AbortController();
@@ -124,10 +144,14 @@ export function docker(options: DockerProviderOptions): DockerProvider {
         gone,
       });
       if (outcome === "ready") {
-        return { id: container.id, baseUrl, ...(token !== undefined ? { token } : {}), defaultCwd: options.defaultCwd ?? IMAGE_LAYOUT.home };
+        const defaultCwd = options.defaultCwd ?? IMAGE_LAYOUT.home;
+        return { id: container.id, baseUrl, ...(token !== undefined ? { token } : {}), defaultCwd };
       }
       const output = await tail(container, token);
-      if (outcome === "timeout") throw new SandboxStartError(name, "timeout", `container ${short(container.id)} did not answer ${baseUrl}/v1/health in time`, output);
+      if (outcome === "timeout") {
+        const detail = `container ${short(container.id)} did not answer ${baseUrl}/v1/health in time`;
+        throw new SandboxStartError(name, "timeout", detail, output);
+      }
       if (/Address in use|address already in use/i.test(output)) return "port-in-use";
       throw new SandboxStartError(name, "exited", `container ${short(container.id)} stopped during startup`, output);
     } finally {
@@ -137,7 +161,9 @@ export function docker(options: DockerProviderOptions): DockerProvider {
 
   async function remove(container: Dockerode.Container): Promise<void> {
     await container.remove({ force: true }).catch((error: { statusCode?: number }) => {
-      if (error?.statusCode !== 404 && error?.statusCode !== 409) throw new SandboxProviderError(name, "destroy", `could not remove ${short(container.id)}`, { cause: error });
+      // 404: gone already; 409: a removal is already under way.
+      if (error?.statusCode === 404 || error?.statusCode === 409) return;
+      throw new SandboxProviderError(name, "destroy", `could not remove ${short(container.id)}`, { cause: error });
     });
   }
 
@@ -152,7 +178,8 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     try {
       return await (await engine()).getContainer(id).inspect();
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) throw new SandboxNotFoundError(name, id, { cause: error });
+      const status = (error as { statusCode?: number }).statusCode;
+      if (status === 404) throw new SandboxNotFoundError(name, id, { cause: error });
       throw new SandboxProviderError(name, "inspect", `could not inspect ${short(id)}`, { cause: error });
     }
   }
@@ -165,12 +192,14 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     const inner = cmd[cmd.indexOf("-p") + 1] ?? "";
     const published = details.HostConfig.PortBindings?.[`${inner}/tcp`]?.[0]?.HostPort;
     const port = details.HostConfig.NetworkMode === "host" ? inner : published;
-    return { id: details.Id, baseUrl: `http://127.0.0.1:${port}`, ...(token ? { token } : {}), defaultCwd: details.Config.WorkingDir || IMAGE_LAYOUT.home };
+    const defaultCwd = details.Config.WorkingDir || IMAGE_LAYOUT.home;
+    return { id: details.Id, baseUrl: `http://127.0.0.1:${port}`, ...(token ? { token } : {}), defaultCwd };
   }
 
   async function sweep(call: SandboxCallOptions & { all?: boolean } = {}): Promise<string[]> {
     const api = await engine();
-    const listed = await engineCall("sweep", () => api.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`] } }));
+    const filters = { label: [`${LABELS.managed}=true`] };
+    const listed = await engineCall("sweep", () => api.listContainers({ all: true, filters }));
     const removed: string[] = [];
     for (const info of listed) {
       if (call.signal?.aborted) throw new CallAbortedError("docker.sweep was aborted", { cause: call.signal.reason });
@@ -211,7 +240,8 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
       const detail = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
-      throw new SandboxProviderError(name, operation, `Docker Engine: ${status ?? ""} ${detail}`.trim(), { cause: error });
+      const message = `Docker Engine: ${status ?? ""} ${detail}`.trim();
+      throw new SandboxProviderError(name, operation, message, { cause: error });
     }
   }
 }

@@ -27,7 +27,11 @@ export const IMAGE_LAYOUT = { binary: "/bin/sandbox-agent", home: "/home/sandbox
 /** Imports the image and resolves with its tag once the engine has it. */
 export async function buildSandboxImage(options: BuildImageOptions): Promise<string> {
   const binary = resolveBinary(options.binaryPath);
-  if (!("path" in binary)) throw new SandboxProviderError("docker", "buildImage", `no sandbox-agent binary (tried ${binary.tried.join(", ")})`);
+  if (!("path" in binary)) {
+    const detail = `no sandbox-agent binary (tried ${binary.tried.join(", ")})`;
+    throw new SandboxProviderError("docker", "buildImage", detail);
+  }
+  const passwd = `root:x:0:0:root:${IMAGE_LAYOUT.home}:/bin/sandbox-agent\n`;
   const entries: TarEntry[] = [
     { type: "dir", path: "bin" },
     { type: "file", path: IMAGE_LAYOUT.binary, content: readFileSync(binary.path), mode: 0o755 },
@@ -36,11 +40,12 @@ export async function buildSandboxImage(options: BuildImageOptions): Promise<str
     { type: "dir", path: IMAGE_LAYOUT.home },
     { type: "dir", path: IMAGE_LAYOUT.dataHome },
     { type: "dir", path: "etc" },
-    { type: "file", path: "etc/passwd", content: Buffer.from(`root:x:0:0:root:${IMAGE_LAYOUT.home}:/bin/sandbox-agent\n`) },
+    { type: "file", path: "etc/passwd", content: Buffer.from(passwd) },
   ];
   for (const link of options.symlinks ?? []) entries.push({ type: "symlink", path: link.path, target: link.target });
   for (const file of options.files ?? []) {
-    for (const dir of parents(file.path)) if (!entries.some((e) => e.path.replace(/^\/+|\/+$/g, "") === dir)) entries.push({ type: "dir", path: dir });
+    const have = (dir: string): boolean => entries.some((e) => e.path.replace(/^\/+|\/+$/g, "") === dir);
+    for (const dir of parents(file.path)) if (!have(dir)) entries.push({ type: "dir", path: dir });
     const content = typeof file.content === "string" ? Buffer.from(file.content) : file.content;
     entries.push({ type: "file", path: file.path, content, mode: file.mode ?? 0o644 });
   }
@@ -48,9 +53,12 @@ export async function buildSandboxImage(options: BuildImageOptions): Promise<str
   const [repo, tag] = splitTag(options.tag);
   try {
     const progress = await docker.importImage(Readable.from([tarArchive(entries)]), { repo, tag });
-    await new Promise<void>((resolve, reject) => docker.modem.followProgress(progress, (error: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      docker.modem.followProgress(progress, (error: Error | null) => (error ? reject(error) : resolve())),
+    );
   } catch (error) {
-    throw new SandboxProviderError("docker", "buildImage", `image import failed: ${(error as Error).message}`, { cause: error });
+    const detail = `image import failed: ${(error as Error).message}`;
+    throw new SandboxProviderError("docker", "buildImage", detail, { cause: error });
   }
   return options.tag;
 }
@@ -62,5 +70,6 @@ function parents(path: string): string[] {
 
 function splitTag(reference: string): [string, string] {
   const colon = reference.lastIndexOf(":");
-  return colon > reference.lastIndexOf("/") ? [reference.slice(0, colon), reference.slice(colon + 1)] : [reference, "latest"];
+  if (colon <= reference.lastIndexOf("/")) return [reference, "latest"];
+  return [reference.slice(0, colon), reference.slice(colon + 1)];
 }

@@ -52,7 +52,9 @@ function splitPath(path: string): { name: string; prefix: string } {
   const cut = path.lastIndexOf("/", path.length - 2);
   const name = path.slice(cut + 1);
   const prefix = path.slice(0, cut);
-  if (cut <= 0 || Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) throw new Error(`tar: path too long: ${path}`);
+  if (cut <= 0 || Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) {
+    throw new Error(`tar: path too long: ${path}`);
+  }
   return { name, prefix };
 }
 

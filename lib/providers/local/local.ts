@@ -10,8 +10,9 @@ import { pollHealth } from "../../sandbox/providers/health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
 import { OutputTail } from "./output-tail.js";
 import { freePort } from "./ports.js";
-import { spawnServer, stopServerProcess, type ServerProcess } from "./process-group.js";
-import { createServerDirs, resolveBinary, serverArgs, serverEnv, type CorsOptions, type ServerDirs } from "./server-setup.js";
+import { settlesWithin, spawnServer, stopServerProcess, type ServerProcess } from "./process-group.js";
+import { createServerDirs, resolveBinary, serverArgs, serverEnv } from "./server-setup.js";
+import type { CorsOptions, ServerDirs } from "./server-setup.js";
 import { unwatch, watch } from "./watchdog.js";
 
 export interface LocalProviderOptions {
@@ -61,6 +62,8 @@ interface Running {
 }
 
 const PORT_ATTEMPTS = 5;
+/** How long a failed start waits for the rest of the server's output before reporting it. */
+const OUTPUT_GRACE_MS = 1000;
 
 /** Starts sandbox-agent servers as child processes of this Node process. */
 export function local(options: LocalProviderOptions = {}): LocalProvider {
@@ -70,7 +73,9 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
   async function create(call: SandboxCallOptions = {}): Promise<SandboxInfo> {
     const binary = resolveBinary(options.binaryPath);
     if (!("path" in binary)) {
-      throw new SandboxStartError(name, "spawn-failed", `no executable sandbox-agent binary (tried ${binary.tried.join(", ")}); install @sandbox-agent/cli or set SANDBOX_AGENT_BIN`);
+      const detail = `no executable sandbox-agent binary (tried ${binary.tried.join(", ")})`;
+      const hint = "install @sandbox-agent/cli or set SANDBOX_AGENT_BIN";
+      throw new SandboxStartError(name, "spawn-failed", `${detail}; ${hint}`);
     }
     const token = options.token === false ? undefined : (options.token ?? randomBytes(24).toString("hex"));
     const args = serverArgs({ token, cors: options.cors });
@@ -101,7 +106,8 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
   ): Promise<Running | "port-in-use"> {
     if (signal?.aborted) throw new CallAbortedError("local.create was aborted", { cause: signal.reason });
     const output = new OutputTail({ redact: [token], sink: options.log });
-    const server = spawnServer({ binary, args, port, cwd: options.cwd ?? dirs.home, env, stdio: ["ignore", "pipe", "pipe"] });
+    const cwd = options.cwd ?? dirs.home;
+    const server = spawnServer({ binary, args, port, cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const pid = server.child.pid;
     if (pid !== undefined) watch(pid);
     output.follow(server.child.stdout);
@@ -139,14 +145,20 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
         return { info, server, dirs };
       }
       await stop();
+      await settlesWithin(output.ended(), OUTPUT_GRACE_MS);
       if (outcome === "timeout") {
-        throw new SandboxStartError(name, "timeout", `sandbox-agent did not answer ${baseUrl}/v1/health in time`, output.text());
+        const detail = `sandbox-agent did not answer ${baseUrl}/v1/health in time`;
+        throw new SandboxStartError(name, "timeout", detail, output.text());
       }
       const spawnError = server.spawnError();
-      if (spawnError) throw new SandboxStartError(name, "spawn-failed", `could not start ${binary}: ${spawnError.message}`, "", { cause: spawnError });
+      if (spawnError) {
+        const detail = `could not start ${binary}: ${spawnError.message}`;
+        throw new SandboxStartError(name, "spawn-failed", detail, "", { cause: spawnError });
+      }
       if (/Address in use|address already in use/i.test(output.text())) return "port-in-use";
       const code = server.child.exitCode ?? server.child.signalCode;
-      throw new SandboxStartError(name, "exited", `sandbox-agent exited during startup (${String(code)})`, output.text());
+      const detail = `sandbox-agent exited during startup (${String(code)})`;
+      throw new SandboxStartError(name, "exited", detail, output.text());
     } catch (error) {
       await stop();
       throw error;

@@ -12,6 +12,7 @@ export class OutputTail {
   readonly #prefix: string;
   #partial = "";
   #listeners: ((line: string) => void)[] = [];
+  readonly #ends: Promise<void>[] = [];
 
   /** `redact`: secrets (the token) replaced in every line kept or passed on. */
   constructor(options: { redact?: (string | undefined)[]; sink?: NodeJS.WritableStream | undefined; prefix?: string }) {
@@ -25,8 +26,24 @@ export class OutputTail {
     if (!stream) return;
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => this.#push(chunk));
-    stream.on("end", () => this.#flush());
-    stream.on("error", () => undefined);
+    this.#ends.push(
+      new Promise((resolve) => {
+        stream.once("end", () => {
+          this.#flush();
+          resolve();
+        });
+        stream.once("close", () => resolve());
+        stream.once("error", () => resolve());
+      }),
+    );
+  }
+
+  /**
+   * Settles once every followed stream has ended. A process's `exit` can come before the last of its
+   * output has been read: wait for this (bounded) before reporting that output.
+   */
+  ended(): Promise<void> {
+    return Promise.all(this.#ends).then(() => undefined);
   }
 
   /** Calls `listener` for each later line. */

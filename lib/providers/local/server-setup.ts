@@ -88,7 +88,9 @@ export function serverArgs(options: { token?: string | undefined; cors?: CorsOpt
     // The server defaults methods and headers to `*`, which its CORS layer refuses to combine with
     // credentials: it panics at startup. Say so before spawning rather than after.
     if (cors.credentials && !(cors.methods?.length && cors.headers?.length)) {
-      throw new Error("cors.credentials needs explicit cors.methods and cors.headers (the server rejects `*` with credentials)");
+      throw new Error(
+        "cors.credentials needs explicit cors.methods and cors.headers (the server rejects `*` with credentials)",
+      );
     }
     for (const origin of cors.origins) args.push("--cors-allow-origin", origin);
     for (const method of cors.methods ?? []) args.push("--cors-allow-method", method);

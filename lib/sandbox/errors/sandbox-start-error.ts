@@ -14,7 +14,13 @@ export class SandboxStartError extends SandboxAgentError {
   /** The last lines the server wrote before it failed; empty when nothing was seen. */
   readonly output: string;
 
-  constructor(provider: string, reason: SandboxStartFailure, detail: string, output = "", options?: { cause?: unknown }) {
+  constructor(
+    provider: string,
+    reason: SandboxStartFailure,
+    detail: string,
+    output = "",
+    options?: { cause?: unknown },
+  ) {
     super(`${provider}: ${detail}${output ? `\n--- server output (tail) ---\n${output}` : ""}`, options);
     this.provider = provider;
     this.reason = reason;

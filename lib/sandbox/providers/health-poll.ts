@@ -29,7 +29,8 @@ export async function pollHealth(baseUrl: string, options: HealthPollOptions = {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const fetcher = options.fetch ?? globalThis.fetch;
   const url = `${baseUrl.replace(/\/+$/, "")}${options.path ?? "/v1/health"}`;
-  const headers: Record<string, string> = options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` };
+  const headers: Record<string, string> =
+    options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` };
   const goneController = new AbortController();
   const markGone = (): void => goneController.abort();
   options.gone?.then(markGone, markGone);
@@ -52,7 +53,13 @@ export async function pollHealth(baseUrl: string, options: HealthPollOptions = {
 type Signals = (AbortSignal | undefined)[];
 
 /** One GET, bounded by `ms` and cut by any of `signals` (linked by hand: no AbortSignal.any per probe). */
-async function probe(fetcher: typeof globalThis.fetch, url: string, headers: Record<string, string>, ms: number, signals: Signals): Promise<boolean> {
+async function probe(
+  fetcher: typeof globalThis.fetch,
+  url: string,
+  headers: Record<string, string>,
+  ms: number,
+  signals: Signals,
+): Promise<boolean> {
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   const timer = setTimeout(abort, ms);
@@ -71,7 +78,8 @@ async function probe(fetcher: typeof globalThis.fetch, url: string, headers: Rec
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new CallAbortedError("waiting for the sandbox to become healthy was aborted", { cause: signal.reason });
+  if (!signal?.aborted) return;
+  throw new CallAbortedError("waiting for the sandbox to become healthy was aborted", { cause: signal.reason });
 }
 
 /** Sleeps `ms`, cut short by either signal. */

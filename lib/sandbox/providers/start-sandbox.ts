@@ -65,20 +65,33 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Starte
 }
 
 /** The shared health wait (backoff, bounded, abortable, fast failure on 401/403) against the sandbox. */
-async function healthy(provider: SandboxProvider, info: SandboxInfo, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
-  const http = new ControlPlaneHttp({ baseUrl: info.baseUrl, token: info.token, headers: undefined, fetch: info.fetch });
+async function healthy(
+  provider: SandboxProvider,
+  info: SandboxInfo,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { baseUrl, token, fetch } = info;
+  const http = new ControlPlaneHttp({ baseUrl, token, headers: undefined, fetch });
   try {
     await waitForHealth(http, { timeoutMs, ...(signal ? { signal } : {}), initialDelayMs: 25, maxDelayMs: 1000 });
   } catch (error) {
     if (!(error instanceof CallTimeoutError)) throw error;
-    throw new SandboxStartError(provider.name, "timeout", `sandbox ${info.id} did not answer GET /v1/health within ${timeoutMs} ms`, "", { cause: error });
+    const detail = `sandbox ${info.id} did not answer GET /v1/health within ${timeoutMs} ms`;
+    throw new SandboxStartError(provider.name, "timeout", detail, "", { cause: error });
   }
 }
 
-async function obtain(provider: SandboxProvider, sandboxId: string | undefined, signal: AbortSignal | undefined): Promise<SandboxInfo> {
+async function obtain(
+  provider: SandboxProvider,
+  sandboxId: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<SandboxInfo> {
   const call = signal ? { signal } : {};
   if (sandboxId === undefined) return provider.create(call);
-  if (!provider.reconnect) throw new SandboxProviderError(provider.name, "reconnect", "this provider cannot reattach to an existing sandbox");
+  if (!provider.reconnect) {
+    throw new SandboxProviderError(provider.name, "reconnect", "this provider cannot reattach to an existing sandbox");
+  }
   return provider.reconnect(sandboxId, call);
 }
 
@@ -94,7 +107,12 @@ async function connectWithin(client: SandboxAgentClient, signal: AbortSignal | u
   }
 }
 
-function handle(provider: SandboxProvider, info: SandboxInfo, client: SandboxAgentClient, connectInfo: ConnectInfo): StartedSandbox {
+function handle(
+  provider: SandboxProvider,
+  info: SandboxInfo,
+  client: SandboxAgentClient,
+  connectInfo: ConnectInfo,
+): StartedSandbox {
   let destroying: Promise<void> | undefined;
   return {
     client,
