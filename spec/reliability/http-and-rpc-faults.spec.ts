@@ -149,8 +149,9 @@ describe("odd JSON-RPC traffic", () => {
     stream?.push(frame(2, { jsonrpc: "2.0", id: "a2", method: "fs/read_text_file", params: { sessionId: "s", path: "/x" } }));
     stream?.push(frame(3, { jsonrpc: "2.0", id: "a3", method: "_vendor/throws", params: {} }));
     stream?.push(frame(4, { jsonrpc: "2.0", id: "a4", method: "fs/read_text_file", params: { wrong: true } }));
-    // The same request again (a replay): answered once only.
-    stream?.push(frame(5, { jsonrpc: "2.0", id: "a1", method: "no/such/method", params: {} }));
+    // The same frame again under its own event id (a replay): answered once only. (An agent may
+    // reuse an answered id in a new frame; that is a new request, answered again: see the unit specs.)
+    stream?.push(frame(1, { jsonrpc: "2.0", id: "a1", method: "no/such/method", params: {} }));
     const answers = () => fake.posted().filter((body) => typeof body.id === "string" && !("method" in body));
     await waitFor(() => answers().length >= 4, 2000, "four answers");
     await sleep(50);
