@@ -29,13 +29,20 @@ async function runChecks(): Promise<Array<{ title: string; error?: string }>> {
   return results;
 }
 
-/** Records `from..to` as a stream would deliver them (a resumed stream starts again below what is stored). */
-async function record(from: number, to: number): Promise<number> {
+/**
+ * Records `from..to` as a stream would deliver them (a resumed stream starts again below what is
+ * stored). With `stallAt`, stops there for good with its writes in flight, for the page to be
+ * reloaded under it.
+ */
+async function record(from: number, to: number, stallAt?: number): Promise<number> {
   const store: SessionStore = indexedDbStore({ name: "reload" });
   const recorder = createRecorder(store);
   for (let n = from; n <= to; n++) {
     recorder.enqueue(event("s", n));
-    localStorage.setItem("accepted", String(n));
+    if (n === stallAt) {
+      localStorage.setItem("stalled", String(n));
+      await new Promise(() => undefined);
+    }
     if (n % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
   }
   await recorder.flush();
