@@ -2,9 +2,6 @@
 import { h } from "./dom.js";
 import type { ToolItem } from "./transcript-model.js";
 
-const KIND_ICON: Record<string, string> = {
-  read: "📄", edit: "✏️", delete: "🗑", move: "↔", search: "🔎", execute: "▶", think: "💭", fetch: "🌐",
-};
 
 const looksLikeDiff = (text: string): boolean => /^(--- |\+\+\+ |@@ )/m.test(text);
 
@@ -55,7 +52,7 @@ export function renderToolCall(item: ToolItem, into: HTMLElement): void {
   const summary = h(
     "summary",
     {},
-    h("span", { class: "tool-icon" }, KIND_ICON[item.kind] ?? "⚙"),
+    h("span", { class: `tool-kind kind-${item.kind}` }, item.kind),
     h("span", { class: "tool-title" }, item.title),
     h("span", { class: `pill status-${item.status}` }, item.status.replace("_", " ")),
   );

@@ -13,6 +13,12 @@ export class TranscriptView {
   }
 
   render(transcript: Transcript): void {
+    if (transcript.items.length === 0) {
+      this.#root.replaceChildren(h("div", { class: "transcript-empty" }, h("b", {}, "No messages yet"),
+        "Send a prompt below: the plan, the agent's thinking, its tool calls and its answer stream in here."));
+      return;
+    }
+    this.#root.querySelector(".transcript-empty")?.remove();
     // Follow the stream only when the reader is already at the bottom.
     const scroller = this.#root.parentElement ?? this.#root;
     const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;

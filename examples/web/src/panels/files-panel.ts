@@ -8,6 +8,7 @@ const MAX_PREVIEW = 64 * 1024;
 export function filesPanel(client: SandboxAgentClient): HTMLElement {
   const tree = h("ul", { class: "tree", id: "file-tree" });
   const preview = h("pre", { class: "file-preview", id: "file-preview" });
+  const fileName = h("div", { class: "file-name" }, "Click a file to see it.");
   const root = h("input", { value: ".", "aria-label": "Folder", class: "path-input" });
   const load = (): void => void expand(root.value.trim() || ".", tree);
   const bar = h("form", { class: "panel-bar" }, root, h("button", { type: "submit" }, "Open"));
@@ -45,6 +46,10 @@ export function filesPanel(client: SandboxAgentClient): HTMLElement {
   }
 
   async function show(entry: FsEntry): Promise<void> {
+    for (const label of tree.querySelectorAll<HTMLElement>(".tree-label")) {
+      label.classList.toggle("selected", label.dataset.path === entry.path);
+    }
+    fileName.textContent = entry.path;
     preview.textContent = "loading…";
     try {
       const bytes = await client.fs.readFile(entry.path, { timeoutMs: 10_000 });
@@ -55,5 +60,5 @@ export function filesPanel(client: SandboxAgentClient): HTMLElement {
     }
   }
 
-  return h("div", { class: "panel files-panel" }, bar, h("div", { class: "files-split" }, tree, preview));
+  return h("div", { class: "panel files-panel" }, bar, h("div", { class: "files-split" }, tree, fileName, preview));
 }

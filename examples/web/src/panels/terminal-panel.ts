@@ -23,7 +23,11 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
   });
   let terminal: Terminal | undefined;
   let processId: string | undefined;
+  // Closing the tab ends the shell too (best effort: the page may be gone before the answer).
+  const onPageHide = (): void => void (processId && client.processes.kill(processId).catch(() => undefined));
+  addEventListener("pagehide", onPageHide);
   owner.add(() => {
+    removeEventListener("pagehide", onPageHide);
     terminal?.close();
     xterm.dispose();
     // The shell was started for this page: end it with the page rather than leave it running.
@@ -52,6 +56,9 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
       const input = xterm.onData((data) => terminal?.send(data));
       owner.add(() => input.dispose());
       await terminal.ready;
+      // The server replays nothing: bash's first prompt went out before the socket opened, so ask
+      // readline to redraw it (Ctrl-L clears the screen and prints the prompt again).
+      terminal.send("\x0c");
       status.textContent = `${shell.id} · bash · connected`;
       element.dataset.ready = "true";
       terminal.exit.then(
