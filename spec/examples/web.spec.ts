@@ -2,6 +2,7 @@
 // 0.4.2 server with the demo agent, served from its own loopback origin (every SDK call is a CORS
 // one): a turn with a permission, a cancelled permission, the terminal, files and logs panels, and
 // a dropped event stream (badge "reconnecting", then recovery). Screenshots go to spec/artifacts/.
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -153,6 +154,8 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     await tab.waitForSelector(".session-table tr[data-session]", WAIT);
     const row = await tab.textContent(".session-table tbody tr");
     expect(row).toContain("Greeting helper");
+    // Started in the server's home (fs.stat(".")), which the browser SDK has no other way to know.
+    expect(row).toContain(agentServer!.home);
     expect(row).toContain("live");
     await screenshot(tab, "web-sessions.png");
     await tab.close();
@@ -233,6 +236,33 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     const thought = (await tab.textContent(".item.thought .thought-text")) ?? "";
     expect(thought.match(/The request is/g)).toHaveLength(1);
     await tab.close();
+  }, TIMEOUT);
+
+  it("npm run web: the Vite dev server and a local server with the demo agent, token in the fragment", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "examples/web/serve.ts"], {
+      cwd: fileURLToPath(new URL("../../", import.meta.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let output = "";
+      child.stdout.on("data", (data: Buffer) => (output += data.toString()));
+      child.stderr.on("data", (data: Buffer) => (output += data.toString()));
+      await waitUntil(() => /^open (\S+)$/m.test(output), 60_000);
+      const url = /^open (\S+)$/m.exec(output)![1]!;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?server=.+&agent=mock#token=[0-9a-f]+$/);
+      const tab = await browser!.newPage({ viewport: { width: 1440, height: 900 } });
+      tab.on("pageerror", (error) => errors.push(error.message));
+      await tab.goto(url);
+      // The token came from the fragment, which the page then removed from the address bar.
+      expect(new URL(tab.url()).hash).toBe("");
+      await tab.click("#connect button[type=submit]");
+      await tab.waitForSelector("#badge[data-state=connected]", WAIT);
+      await tab.waitForSelector("#new-session", WAIT);
+      await tab.close();
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve(undefined)));
+    }
   }, TIMEOUT);
 });
 

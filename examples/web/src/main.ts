@@ -74,8 +74,11 @@ async function showSessions(): Promise<void> {
   show(sessionListView(listing, {
     refresh: () => void showSessions(),
     create: (title) => {
-      current
-        .newSession({ metadata: { title } }, { timeoutMs: 30_000 })
+      // In a browser the SDK has no working directory of its own to offer: start the session in the
+      // server's home (what a relative fs path means there), so the agent and the file tree agree.
+      current.fs
+        .stat(".", { timeoutMs: 10_000 })
+        .then((home) => current.newSession({ cwd: home.path.replace(/(.)\/$/, "$1"), metadata: { title } }, { timeoutMs: 30_000 }))
         .then((handle) => {
           rememberTitle(handle.sessionId, title);
           openSession(handle.sessionId, title, handle);

@@ -63,7 +63,9 @@ function table(sessions: SessionListing[], actions: SessionListActions): HTMLEle
   const rows = sorted.map((s) => h(
     "tr",
     { "data-session": s.sessionId, tabindex: 0, onclick: () => actions.open(s.sessionId) },
-    h("td", {}, h("div", { class: "session-name" }, sessionTitle(s)), h("div", { class: "muted mono" }, s.sessionId)),
+    h("td", {}, h("div", { class: "session-name" }, sessionTitle(s)), h("div", { class: "muted mono" }, s.sessionId,
+      // The agent's own title (often its first prompt) when it differs from the caller's.
+      s.title && s.title !== sessionTitle(s) ? ` · ${s.title}` : "")),
     ...columns.map(([, value, cls]) => h("td", { class: cls }, value(s))),
     h("td", {}, h("span", { class: `pill ${s.ended ? "status-failed" : "status-completed"}` }, s.ended ? "ended" : "live")),
   ));
