@@ -1,11 +1,13 @@
 // A local() server dies with the process that started it, however that process ends.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { repoRoot } from "../examples/run-example.js";
 import { eventually, isRunning, portIsFree } from "./support/processes.js";
 
 interface Started {
   pid: number;
   port: number;
+  home: string;
   agentPids: number[];
 }
 
@@ -41,6 +43,9 @@ async function expectGone(started: Started): Promise<void> {
   // "Within a few seconds": the watchdog sends SIGTERM at once and SIGKILL after 1.5 s.
   expect(await eventually(() => pids.every((pid) => !isRunning(pid)), 5000)).toBe(true);
   expect(await eventually(() => portIsFree(started.port), 2000)).toBe(true);
+  // Its temporary dirs go too (the watchdog deletes them once the group is dead).
+  expect(started.home).toContain("sandbox-agent-local-");
+  expect(await eventually(() => !existsSync(started.home), 5000)).toBe(true);
 }
 
 describe("a local() server and its parent", () => {

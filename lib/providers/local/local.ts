@@ -109,7 +109,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
     const cwd = options.cwd ?? dirs.home;
     const server = spawnServer({ binary, args, port, cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const pid = server.child.pid;
-    if (pid !== undefined) watch(pid);
+    if (pid !== undefined) watch(pid, dirs.root);
     output.follow(server.child.stdout);
     output.follow(server.child.stderr);
     // A 200 could come from another server that won a race for the port: ours says it listens.

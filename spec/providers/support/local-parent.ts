@@ -1,5 +1,5 @@
 // A parent process for the "child dies with its parent" tests: starts one local() sandbox, runs a
-// prompt (so an agent process exists too), prints {pid, port, agentPids} as one JSON line, then
+// prompt (so an agent process exists too), prints {pid, port, home, agentPids} as one JSON line, then
 // waits to be killed, or ends itself as argv[2] says: "wait" (default), "exit" (process.exit), or
 // "quiet" (prints nothing, destroys the sandbox and returns normally).
 import { local } from "../../../lib/providers/local/index.js";
@@ -18,7 +18,7 @@ if (process.argv[2] === "quiet") {
 }
 const details = provider.details(started.info.id);
 const agentPids = (groupMembers(details?.pid ?? 0) ?? []).map((m) => m.pid);
-process.stdout.write(`${JSON.stringify({ pid: details?.pid, port: details?.port, agentPids })}\n`);
+process.stdout.write(`${JSON.stringify({ pid: details?.pid, port: details?.port, home: details?.home, agentPids })}\n`);
 if (process.argv[2] === "exit") process.exit(0);
 // Keep the event loop alive until a signal ends us (the client alone may not).
 setInterval(() => undefined, 60_000);
