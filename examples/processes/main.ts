@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { lastValueFrom, takeWhile, tap } from "rxjs";
 import WebSocket from "ws";
-import { SandboxAgentClient, type WebSocketConstructor } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -21,7 +21,7 @@ const client = new SandboxAgentClient({
   baseUrl: values.url,
   token: values.token,
   autoConnect: false,
-  WebSocket: WebSocket as unknown as WebSocketConstructor,
+  WebSocket,
 });
 const { processes } = client;
 

@@ -4,25 +4,32 @@
  * else a typed error that says how to supply one (Node 20 has none built in).
  */
 
+/**
+ * A socket event listener. Its event is `any` on purpose: the event types of `ws` and of the DOM
+ * differ, and a `ws` socket and a browser one must both fit {@link WebSocketLike} without a cast.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type SocketListener = (event: any) => void;
+
 /** The part of the WHATWG `WebSocket` interface this library uses; `ws` 8 and browsers both fit. */
 export interface WebSocketLike {
   readonly readyState: number;
   binaryType: string;
   send(data: string | ArrayBufferLike | ArrayBufferView): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: never) => void): void;
-  removeEventListener(type: string, listener: (event: never) => void): void;
+  addEventListener(type: string, listener: SocketListener): void;
+  removeEventListener(type: string, listener: SocketListener): void;
 }
 
 /**
  * A WebSocket constructor: the standard one (`url, protocols`) or one that also takes an
  * options object with `headers` as its third argument, as the `ws` package does.
  */
-export type WebSocketConstructor = new (
-  url: string,
-  protocols?: string | string[],
-  options?: { headers?: Record<string, string> },
-) => WebSocketLike;
+export interface WebSocketConstructor {
+  // An interface, not a function type: `ws` declares overloads, and an overloaded constructor is
+  // checked against a call signature here, so `import WebSocket from "ws"` assigns without a cast.
+  new (url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }): WebSocketLike;
+}
 
 /** No WebSocket implementation was given and the runtime has none. */
 export class WebSocketUnavailableError extends Error {
