@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -16,6 +16,7 @@ import { consume, type ConsumeResult } from "./scenarios/inbound-cost.js";
 import { holdRatio, inlineHold, type InlineHoldResult } from "./scenarios/inline-hold.js";
 import { idleConnections, streamMemory, type IdleResult, type StreamMemoryResult } from "./scenarios/memory.js";
 import { requestCost, type RequestCostResult } from "./scenarios/request-cost.js";
+import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { median, quantile, rotate } from "./support/measure.js";
@@ -355,6 +356,8 @@ async function main(): Promise<void> {
   if (wants("2") || wants("3")) await timed("round trips", () => roundTrips(rows, wants("2"), wants("3")));
   if (wants("4")) await timed("streaming", () => streaming(rows));
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
+  // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
+  if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   // Scenario order (1, 2, 2b, 3, ...) rather than the order they ran in; stable within a scenario.
   const rank = (scenario: string): number => {
     const n = Number.parseInt(scenario, 10);
