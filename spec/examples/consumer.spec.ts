@@ -5,7 +5,8 @@
 // registry, installed once per machine). Entry points come from package.json "exports", so
 // subpaths added later are covered without editing this file.
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -38,7 +39,8 @@ const SMOKE = `import { SandboxAgentClient, SandboxAgentError, type SessionUpdat
 import { AcpHttpClient, RFD_PROFILE } from "${pkg.name}/acp-http";
 
 // Read through globalThis so that the snippet needs no @types/node (a browser-only consumer has none).
-const { env, versions } = (globalThis as unknown as { process: { env: Record<string, string | undefined>; versions: { node: string } } }).process;
+type NodeProcess = { env: Record<string, string | undefined>; versions: { node: string } };
+const { env, versions } = (globalThis as unknown as { process: NodeProcess }).process;
 const baseUrl = env.SMOKE_SERVER_URL;
 if (!baseUrl) throw new Error("SMOKE_SERVER_URL is not set");
 const client = new SandboxAgentClient({ baseUrl, agent: "mock" });
@@ -85,7 +87,7 @@ function tsconfig(resolution: Resolution, files: string[], outDir?: string): obj
   };
 }
 
-async function typecheck(app: string, name: string, resolution: Resolution, files: string[], outDir?: string): Promise<string> {
+async function typecheck(app: string, name: string, resolution: Resolution, files: string[], outDir?: string) {
   const config = join(app, `tsconfig.${name}.${resolution}.json`);
   writeFileSync(config, JSON.stringify(tsconfig(resolution, files, outDir), null, 2));
   try {
@@ -115,19 +117,22 @@ describe("the packed package in a consumer project", () => {
   beforeAll(async () => {
     const packageDir = join(stage, "package");
     mkdirSync(packageDir);
-    await run(process.execPath, [tsc, "-p", join(repoRoot, "tsconfig.build.json"), "--outDir", join(packageDir, "dist")]);
+    const build = join(repoRoot, "tsconfig.build.json");
+    await run(process.execPath, [tsc, "-p", build, "--outDir", join(packageDir, "dist")]);
     for (const file of ["package.json", "README.md", "LICENSE"]) {
       if (existsSync(join(repoRoot, file))) copyFileSync(join(repoRoot, file), join(packageDir, file));
     }
     for (const entry of entries) reach.set(entry.subpath, reachOf(packageDir, entry.file));
-    const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", stage], { cwd: packageDir });
+    const pack = ["pack", "--json", "--ignore-scripts", "--pack-destination", stage];
+    const { stdout } = await run("npm", pack, { cwd: packageDir });
     const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
     if (!packed) throw new Error(`npm pack printed no report: ${stdout}`);
 
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
     // Dependencies and the rxjs peer come from the npm cache the repository's own install filled.
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", join(stage, packed.filename)], {
+    const install = ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"];
+    await run("npm", [...install, join(stage, packed.filename)], {
       cwd: app,
       maxBuffer: 16 * 1024 * 1024,
     });

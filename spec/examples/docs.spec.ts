@@ -22,9 +22,11 @@ describe("API reference (npm run docs)", () => {
     const out = mkdtempSync(join(tmpdir(), "sandbox-agent-rx-docs-"));
     try {
       const typedoc = join(repoRoot, "node_modules/typedoc/bin/typedoc");
-      const result = await run(process.execPath, [typedoc, "--treatWarningsAsErrors", "--out", out], { cwd: repoRoot }).then(
+      const args = [typedoc, "--treatWarningsAsErrors", "--out", out];
+      const result = await run(process.execPath, args, { cwd: repoRoot }).then(
         ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
-        (error: { stdout?: string; stderr?: string }) => ({ ok: false, output: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
+        ({ stdout = "", stderr = "" }: { stdout?: string; stderr?: string }) =>
+          ({ ok: false, output: `${stdout}${stderr}` }),
       );
       expect(result).toEqual({ ok: true, output: expect.not.stringMatching(/\[warning\]|\[error\]/) as unknown });
       expect(readFileSync(join(out, "index.html"), "utf8")).toContain("sandbox-agent-rx");

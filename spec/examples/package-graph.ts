@@ -3,6 +3,7 @@
 // keep optional peers (ws, better-sqlite3, dockerode) behind their own subpaths.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 
 export interface PackageJson {
   name: string;
@@ -49,13 +50,12 @@ export function optionalPeers(pkg: PackageJson): string[] {
     .map(([name]) => name);
 }
 
-// Static `import … from "x"`, `export … from "x"`, side-effect `import "x"` and `import("x")` with a literal.
-const SPECIFIERS = /\b(?:import|export)\s*(?:[^"'`;]*?\sfrom\s*)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
-
-/** The specifiers one emitted file imports, with line comments and block comments removed. */
+/**
+ * The specifiers one emitted file imports (static, re-exports, side-effect and literal `import()`),
+ * read by the TypeScript scanner so that comments and strings that merely mention an import do not count.
+ */
 export function importsOf(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-  return [...code.matchAll(SPECIFIERS)].map((match) => match[1] ?? match[2] ?? "").filter(Boolean);
+  return ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
 }
 
 /** The bare name of a package specifier: "ws", "@scope/name", "node:fs" kept whole. */

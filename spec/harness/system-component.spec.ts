@@ -10,11 +10,13 @@ const TIMEOUT = 120_000;
 const SUITE = "examples/browser in headless Chromium";
 
 function jest(env: Record<string, string>): Promise<{ code: number; output: string }> {
-  const args = ["--experimental-vm-modules", "--no-warnings=ExperimentalWarning", join(repoRoot, "node_modules/jest/bin/jest.js")];
+  const jestBin = join(repoRoot, "node_modules/jest/bin/jest.js");
+  const flags = ["--experimental-vm-modules", "--no-warnings=ExperimentalWarning"];
+  const args = [...flags, jestBin, "spec/examples/browser.spec.ts"];
   const base = { ...process.env };
   delete base.CI;
   return new Promise((resolve) => {
-    execFile(process.execPath, [...args, "spec/examples/browser.spec.ts"], { cwd: repoRoot, env: { ...base, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd: repoRoot, env: { ...base, ...env } }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, output: `${stdout}\n${stderr}` });
     });

@@ -11,7 +11,8 @@
 //   node spec/support/interop-install.js qwen goose node22
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,7 +99,8 @@ function runNpm(args, cwd, timeoutMs) {
     });
     child.once("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? -1, output: signal ? `${output}\nnpm was stopped (${signal}) after ${timeoutMs} ms` : output });
+      const stopped = signal ? `\nnpm was stopped (${signal}) after ${timeoutMs} ms` : "";
+      resolve({ code: code ?? -1, output: `${output}${stopped}` });
     });
   });
 }
@@ -107,13 +109,15 @@ function runNpm(args, cwd, timeoutMs) {
 export class InteropInstallError extends Error {
   constructor(name, dir, output) {
     const { label } = spec(name);
-    const offline = /E(NOTFOUND|CONNREFUSED|CONNRESET|TIMEDOUT|AI_AGAIN|NETUNREACH)|network|stopped \(SIGKILL\)/i.test(output);
+    const unreachable = /E(NOTFOUND|CONNREFUSED|CONNRESET|TIMEDOUT|AI_AGAIN|NETUNREACH)|network|stopped \(SIGKILL\)/i;
+    const offline = unreachable.test(output);
     const errors = output.split("\n").filter((line) => /^npm (error|ERR!)/.test(line)).slice(0, 8).join("\n");
     super(
       `${label} is not installed and could not be installed into ${dir}` +
         (offline ? " because the npm registry could not be reached" : "") +
         `. The tests that need it install it once per machine from ${spec(name).folder}/package-lock.json; ` +
-        `with the registry reachable, run \`node spec/support/interop-install.js ${name}\`.\n${errors || output.slice(-2000)}`,
+        `with the registry reachable, run \`node spec/support/interop-install.js ${name}\`.\n` +
+        (errors || output.slice(-2000)),
     );
     this.name = "InteropInstallError";
   }
@@ -177,7 +181,8 @@ async function doInstall(name, dir, timeoutMs) {
       rmSync(staging, { recursive: true, force: true });
       throw new InteropInstallError(name, dir, output);
     }
-    writeFileSync(join(staging, MARKER), `${JSON.stringify({ installedAt: new Date().toISOString(), ms: Date.now() - started })}\n`);
+    const record = { installedAt: new Date().toISOString(), ms: Date.now() - started };
+    writeFileSync(join(staging, MARKER), `${JSON.stringify(record)}\n`);
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
     return dir;
@@ -193,7 +198,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const already = isInstalled(name);
     try {
       const dir = await ensureInstalled(name);
-      console.log(`${spec(name).label}: ${already ? "already installed" : `installed in ${Date.now() - started} ms`} at ${dir}`);
+      const what = already ? "already installed" : `installed in ${Date.now() - started} ms`;
+      console.log(`${spec(name).label}: ${what} at ${dir}`);
     } catch (error) {
       console.error(error instanceof Error ? error.message : String(error));
       process.exitCode = 1;

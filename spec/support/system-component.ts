@@ -72,7 +72,8 @@ export function chromiumExecutable(): string | undefined {
 export function commandPath(command: string): string | undefined {
   if (!/^[\w.+-]+$/.test(command)) return undefined;
   try {
-    const out = execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const stdio: ["ignore", "pipe", "ignore"] = ["ignore", "pipe", "ignore"];
+    const out = execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8", stdio });
     const path = out.trim();
     return path.startsWith("/") ? path : undefined;
   } catch {
