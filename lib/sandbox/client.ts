@@ -1,17 +1,16 @@
 import { Subject, distinctUntilChanged, share, type Observable } from "rxjs";
+import type * as v from "valibot";
 import { consoleLogger } from "../acp-http/index.js";
 import { agentHandlers } from "./agent-handlers.js";
-import type { CallOptions, SandboxConnection } from "./connection.js";
-import { ControlPlaneHttp } from "./control-plane.js";
-import type { ControlRoutes } from "./control-routes.js";
-import type { AgentInfo, Health, InstallOptions, InstallResult } from "./control-schemas.js";
+import { sandboxName, type CallOptions, type SandboxConnection } from "./connection.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
-import { fileSystem, type FileSystem } from "./file-system.js";
 import { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import { detectServerApi, profileFor, type ServerApi } from "./profiles.js";
-import { Processes } from "./processes/index.js";
+import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
+import { SandboxServerRoutes } from "./server-client.js";
+import { SessionSettings } from "./session-config.js";
+import type { SessionConfigOption, SessionModes } from "./session-config-schemas.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type {
@@ -28,9 +27,9 @@ export type * from "./types.js";
 
 /**
  * The client for a sandbox-agent server: one connection to one agent, session
- * methods, events as observables, and the server's plain HTTP routes.
+ * methods, events as observables, and the server's own routes (see `SandboxServerRoutes`).
  */
-export class SandboxAgentClient {
+export class SandboxAgentClient extends SandboxServerRoutes {
   /** Every session event of the current connection (and later ones); hot, no replay. */
   readonly events$: Observable<SandboxEvent>;
   /** Sessions that ended (terminated, finished, or their agent exited). */
@@ -43,37 +42,36 @@ export class SandboxAgentClient {
   readonly disconnected$: Observable<DisconnectInfo>;
   /** Settles when auto-connect does: resolves when connected, rejects with the connect error. */
   readonly ready: Promise<ConnectInfo | undefined>;
-  /** The server's process API: commands, processes, logs and terminals (no connection needed). */
-  readonly processes: Processes;
 
   readonly #options: SandboxAgentClientOptions;
   readonly #events = new Subject<SandboxEvent>();
-  readonly #http: ControlPlaneHttp;
   readonly #lifecycle: ConnectionLifecycle;
+  readonly #settings: SessionSettings;
   readonly #logger;
-  #api: Promise<ServerApi> | undefined;
 
   constructor(options: SandboxAgentClientOptions) {
+    super(options);
     this.#options = options;
     this.#logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
-    const { baseUrl, token, headers, fetch } = options;
-    const settings = { baseUrl, token, headers, fetch };
-    this.#http = new ControlPlaneHttp(settings);
-    this.processes = new Processes(this.#http, settings, { WebSocket: options.WebSocket });
     this.#lifecycle = new ConnectionLifecycle({
       options,
       events: this.#events,
-      serverApi: () => this.#serverApi(),
+      serverApi: () => this.contract.api(),
       handlers: agentHandlers(options),
       logger: this.#logger,
     });
     this.events$ = this.#events.asObservable();
+    this.#settings = new SessionSettings({
+      events$: this.events$,
+      send: (method, params, call) => this.#on(sandboxName(method), call, (c, b) => c.call(method, params, b)),
+      agentOptions: async (call) => (await this.getAgent(this.#agent(), { ...call, config: true })).configOptions,
+    });
     this.sessionEnded$ = this.events$.pipe(sessionEndedOnly(), share());
     this.parseErrors$ = this.events$.pipe(parseErrorsOnly(), share());
     this.state$ = this.#lifecycle.state.pipe(distinctUntilChanged());
     this.disconnected$ = this.#lifecycle.disconnects.asObservable();
     if (options.autoConnect ?? true) {
-      this.ready = this.connect();
+      this.ready = this.connect({ waitForServer: options.waitForServer });
       // The failure stays observable on `ready` and `state$`, not also as an unhandled rejection.
       this.ready.catch(() => undefined);
     } else {
@@ -94,10 +92,14 @@ export class SandboxAgentClient {
   /**
    * Opens the one connection (initialize with the agent selection). Throws `AlreadyConnectedError`
    * when one exists; `signal` cancels the attempt (`CallAbortedError`), `timeoutMs` bounds it
-   * (`CallTimeoutError`).
+   * (`CallTimeoutError`), including the wait for the server that `waitForServer` asks for.
    */
-  connect(options?: ConnectOptions): Promise<ConnectInfo> {
-    return this.#lifecycle.connect(options);
+  async connect(options: ConnectOptions = {}): Promise<ConnectInfo> {
+    const { waitForServer, ...bounds } = options;
+    if (!waitForServer) return this.#lifecycle.connect(bounds);
+    const waited = await this.waitForHealth({ ...(waitForServer === true ? {} : waitForServer), ...bounds });
+    const left = bounds.timeoutMs === undefined ? undefined : Math.max(1, bounds.timeoutMs - waited.elapsedMs);
+    return this.#lifecycle.connect({ ...bounds, ...(left === undefined ? {} : { timeoutMs: left }) });
   }
 
   /**
@@ -109,26 +111,23 @@ export class SandboxAgentClient {
     return this.#lifecycle.disconnect();
   }
 
-  #serverApi(): Promise<ServerApi> {
-    if (this.#options.serverApi) return Promise.resolve(this.#options.serverApi);
-    if (!this.#api) {
-      const detecting = detectServerApi(this.#http);
-      // A failed probe is not remembered: the next call asks again.
-      detecting.catch(() => (this.#api = undefined));
-      this.#api = detecting;
-    }
-    return this.#api;
-  }
-
   /** Runs a session call on the live connection (waiting for one being made, within `call`'s bounds). */
   #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, call: CallOptions) => Promise<T>) {
     return this.#lifecycle.with(method, call, run);
   }
 
+  protected extensionCall(operation: string, flag: string, method: string, params: object, call?: CallOptions) {
+    return this.#on(operation, call, (connection, bounds) => {
+      connection.requireExtension(operation, flag, method);
+      return connection.call(method, params, bounds);
+    });
+  }
+
   // --- sessions ----------------------------------------------------------------------
 
   newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
-    return this.#on("newSession", call, (c, bounds) => sessions.newSession(c, options, this.#cwd(), bounds));
+    const opening = this.#on("newSession", call, (c, b) => sessions.newSession(c, options, this.#cwd(), b));
+    return this.#opened(opening);
   }
 
   /** Opens an existing session on this connection (`session/load`): the agent replays its history. */
@@ -137,7 +136,14 @@ export class SandboxAgentClient {
     options: sessions.NewSessionOptions = {},
     call?: CallOptions,
   ): Promise<sessions.SessionHandle> {
-    return this.#on("loadSession", call, (c, b) => sessions.loadSession(c, sessionId, options, this.#cwd(), b));
+    const cwd = this.#cwd();
+    return this.#opened(this.#on("loadSession", call, (c, b) => sessions.loadSession(c, sessionId, options, cwd, b)));
+  }
+
+  async #opened(opening: Promise<sessions.SessionHandle>): Promise<sessions.SessionHandle> {
+    const handle = await opening;
+    this.#settings.record(handle.sessionId, handle.raw);
+    return handle;
   }
 
   /** Runs one turn. Aborting `call.signal` before the outcome also cancels the turn on the server. */
@@ -157,17 +163,51 @@ export class SandboxAgentClient {
     return this.#on("cancel", undefined, (c) => c.notify("session/cancel", { sessionId }));
   }
 
-  async setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
-    await this.#on("setSessionMode", call, (c, b) => c.call("session/set_mode", { sessionId, modeId }, b));
+  // Session configuration: see SessionSettings for where the known modes and options come from.
+
+  /** The session's modes (current and available), or null when the agent reported none. */
+  getSessionModes(sessionId: string, call?: CallOptions): Promise<SessionModes | null> {
+    return this.#settings.modes(sessionId, call);
   }
 
+  /** The session's configuration options, kept current from its update events. */
+  getSessionConfigOptions(sessionId: string, call?: CallOptions): Promise<SessionConfigOption[]> {
+    return this.#settings.configOptions(sessionId, call);
+  }
+
+  /**
+   * Switches mode. A mode the session does not list is an `UnsupportedFeatureError` (with the valid
+   * ids) and is not sent; an agent without `session/set_mode` gets the `mode` config option set.
+   */
+  setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
+    return this.#settings.setMode(sessionId, modeId, call);
+  }
+
+  /** Sets a config option, checked against the session's options; resolves with the agent's answer. */
   setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
-    const params = { sessionId, configId, value };
-    return this.#on("setSessionConfigOption", call, (c, b) => c.call("session/set_config_option", params, b));
+    return this.#settings.setOption(sessionId, configId, value, call);
   }
 
-  async setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
-    await this.#on("setSessionModel", call, (c, b) => c.call("session/set_model", { sessionId, modelId }, b));
+  /** `session/set_model`, or the `model` config option when the agent has no such method. */
+  setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+    return this.#settings.setModel(sessionId, modelId, call);
+  }
+
+  /** Sets the config option of category `thought_level` (`UnsupportedFeatureError` when there is none). */
+  async setSessionThoughtLevel(sessionId: string, level: string, call?: CallOptions): Promise<void> {
+    await this.#settings.setCategory(sessionId, "thought_level", level, call);
+  }
+
+  /**
+   * A raw request on the live connection for methods not wrapped here (agent or server extensions).
+   * With `schema` the result is parsed by it (`ProtocolError` when it does not match).
+   */
+  request<TSchema extends v.GenericSchema | undefined = undefined>(
+    method: string,
+    params?: Record<string, unknown> | unknown[],
+    options: RawRequestOptions<TSchema> = {},
+  ): Promise<RequestResult<TSchema>> {
+    return this.#on(method, options, (c, bounds) => rawRequest(c, method, params, options, bounds));
   }
 
   listSessions(params: { cwd?: string; cursor?: string } = {}, call?: CallOptions): Promise<sessions.SessionList> {
@@ -214,40 +254,11 @@ export class SandboxAgentClient {
     };
   }
 
-  // --- control plane -----------------------------------------------------------------
-  // Every method takes `{ signal, timeoutMs }` last: none waits forever unless asked to.
-
-  health(call?: CallOptions): Promise<Health> {
-    return this.#routes().then((routes) => routes.health(call));
-  }
-
-  listAgents(call?: CallOptions): Promise<AgentInfo[]> {
-    return this.#routes().then((routes) => routes.listAgents(call));
-  }
-
-  getAgent(agentId: string, call?: CallOptions): Promise<AgentInfo> {
-    return this.#routes().then((routes) => routes.getAgent(agentId, call));
-  }
-
-  installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
-    return this.#routes().then((routes) => routes.installAgent(agentId, options, call));
-  }
-
-  /** The server's filesystem (paths are the server's; relative ones resolve against its `$HOME`). */
-  readonly fs: FileSystem = fileSystem(() => this.#routes());
-
-  /** The control-plane routes of the server's contract. */
-  async #routes(): Promise<ControlRoutes> {
-    const profile = profileFor(await this.#serverApi());
-    return profile.controlRoutes(this.#http, (operation, flag, method, params, call) =>
-      this.#on(operation, call, (connection, bounds) => {
-        connection.requireExtension(operation, flag, method);
-        return connection.call(method, params, bounds);
-      }),
-    );
-  }
-
   #cwd(): string {
     return this.#options.cwd ?? "/";
+  }
+
+  #agent(): string {
+    return this.#options.agent ?? "";
   }
 }

@@ -8,29 +8,35 @@ import {
   FsStatSchema,
   HealthSchema,
   InstallResultWireSchema,
+  ServerConnectionListSchema,
   MoveResultSchema,
   PathResultSchema,
   UploadResultSchema,
   WriteResultSchema,
   toInstallResult,
   type AgentInfo,
+  type AgentQueryOptions,
   type FsEntry,
   type FsStat,
   type Health,
   type InstallOptions,
   type InstallResult,
   type MoveResult,
+  type ServerConnection,
   type UploadResult,
   type WriteResult,
 } from "./control-schemas.js";
 import { validate, type ControlPlaneHttp } from "./control-plane.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
+import { refineHttpError } from "./errors/refine.js";
+import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
 
 /** The control-plane operations, one implementation per server contract (see `profiles.ts`). */
 export interface ControlRoutes {
   health(call?: CallOptions): Promise<Health>;
-  listAgents(call?: CallOptions): Promise<AgentInfo[]>;
-  getAgent(agentId: string, call?: CallOptions): Promise<AgentInfo>;
+  listAgents(query: AgentQueryOptions, call?: CallOptions): Promise<AgentInfo[]>;
+  getAgent(agentId: string, query: AgentQueryOptions, call?: CallOptions): Promise<AgentInfo>;
+  listConnections(call?: CallOptions): Promise<ServerConnection[]>;
   installAgent(agentId: string, options: InstallOptions, call?: CallOptions): Promise<InstallResult>;
   readFile(path: string, call?: CallOptions): Promise<Uint8Array>;
   writeFile(path: string, body: Uint8Array, call?: CallOptions): Promise<WriteResult>;
@@ -54,11 +60,25 @@ export type ExtensionCall = (
 /** Every operation as a plain HTTP route under `prefix` (the released 0.4.x server: `/v1`). */
 export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoutes {
   const agent = (id: string): string => `${prefix}/agents/${encodeURIComponent(id)}`;
+  // The server accepts only `true`/`false` here; leaving a flag out means false.
+  const agentQuery = (query: AgentQueryOptions) => ({ config: query.config, no_cache: query.noCache });
+  const refined = <T>(pending: Promise<T>): Promise<T> => pending.catch((error: unknown) => {
+    throw refineHttpError(error);
+  });
   return {
     health: (call) => http.json("health", HealthSchema, "get", `${prefix}/health`, { ...call }),
-    listAgents: async (call) =>
-      (await http.json("listAgents", AgentListSchema, "get", `${prefix}/agents`, { ...call })).agents,
-    getAgent: (agentId, call) => http.json("getAgent", AgentInfoSchema, "get", agent(agentId), { ...call }),
+    listAgents: async (query, call) => {
+      const init = { query: agentQuery(query), ...call };
+      return (await refined(http.json("listAgents", AgentListSchema, "get", `${prefix}/agents`, init))).agents;
+    },
+    getAgent: (agentId, query, call) => {
+      const init = { query: agentQuery(query), ...call };
+      return refined(http.json("getAgent", AgentInfoSchema, "get", agent(agentId), init));
+    },
+    listConnections: async (call) => {
+      const list = http.json("listConnections", ServerConnectionListSchema, "get", `${prefix}/acp`, { ...call });
+      return (await refined(list)).servers;
+    },
     installAgent: async (agentId, options, call) => {
       const init = { json: options, ...call };
       const path = `${agent(agentId)}/install`;
@@ -86,24 +106,30 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
   };
 }
 
+const NO_V2_CONFIG = "the v2 contract's agent list has no config options (a session's result has them)";
+
 /**
  * The `/v2` contract: health and file bytes over HTTP, everything else as extensions on
  * the session connection (so those need one).
  */
 export function extensionRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes {
-  const listAgents = async (call?: CallOptions): Promise<AgentInfo[]> => {
+  // `noCache` has no v2 counterpart (the runtime does not cache the list); `config` has none either.
+  const listAgents = async (query: AgentQueryOptions, call?: CallOptions): Promise<AgentInfo[]> => {
+    if (query.config) throw new UnsupportedFeatureError("listAgents({ config })", NO_V2_CONFIG);
     const result = await extension("listAgents", "agentList", "_sandboxagent/agent/list", {}, call);
     return validate("listAgents", AgentListSchema, result).agents;
   };
   return {
     ...httpRoutes(http, "/v2"),
     listAgents,
-    getAgent: async (agentId, call) => {
-      const agent = (await listAgents(call)).find((candidate) => candidate.id === agentId);
+    listConnections: () =>
+      Promise.reject(new UnsupportedFeatureError("listConnections", "the v2 contract has no connection list")),
+    getAgent: async (agentId, query, call) => {
+      const agent = (await listAgents(query, call)).find((candidate) => candidate.id === agentId);
       if (agent) return agent;
       // No per-agent route here: an unknown id fails as the v1 route does, so callers handle one error.
       const problem = { type: "urn:sandbox-agent:error:unsupported_agent", detail: `unsupported agent: ${agentId}` };
-      throw new SandboxAgentHttpError("getAgent", 400, problem, undefined);
+      throw refineHttpError(new SandboxAgentHttpError("getAgent", 400, problem, undefined));
     },
     installAgent: async (agentId, options, call) => {
       const params = { agent: agentId, ...options };

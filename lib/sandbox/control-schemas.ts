@@ -8,6 +8,17 @@ import * as v from "valibot";
 export const HealthSchema = v.looseObject({ status: v.string() });
 export type Health = v.InferOutput<typeof HealthSchema>;
 
+/** A configuration option an agent offers (model, mode, thought level), as the server describes it. */
+export const AgentConfigOptionSchema = v.looseObject({
+  id: v.string(),
+  name: v.optional(v.string()),
+  category: v.optional(v.string()),
+  type: v.optional(v.string()),
+  currentValue: v.optional(v.unknown()),
+  options: v.optional(v.array(v.looseObject({ value: v.unknown(), name: v.optional(v.string()) }))),
+});
+export type AgentConfigOption = v.InferOutput<typeof AgentConfigOptionSchema>;
+
 export const AgentInfoSchema = v.looseObject({
   id: v.string(),
   installed: v.boolean(),
@@ -15,8 +26,32 @@ export const AgentInfoSchema = v.looseObject({
   version: v.optional(v.nullable(v.string())),
   path: v.optional(v.nullable(v.string())),
   capabilities: v.optional(v.record(v.string(), v.unknown())),
+  serverStatus: v.optional(
+    v.nullable(v.looseObject({ status: v.string(), uptimeMs: v.optional(v.nullable(v.number())) })),
+  ),
+  /** Present when asked for with `config: true`. */
+  configOptions: v.optional(v.nullable(v.array(AgentConfigOptionSchema))),
+  /** Why the server could not read the agent's options, when it could not. */
+  configError: v.optional(v.nullable(v.string())),
 });
 export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;
+
+/** What to ask of the agent routes (`listAgents`, `getAgent`). */
+export interface AgentQueryOptions {
+  /** Include each agent's `configOptions` (or `configError`). Released server only. */
+  config?: boolean;
+  /** Ask the server to look again instead of answering from its cache. */
+  noCache?: boolean;
+}
+
+/** One live agent connection of the server (one agent process each). */
+export const ServerConnectionSchema = v.looseObject({
+  serverId: v.string(),
+  agent: v.string(),
+  createdAtMs: v.number(),
+});
+export type ServerConnection = v.InferOutput<typeof ServerConnectionSchema>;
+export const ServerConnectionListSchema = v.looseObject({ servers: v.array(ServerConnectionSchema) });
 export const AgentListSchema = v.looseObject({ agents: v.array(AgentInfoSchema) });
 
 export const InstallResultWireSchema = v.looseObject({

@@ -15,7 +15,11 @@ export type {
   ReadTextFileRequest,
   Logger,
   DisconnectInfo,
+  HealthWaitBounds,
 } from "./types.js";
+export type { SandboxServerRoutes } from "./server-client.js";
+export type { RawRequestOptions, RequestResult } from "./raw-request.js";
+export type { SessionModes, SessionMode, SessionConfigOption } from "./session-config-schemas.js";
 export type { CallOptions } from "./connection.js";
 export type {
   NewSessionOptions,
@@ -42,6 +46,9 @@ export type { ServerApi } from "./profiles.js";
 export type {
   Health,
   AgentInfo,
+  AgentConfigOption,
+  AgentQueryOptions,
+  ServerConnection,
   InstallOptions,
   InstallResult,
   FsEntry,
@@ -59,3 +66,12 @@ export {
   type WebSocketLike,
 } from "../acp-http/web-socket.js";
 export * from "./errors/index.js";
+export * from "./desktop/index.js";
+export {
+  ServerConfig,
+  type McpServerConfig,
+  type SkillsConfig,
+  type SkillSource,
+  type ConfigEntryRef,
+  type HealthWaitResult,
+} from "./config/index.js";

@@ -44,6 +44,11 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
   }),
   v.looseObject({ sessionUpdate: v.literal("current_mode_update"), currentModeId: v.string(), _meta: Meta }),
   v.looseObject({
+    sessionUpdate: v.literal("config_option_update"),
+    configOptions: v.array(v.looseObject({ id: v.string() })),
+    _meta: Meta,
+  }),
+  v.looseObject({
     sessionUpdate: v.literal("session_info_update"),
     title: v.optional(v.nullable(v.string())),
     updatedAt: v.optional(v.nullable(v.string())),

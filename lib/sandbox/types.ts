@@ -1,6 +1,7 @@
 import type { WebSocketConstructor } from "../acp-http/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+import type { HealthWaitOptions } from "./config/health.js";
 import type { CallOptions } from "./connection.js";
 import type { ConnectionLostError } from "./errors/connection-lost-error.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
@@ -41,6 +42,8 @@ export interface SandboxAgentClientOptions {
   WebSocket?: WebSocketConstructor;
   /** Connect from the constructor (default true); the outcome is on `ready` and `state$`. */
   autoConnect?: boolean;
+  /** With `autoConnect`: wait for the server's health first (see `ConnectOptions.waitForServer`). */
+  waitForServer?: boolean | HealthWaitBounds;
   /** Which server contract; asked of the server when absent. */
   serverApi?: ServerApi;
   /** `v1` servers only: the server-side id of this client's agent process. Default: random. */
@@ -67,8 +70,17 @@ export interface ReadTextFileRequest {
   limit?: number | null;
 }
 
+/** How `waitForHealth` paces itself (its bounds are the call's `signal` and `timeoutMs`). */
+export type HealthWaitBounds = Omit<HealthWaitOptions, "signal" | "timeoutMs" | "path" | "upStatuses">;
+
 /** `connect()`'s bounds: a signal that cancels the attempt, and a deadline for all of it. */
-export type ConnectOptions = CallOptions;
+export interface ConnectOptions extends CallOptions {
+  /**
+   * Wait for the server's health route first (with backoff, within the same deadline; 30 s when
+   * none is given): a server in a sandbox often starts after its client. `true` uses the defaults.
+   */
+  waitForServer?: boolean | HealthWaitBounds | undefined;
+}
 
 /** `disconnected` until connected and after `disconnect()` or a lost connection. */
 export type ConnectionState = "disconnected" | "connecting" | "connected" | "reconnecting";

@@ -33,6 +33,8 @@
 //                      default <session cwd>/scripted-agent.txt), waiting for each answer; each
 //                      answer is reported in a chunk as JSON {method, result|error}; then end_turn
 //                      with _meta.fs = [those reports]
+//   setmode ID         the agent switches mode itself: emits current_mode_update ID, then end_turn
+//   setoption ID VALUE the agent changes an option itself: emits config_option_update, then end_turn
 //   ask METHOD         sends an agent->client request METHOD with params {sessionId}; the answer is
 //                      reported in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report (a client should answer unknown methods -32601)
@@ -44,11 +46,17 @@
 //                               capabilities, _meta["sandboxagent.dev"].extensions with booleans and
 //                               the `methods` this agent answers), authMethods [], agentInfo;
 //                               result._meta.seenClientMeta = params._meta (or null)
-//   session/new                 {sessionId:"sess-<n>", _meta:{seenMeta: params._meta|null, cwd}}
-//   session/load                {} (no history is replayed)
+//   session/new                 {sessionId:"sess-<n>", modes, configOptions, _meta:{seenMeta: params._meta|null,
+//                               cwd}}: modes normal/plan (current normal); configOptions (type select) model
+//                               (mock|mock-fast), mode (normal|plan), thought_level (low|medium|high), each with
+//                               the category of its id. params._meta["sandboxagent.dev"].scriptedUnsupported (an
+//                               array of method names) makes those methods answer -32601 in that session.
+//   session/load                {modes, configOptions} of that session (no history is replayed)
 //   session/list                {sessions:[{sessionId, cwd}]} for the sessions created here
-//   session/set_mode, session/set_model          {}
-//   session/set_config_option                    {configOptions: []}
+//   session/set_mode            records the mode (-32602 for an unknown one), emits current_mode_update, then {}
+//   session/set_model           records the model (-32602 for an unknown one), emits config_option_update, then {}
+//   session/set_config_option   sets the option (-32602 for an unknown id or value), emits config_option_update
+//                               (and current_mode_update for the mode option), then {configOptions}
 //   session/prompt                               see the verbs above
 //   _sandboxagent/session/list_models            {availableModels:[{modelId,name}], currentModelId}
 //   _probe/echo {…}                              answers with the params unchanged
@@ -103,7 +111,7 @@ const METHODS = [
   "_probe/env",
 ];
 
-/** sessionId -> {cwd} for session/list and the default path of the `fs` verb. */
+/** sessionId -> {cwd, config, unsupported} for session/list, the `fs` verb and session configuration. */
 const sessions = new Map();
 let sessionCounter = 0;
 
@@ -265,6 +273,12 @@ async function runPrompt(msg) {
       chunk(sessionId, JSON.stringify(reports[1]));
       return endTurn({ fs: reports });
     }
+    case "setmode":
+      applyOption(sessionId, "mode", args[0] ?? "plan");
+      return endTurn();
+    case "setoption":
+      applyOption(sessionId, args[0] ?? "model", args[1] ?? "mock-fast");
+      return endTurn();
     case "ask": {
       const method = args[0] ?? "_probe/unknown";
       const answer = report(method, await askClient(method, { sessionId }));
@@ -275,6 +289,59 @@ async function runPrompt(msg) {
       for (const [i, t] of ["Hello", ", ", "world"].entries()) chunk(sessionId, t, { seq: i });
       return endTurn();
   }
+}
+
+/** The options a session starts with: what the real server also reports for its `mock` agent. */
+function initialConfig() {
+  const select = (id, name, currentValue, values) => ({
+    id,
+    name,
+    category: id,
+    type: "select",
+    currentValue,
+    options: values.map((value) => ({ value, name: value })),
+  });
+  return [
+    select("model", "Model", "mock", ["mock", "mock-fast"]),
+    select("mode", "Mode", "normal", ["normal", "plan"]),
+    select("thought_level", "Thought level", "low", ["low", "medium", "high"]),
+  ];
+}
+
+function sessionConfig(sessionId) {
+  const config = sessions.get(sessionId)?.config ?? initialConfig();
+  const mode = config.find((option) => option.id === "mode");
+  const availableModes = mode.options.map(({ value, name }) => ({ id: value, name }));
+  return { modes: { currentModeId: mode.currentValue, availableModes }, configOptions: structuredClone(config) };
+}
+
+/** Sets one option; emits its update (and current_mode_update for the mode). Returns an error text or undefined. */
+function applyOption(sessionId, configId, value) {
+  const session = sessions.get(sessionId);
+  if (!session) return `unknown session ${sessionId}`;
+  const option = session.config.find((candidate) => candidate.id === configId);
+  if (!option) return `unknown config option ${configId}`;
+  if (!option.options.some((candidate) => candidate.value === value)) return `unknown value ${value} for ${configId}`;
+  option.currentValue = value;
+  const update = (body) => notify("session/update", { sessionId, update: body });
+  if (configId === "mode") update({ sessionUpdate: "current_mode_update", currentModeId: value });
+  const configOptions = structuredClone(session.config);
+  update({ sessionUpdate: "config_option_update", configOptions });
+  return undefined;
+}
+
+function setConfig(msg) {
+  const params = msg.params ?? {};
+  const session = sessions.get(params.sessionId);
+  if (session?.unsupported.includes(msg.method)) return fail(msg.id, -32601, `Method not found: ${msg.method}`);
+  const [configId, value] =
+    msg.method === "session/set_mode" ? ["mode", params.modeId]
+    : msg.method === "session/set_model" ? ["model", params.modelId]
+    : [params.configId, params.value];
+  const problem = applyOption(params.sessionId, configId, value);
+  if (problem) return fail(msg.id, -32602, problem);
+  const isOption = msg.method === "session/set_config_option";
+  return reply(msg.id, isOption ? { configOptions: structuredClone(session.config) } : {});
 }
 
 function handleRequest(msg) {
@@ -306,24 +373,25 @@ function handleRequest(msg) {
     case "session/new": {
       const sessionId = `sess-${++sessionCounter}`;
       const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
-      sessions.set(sessionId, { cwd });
-      return reply(msg.id, { sessionId, _meta: { seenMeta: params._meta ?? null, cwd } });
+      const unsupported = params._meta?.["sandboxagent.dev"]?.scriptedUnsupported;
+      const config = initialConfig();
+      sessions.set(sessionId, { cwd, config, unsupported: Array.isArray(unsupported) ? unsupported : [] });
+      return reply(msg.id, { sessionId, ...sessionConfig(sessionId), _meta: { seenMeta: params._meta ?? null, cwd } });
     }
     case "session/load":
       if (typeof params.sessionId === "string" && !sessions.has(params.sessionId)) {
-        sessions.set(params.sessionId, { cwd: typeof params.cwd === "string" ? params.cwd : process.cwd() });
+        const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
+        sessions.set(params.sessionId, { cwd, config: initialConfig(), unsupported: [] });
       }
-      return reply(msg.id, {});
+      return reply(msg.id, sessionConfig(params.sessionId));
     case "session/list":
       return reply(msg.id, {
         sessions: [...sessions].map(([sessionId, { cwd }]) => ({ sessionId, cwd })),
       });
     case "session/set_mode":
     case "session/set_model":
-      return reply(msg.id, {});
     case "session/set_config_option":
-      // ACP requires configOptions in this response; this agent has none.
-      return reply(msg.id, { configOptions: [] });
+      return setConfig(msg);
     case "session/prompt":
       return runPrompt(msg).catch((e) => fail(msg.id, -32603, String(e?.stack ?? e)));
     case "_sandboxagent/session/list_models":

@@ -1,8 +1,9 @@
 import * as v from "valibot";
 
 /**
- * Shapes of the server's configuration, agent and connection routes (0.4.2, probed; see
+ * Shapes of the server's MCP and skills configuration routes (0.4.2, probed; see
  * docs/desktop-and-config.md). Loose objects: required members checked, extras kept.
+ * (Agent and connection shapes are in ../control-schemas.ts, with the other routes.)
  */
 
 const stringMap = v.record(v.string(), v.string());
@@ -50,42 +51,6 @@ export type SkillSource = v.InferOutput<typeof SkillSourceSchema>;
 export const SkillsConfigSchema = v.looseObject({ sources: v.array(SkillSourceSchema) });
 /** One skills entry of a directory's `.sandbox-agent/config/skills.json`. */
 export type SkillsConfig = v.InferOutput<typeof SkillsConfigSchema>;
-
-/** A configuration option an agent offers (model, mode, thought level), as the server describes it. */
-export const AgentConfigOptionSchema = v.looseObject({
-  id: v.string(),
-  name: v.optional(v.string()),
-  category: v.optional(v.string()),
-  type: v.optional(v.string()),
-  currentValue: v.optional(v.unknown()),
-  options: v.optional(v.array(v.looseObject({ value: v.unknown(), name: v.optional(v.string()) }))),
-});
-export type AgentConfigOption = v.InferOutput<typeof AgentConfigOptionSchema>;
-
-export const AgentDetailsSchema = v.looseObject({
-  id: v.string(),
-  installed: v.boolean(),
-  credentialsAvailable: v.optional(v.boolean()),
-  version: optionalNullable(v.string()),
-  path: optionalNullable(v.string()),
-  capabilities: v.optional(v.record(v.string(), v.unknown())),
-  serverStatus: optionalNullable(v.looseObject({ status: v.string(), uptimeMs: optionalNullable(v.number()) })),
-  /** Present when asked for with `config: true`. */
-  configOptions: optionalNullable(v.array(AgentConfigOptionSchema)),
-  /** Why the server could not read the agent's options, when it could not. */
-  configError: optionalNullable(v.string()),
-});
-export type AgentDetails = v.InferOutput<typeof AgentDetailsSchema>;
-export const AgentDetailsListSchema = v.looseObject({ agents: v.array(AgentDetailsSchema) });
-
-/** One live agent connection of the server (one agent process each). */
-export const ServerConnectionSchema = v.looseObject({
-  serverId: v.string(),
-  agent: v.string(),
-  createdAtMs: v.number(),
-});
-export type ServerConnection = v.InferOutput<typeof ServerConnectionSchema>;
-export const ServerConnectionListSchema = v.looseObject({ servers: v.array(ServerConnectionSchema) });
 
 /** Where a config entry lives: `directory` (absolute, on the server) and the entry's name. */
 export interface ConfigEntryRef {

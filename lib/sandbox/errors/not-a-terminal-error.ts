@@ -1,7 +1,8 @@
-import { SandboxAgentHttpError } from "./http-error.js";
+import { ConflictError } from "./conflict-error.js";
+import type { SandboxAgentHttpError } from "./http-error.js";
 
 /** The process was not spawned with `tty: true`, so it has no terminal to attach or resize (HTTP 409). */
-export class NotATerminalError extends SandboxAgentHttpError {
+export class NotATerminalError extends ConflictError {
   override name = "NotATerminalError";
   readonly processId: string;
 

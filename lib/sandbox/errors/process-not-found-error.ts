@@ -1,7 +1,8 @@
-import { SandboxAgentHttpError } from "./http-error.js";
+import { NotFoundError } from "./not-found-error.js";
+import type { SandboxAgentHttpError } from "./http-error.js";
 
-/** The server has no process with this id (never spawned, or removed): HTTP 404 `not_found`. */
-export class ProcessNotFoundError extends SandboxAgentHttpError {
+/** The server has no process with this id (never spawned, or removed): HTTP 404 `not_found` (a `NotFoundError`). */
+export class ProcessNotFoundError extends NotFoundError {
   override name = "ProcessNotFoundError";
   readonly processId: string;
 

@@ -1,7 +1,8 @@
-import { SandboxAgentHttpError } from "./http-error.js";
+import { ConflictError } from "./conflict-error.js";
+import type { SandboxAgentHttpError } from "./http-error.js";
 
 /** The process has exited (or takes no input), so it cannot be written to (HTTP 409). */
-export class ProcessNotRunningError extends SandboxAgentHttpError {
+export class ProcessNotRunningError extends ConflictError {
   override name = "ProcessNotRunningError";
   readonly processId: string;
 

@@ -3,8 +3,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentCatalog, ServerConfig, type McpServerConfig } from "../../../lib/sandbox/config/index.js";
-import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
+import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/config/index.js";
+import { SandboxAgentClient } from "../../../lib/sandbox/index.js";
 import { InvalidRequestError } from "../../../lib/sandbox/errors/invalid-request-error.js";
 import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
@@ -21,17 +21,16 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe("config, agents and connections against the real 0.4.2 server", () => {
   let server: SandboxAgentServer;
-  let http: ControlPlaneHttp;
   let config: ServerConfig;
-  let agents: AgentCatalog;
+  // The client's own routes (no connection): the released server needs none for these.
+  let agents: SandboxAgentClient;
   let dir: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "config-spec-"));
     server = await startSandboxAgent();
-    http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch: undefined });
-    config = new ServerConfig(http);
-    agents = new AgentCatalog(http);
+    agents = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", autoConnect: false });
+    config = agents.config;
   });
 
   afterAll(async () => {

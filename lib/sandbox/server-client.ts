@@ -1,0 +1,98 @@
+import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
+import type { CallOptions } from "./connection.js";
+import { ControlPlaneHttp } from "./control-plane.js";
+import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
+import type { ServerConnection } from "./control-schemas.js";
+import { Desktop } from "./desktop/index.js";
+import { fileSystem, type FileSystem } from "./file-system.js";
+import { Processes } from "./processes/index.js";
+import { ServerContract } from "./server-contract.js";
+import type { HealthWaitBounds, SandboxAgentClientOptions } from "./types.js";
+
+/**
+ * The server's own routes, the half of the client that needs no agent connection on the released
+ * server: health, agents, connections, filesystem, processes, desktop, MCP/skills config. (On a
+ * v2 server the agent and filesystem routes are extensions sent over the connection.) Every
+ * method takes `{ signal, timeoutMs }`: none waits forever unless asked to.
+ */
+export abstract class SandboxServerRoutes {
+  /** The server's process API: commands, processes, logs and terminals (no connection needed). */
+  readonly processes: Processes;
+  /** The sandbox's virtual desktop: screen, input, windows, clipboard, recordings (released server). */
+  readonly desktop: Desktop;
+  /** Per-directory MCP server and skills entries (released server; no connection needed). */
+  readonly config: ServerConfig;
+  /** The server's filesystem (paths are the server's; relative ones resolve against its `$HOME`). */
+  readonly fs: FileSystem;
+
+  protected readonly http: ControlPlaneHttp;
+  protected readonly contract: ServerContract;
+  readonly #options: SandboxAgentClientOptions;
+
+  protected constructor(options: SandboxAgentClientOptions) {
+    this.#options = options;
+    const { baseUrl, token, headers, fetch } = options;
+    const settings = { baseUrl, token, headers, fetch };
+    this.http = new ControlPlaneHttp(settings);
+    this.processes = new Processes(this.http, settings, { WebSocket: options.WebSocket });
+    this.desktop = new Desktop(this.http, { baseUrl });
+    this.config = new ServerConfig(this.http);
+    this.contract = new ServerContract(this.http, options.serverApi, (operation, flag, method, params, call) =>
+      this.extensionCall(operation, flag, method, params, call),
+    );
+    this.fs = fileSystem(() => this.contract.routes());
+  }
+
+  /** Sends an extension request over the live agent connection (v2's routes), if advertised. */
+  protected abstract extensionCall(
+    operation: string,
+    flag: string,
+    method: string,
+    params: Record<string, unknown>,
+    call?: CallOptions,
+  ): Promise<unknown>;
+
+  health(call?: CallOptions): Promise<Health> {
+    return this.contract.routes().then((routes) => routes.health(call));
+  }
+
+  /**
+   * The server's agents; `config: true` adds each one's `configOptions` (or `configError`),
+   * `noCache: true` makes the server look again. Both are released-server options.
+   */
+  listAgents(options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo[]> {
+    const { config, noCache, ...call } = options;
+    return this.contract.routes().then((routes) => routes.listAgents({ config, noCache }, call));
+  }
+
+  /** One agent (`InvalidRequestError` of kind `unsupported_agent` for an unknown id). */
+  getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
+    const { config, noCache, ...call } = options;
+    return this.contract.routes().then((routes) => routes.getAgent(agentId, { config, noCache }, call));
+  }
+
+  installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
+    return this.contract.routes().then((routes) => routes.installAgent(agentId, options, call));
+  }
+
+  /** The agent processes the server runs now, one per connection (released server: `GET /v1/acp`). */
+  listConnections(call?: CallOptions): Promise<ServerConnection[]> {
+    return this.contract.routes().then((routes) => routes.listConnections(call));
+  }
+
+  /**
+   * Waits, with doubling pauses, until the server's health route answers ok: a server in a sandbox
+   * often starts after its client. 401/403 end it at once; `CallTimeoutError` after `timeoutMs`
+   * (default 30 s). A v2 server's 410 on `/v1/health` counts as up (the contract is detected later).
+   */
+  waitForHealth(options: HealthWaitBounds & CallOptions = {}): Promise<HealthWaitResult> {
+    const path = this.contract.given === "v2" ? "/v2/health" : "/v1/health";
+    return waitForHealth(this.http, { path, upStatuses: [410], ...options });
+  }
+
+  /** The server's inspector UI (`/ui/`) with this client's token and headers in its query: a secret. */
+  inspectorUrl(): Promise<string> {
+    const { baseUrl, token, headers } = this.#options;
+    return inspectorUrl({ baseUrl, token, headers });
+  }
+}

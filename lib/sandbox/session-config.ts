@@ -1,0 +1,173 @@
+import * as v from "valibot";
+import type { Observable } from "rxjs";
+import type { CallOptions } from "./connection.js";
+import { AgentError } from "./errors/agent-error.js";
+import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
+import type { SandboxEvent } from "./events.js";
+import {
+  SessionConfigOptionsSchema,
+  SessionModesSchema,
+  modesFromOptions,
+  optionValues,
+  type SessionConfigOption,
+  type SessionModes,
+} from "./session-config-schemas.js";
+
+/** What the session settings need from the client. */
+export interface SessionConfigSource {
+  events$: Observable<SandboxEvent>;
+  /** Sends a session method on the live connection (sandbox errors, the caller's bounds). */
+  send(method: string, params: Record<string, unknown>, call?: CallOptions): Promise<unknown>;
+  /** The agent's options from the server's agent route, for a session that never reported any. */
+  agentOptions(call?: CallOptions): Promise<unknown>;
+}
+
+interface Known {
+  modes?: SessionModes | null;
+  configOptions?: SessionConfigOption[];
+}
+
+const METHOD_NOT_FOUND = -32601;
+const clone = <T>(value: T): T => structuredClone(value);
+const unsupported = (error: unknown): boolean => error instanceof AgentError && error.code === METHOD_NOT_FOUND;
+
+/**
+ * Each session's modes and configuration options, as the agent last reported them: from the
+ * session's creation or load result, then from its `current_mode_update` and
+ * `config_option_update` events and the answers to the set calls. The set calls check a value
+ * against what is known before sending it, and fall back to the matching config option where
+ * the agent has no dedicated method (-32601), as the upstream SDK does.
+ */
+export class SessionSettings {
+  readonly #known = new Map<string, Known>();
+  readonly #source: SessionConfigSource;
+
+  constructor(source: SessionConfigSource) {
+    this.#source = source;
+    source.events$.subscribe((event) => this.#observe(event));
+  }
+
+  /** Records what a `session/new` / `session/load` result says (values that do not parse are ignored). */
+  record(sessionId: string, result: unknown): void {
+    const raw = (result ?? {}) as Record<string, unknown>;
+    const modes = v.safeParse(SessionModesSchema, raw.modes);
+    const options = v.safeParse(SessionConfigOptionsSchema, raw.configOptions);
+    this.#update(sessionId, {
+      ...(modes.success ? { modes: modes.output } : {}),
+      ...(options.success ? { configOptions: options.output } : {}),
+    });
+  }
+
+  async modes(sessionId: string, call?: CallOptions): Promise<SessionModes | null> {
+    const known = this.#known.get(sessionId)?.modes;
+    if (known && known.availableModes.length > 0) return clone(known);
+    return modesFromOptions(await this.configOptions(sessionId, call)) ?? clone(known ?? null);
+  }
+
+  /** The session's options; for a session that reported none, the agent's as the server lists them. */
+  async configOptions(sessionId: string, call?: CallOptions): Promise<SessionConfigOption[]> {
+    const known = this.#known.get(sessionId)?.configOptions;
+    if (known) return clone(known);
+    const fromAgent = v.safeParse(SessionConfigOptionsSchema, await this.#source.agentOptions(call));
+    return fromAgent.success ? fromAgent.output : [];
+  }
+
+  async setMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
+    const ids = (await this.modes(sessionId, call))?.availableModes.map((mode) => mode.id) ?? [];
+    if (ids.length > 0 && !ids.includes(modeId)) {
+      const detail = `the session's modes are ${ids.join(", ")}`;
+      throw new UnsupportedFeatureError(`setSessionMode("${modeId}")`, detail, ids);
+    }
+    try {
+      await this.#source.send("session/set_mode", { sessionId, modeId }, call);
+    } catch (error) {
+      if (!unsupported(error)) throw error;
+      await this.setCategory(sessionId, "mode", modeId, call);
+      return;
+    }
+    this.#setCurrent(sessionId, "mode", modeId);
+  }
+
+  async setModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+    try {
+      await this.#source.send("session/set_model", { sessionId, modelId }, call);
+    } catch (error) {
+      if (!unsupported(error)) throw error;
+      await this.setCategory(sessionId, "model", modelId, call);
+      return;
+    }
+    this.#setCurrent(sessionId, "model", modelId);
+  }
+
+  /** Sets the option of `category` (`model`, `mode`, `thought_level`, ...) to `value`. */
+  async setCategory(sessionId: string, category: string, value: string, call?: CallOptions): Promise<unknown> {
+    const options = await this.configOptions(sessionId, call);
+    const option = options.find((candidate) => candidate.category === category);
+    if (!option) {
+      const categories = [...new Set(options.flatMap((o) => (o.category ? [o.category] : [])))].sort();
+      const detail = `the session has no ${category} option (categories: ${categories.join(", ") || "none"})`;
+      throw new UnsupportedFeatureError(`session ${category}`, detail, categories);
+    }
+    return this.setOption(sessionId, option.id, value, call);
+  }
+
+  /** `session/set_config_option`, checked against the options the session reported (when it reported any). */
+  async setOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
+    const options = this.#known.get(sessionId)?.configOptions ?? [];
+    const option = options.find((candidate) => candidate.id === configId);
+    if (options.length > 0 && !option) {
+      const ids = options.map((o) => o.id);
+      throw new UnsupportedFeatureError(`config option "${configId}"`, `the session's are ${ids.join(", ")}`, ids);
+    }
+    const values = option ? optionValues(option) : [];
+    if (values.length > 0 && (typeof value !== "string" || !values.includes(value))) {
+      const detail = `${configId} takes ${values.join(", ")}`;
+      throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
+    }
+    const response = await this.#source.send("session/set_config_option", { sessionId, configId, value }, call);
+    const reported = v.safeParse(SessionConfigOptionsSchema, (response as { configOptions?: unknown })?.configOptions);
+    if (reported.success && reported.output.length > 0) this.#update(sessionId, { configOptions: reported.output });
+    else this.#setValue(sessionId, configId, value);
+    if (option?.category === "mode" && typeof value === "string") this.#setMode(sessionId, value);
+    return response;
+  }
+
+  #observe(event: SandboxEvent): void {
+    if (event.kind === "session-ended" && event.sessionId) this.#known.delete(event.sessionId);
+    if (event.kind !== "update") return;
+    const { update, sessionId } = event;
+    if (update.sessionUpdate === "current_mode_update") this.#setMode(sessionId, update.currentModeId);
+    if (update.sessionUpdate === "config_option_update") {
+      this.record(sessionId, { configOptions: update.configOptions });
+    }
+  }
+
+  /** After a dedicated set call: the current value of the option of that category, and the mode. */
+  #setCurrent(sessionId: string, category: string, value: string): void {
+    const options = this.#known.get(sessionId)?.configOptions;
+    const option = options?.find((candidate) => candidate.category === category);
+    if (option) this.#setValue(sessionId, option.id, value);
+    if (category === "mode") this.#setMode(sessionId, value);
+  }
+
+  #setValue(sessionId: string, configId: string, value: unknown): void {
+    const options = this.#known.get(sessionId)?.configOptions;
+    if (!options?.some((option) => option.id === configId)) return;
+    const set = (option: SessionConfigOption) => (option.id === configId ? { ...option, currentValue: value } : option);
+    const configOptions = options.map(set);
+    this.#update(sessionId, { configOptions });
+  }
+
+  #setMode(sessionId: string, currentModeId: string): void {
+    const modes = this.#known.get(sessionId)?.modes;
+    this.#update(sessionId, { modes: { ...(modes ?? { availableModes: [] }), currentModeId } });
+    const modeOption = this.#known.get(sessionId)?.configOptions?.find((option) => option.category === "mode");
+    if (modeOption && modeOption.currentValue !== currentModeId) {
+      this.#setValue(sessionId, modeOption.id, currentModeId);
+    }
+  }
+
+  #update(sessionId: string, change: Known): void {
+    this.#known.set(sessionId, { ...this.#known.get(sessionId), ...change });
+  }
+}

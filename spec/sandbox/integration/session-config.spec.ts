@@ -1,0 +1,229 @@
+// Session configuration (modes, config options, model, thought level) and the raw request escape
+// hatch, against the real 0.4.2 server driving the scripted agent as `mock`.
+import * as v from "valibot";
+import {
+  AgentError,
+  CallTimeoutError,
+  ProtocolError,
+  UnsupportedFeatureError,
+  type SandboxAgentClient,
+} from "../../../lib/sandbox/index.js";
+import { next, realFactory, recordingFetch, serverWithClients, v2Factory } from "./servers.js";
+
+const SANDBOX = "sandboxagent.dev";
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+/** The config options as [id, currentValue] pairs. */
+async function values(c: SandboxAgentClient, sessionId: string): Promise<Array<[string, unknown]>> {
+  return (await c.getSessionConfigOptions(sessionId)).map((o) => [o.id, o.currentValue]);
+}
+
+describe("session configuration against the real sandbox-agent 0.4.2", () => {
+  const shared = serverWithClients(realFactory);
+  const client = async (options = {}) => {
+    const c = shared.client(options);
+    await c.ready;
+    return c;
+  };
+
+  it("reports the modes and config options of the session's creation result", async () => {
+    const c = await client();
+    const { sessionId } = await c.newSession();
+    expect(await c.getSessionModes(sessionId)).toEqual({
+      currentModeId: "normal",
+      availableModes: [
+        { id: "normal", name: "normal" },
+        { id: "plan", name: "plan" },
+      ],
+    });
+    const options = await c.getSessionConfigOptions(sessionId);
+    expect(options.map((o) => [o.id, o.category, o.currentValue])).toEqual([
+      ["model", "model", "mock"],
+      ["mode", "mode", "normal"],
+      ["thought_level", "thought_level", "low"],
+    ]);
+    // A copy: changing it changes nothing the client knows.
+    options[0]!.currentValue = "changed";
+    expect((await values(c, sessionId))[0]).toEqual(["model", "mock"]);
+  });
+
+  it("setSessionMode switches mode; the modes, the mode option and the agent's update event agree", async () => {
+    const c = await client();
+    const { sessionId } = await c.newSession();
+    const update = next(c.events$, (e) => e.kind === "update" && e.update.sessionUpdate === "current_mode_update");
+    await c.setSessionMode(sessionId, "plan");
+    expect(await update).toMatchObject({ sessionId, update: { currentModeId: "plan" } });
+    expect((await c.getSessionModes(sessionId))?.currentModeId).toBe("plan");
+    expect(await values(c, sessionId)).toContainEqual(["mode", "plan"]);
+  });
+
+  it("setSessionMode, a mode the session does not list: UnsupportedFeatureError, valid ids, nothing sent", async () => {
+    const recorder = recordingFetch();
+    const c = await client({ fetch: recorder.fetch });
+    const { sessionId } = await c.newSession();
+    const error = await rejection(c.setSessionMode(sessionId, "yolo"));
+    expect(error).toBeInstanceOf(UnsupportedFeatureError);
+    expect((error as UnsupportedFeatureError).validValues).toEqual(["normal", "plan"]);
+    expect((error as Error).message).toContain("normal, plan");
+    expect(recorder.rpcMethods()).not.toContain("session/set_mode");
+  });
+
+  it("setSessionThoughtLevel sets the thought_level option; an unknown level is refused, valid listed", async () => {
+    const recorder = recordingFetch();
+    const c = await client({ fetch: recorder.fetch });
+    const { sessionId } = await c.newSession();
+    await c.setSessionThoughtLevel(sessionId, "high");
+    expect(await values(c, sessionId)).toContainEqual(["thought_level", "high"]);
+    const bodies = recorder.requests.map((r) => r.body ?? "");
+    const sent = bodies.find((body) => body.includes("session/set_config_option"));
+    expect(JSON.parse(sent!)).toMatchObject({ params: { sessionId, configId: "thought_level", value: "high" } });
+    const error = await rejection(c.setSessionThoughtLevel(sessionId, "extreme"));
+    expect(error).toBeInstanceOf(UnsupportedFeatureError);
+    expect((error as UnsupportedFeatureError).validValues).toEqual(["low", "medium", "high"]);
+  });
+
+  it("setSessionConfigOption: an unknown option id is refused with the ids; a known one is sent", async () => {
+    const c = await client();
+    const { sessionId } = await c.newSession();
+    const error = await rejection(c.setSessionConfigOption(sessionId, "temperature", "hot"));
+    expect((error as UnsupportedFeatureError).validValues).toEqual(["model", "mode", "thought_level"]);
+    const answer = (await c.setSessionConfigOption(sessionId, "model", "mock-fast")) as { configOptions: unknown[] };
+    expect(answer.configOptions).toHaveLength(3);
+    expect(await values(c, sessionId)).toContainEqual(["model", "mock-fast"]);
+  });
+
+  it("setSessionModel and setSessionMode fall back to the config option when the agent answers -32601", async () => {
+    const recorder = recordingFetch();
+    const c = await client({ fetch: recorder.fetch });
+    const metadata = { scriptedUnsupported: ["session/set_mode", "session/set_model"] };
+    const { sessionId } = await c.newSession({ metadata });
+    await c.setSessionModel(sessionId, "mock-fast");
+    await c.setSessionMode(sessionId, "plan");
+    const methods = recorder.rpcMethods().filter((m) => m.startsWith("session/set"));
+    expect(methods).toEqual([
+      "session/set_model",
+      "session/set_config_option",
+      "session/set_mode",
+      "session/set_config_option",
+    ]);
+    expect(await values(c, sessionId)).toEqual([
+      ["model", "mock-fast"],
+      ["mode", "plan"],
+      ["thought_level", "low"],
+    ]);
+    expect((await c.getSessionModes(sessionId))?.currentModeId).toBe("plan");
+  });
+
+  it("setSessionModel uses session/set_model where the agent has it, and the model option follows", async () => {
+    const recorder = recordingFetch();
+    const c = await client({ fetch: recorder.fetch });
+    const { sessionId } = await c.newSession();
+    await c.setSessionModel(sessionId, "mock-fast");
+    expect(recorder.rpcMethods().filter((m) => m.startsWith("session/set"))).toEqual(["session/set_model"]);
+    expect(await values(c, sessionId)).toContainEqual(["model", "mock-fast"]);
+    // An agent's own refusal is the agent's error, not a fallback.
+    const refused = await rejection(c.setSessionModel(sessionId, "no-such-model"));
+    expect(refused).toBeInstanceOf(AgentError);
+    expect((refused as AgentError).code).toBe(-32602);
+  });
+
+  it("keeps current from the agent's own current_mode_update and config_option_update events", async () => {
+    const c = await client();
+    const { sessionId } = await c.newSession();
+    await c.prompt(sessionId, "setmode plan");
+    await c.prompt(sessionId, "setoption thought_level medium");
+    expect((await c.getSessionModes(sessionId))?.currentModeId).toBe("plan");
+    expect(await values(c, sessionId)).toEqual([
+      ["model", "mock"],
+      ["mode", "plan"],
+      ["thought_level", "medium"],
+    ]);
+  });
+
+  it("loadSession records the loaded session's modes and options", async () => {
+    const c = await client();
+    await c.loadSession("sess-loaded");
+    expect((await c.getSessionModes("sess-loaded"))?.availableModes.map((m) => m.id)).toEqual(["normal", "plan"]);
+    expect((await values(c, "sess-loaded")).map(([id]) => id)).toEqual(["model", "mode", "thought_level"]);
+  });
+
+  it("a session the client never opened gets the agent's options from the server's agent route", async () => {
+    const c = await client();
+    const options = await c.getSessionConfigOptions("not-opened-here");
+    expect(options.map((o) => o.category)).toEqual(["model", "mode", "thought_level"]);
+    expect((await c.getSessionModes("not-opened-here"))?.currentModeId).toBe("normal");
+  });
+
+  describe("request(): the raw escape hatch", () => {
+    it("sends a method the client does not wrap and returns its result, parsed by a schema when given", async () => {
+      const c = await client();
+      expect(await c.request("_probe/echo", { a: 1, b: ["x"] })).toEqual({ a: 1, b: ["x"] });
+      const schema = v.object({ a: v.number(), b: v.array(v.string()) });
+      const typed = await c.request("_probe/echo", { a: 2, b: ["y"] }, { schema });
+      const sum: number = typed.a + typed.b.length;
+      expect(sum).toBe(3);
+    });
+
+    it("a result that does not match the schema is a ProtocolError", async () => {
+      const c = await client();
+      const schema = v.object({ a: v.string() });
+      const error = await rejection(c.request("_probe/echo", { a: 1 }, { schema }));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as Error).message).toContain("_probe/echo");
+    });
+
+    it("the agent's errors are AgentErrors with its code; unknown methods are -32601", async () => {
+      const c = await client();
+      const error = await rejection(c.request("_probe/error", { code: -32042, message: "nope", data: { x: 1 } }));
+      expect(error).toMatchObject({ name: "AgentError", code: -32042, data: expect.objectContaining({ x: 1 }) });
+      expect(await rejection(c.request("_probe/nothing"))).toMatchObject({ name: "AgentError", code: -32601 });
+    });
+
+    it("is bounded by timeoutMs", async () => {
+      const c = await client();
+      const { sessionId } = await c.newSession();
+      const prompt = [{ type: "text", text: "sleep 5000" }];
+      const error = await rejection(c.request("session/prompt", { sessionId, prompt }, { timeoutMs: 200 }));
+      expect(error).toBeInstanceOf(CallTimeoutError);
+      await c.cancel(sessionId);
+    });
+  });
+
+  it("the sandbox namespace carried the scripting flag to the agent (the fallback test relies on it)", async () => {
+    const c = await client();
+    const metadata = { scriptedUnsupported: ["session/set_mode"] };
+    const handle = await c.newSession({ metadata });
+    const seen = (handle.raw._meta as { seenMeta?: Record<string, Record<string, unknown>> }).seenMeta;
+    expect(seen?.[SANDBOX]?.scriptedUnsupported).toEqual(["session/set_mode"]);
+  });
+});
+
+describe("session configuration against the v2 contract server", () => {
+  const shared = serverWithClients(v2Factory);
+
+  it("a session reporting no options: the category setters are UnsupportedFeatureErrors listing none", async () => {
+    const c = shared.client();
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    expect(await c.getSessionConfigOptions(sessionId)).toEqual([]);
+    const error = await rejection(c.setSessionThoughtLevel(sessionId, "high"));
+    expect(error).toBeInstanceOf(UnsupportedFeatureError);
+    expect((error as UnsupportedFeatureError).validValues).toEqual([]);
+  });
+
+  it("request() reaches the v2 runtime's extension methods", async () => {
+    const c = shared.client();
+    await c.ready;
+    const schema = v.object({ agents: v.array(v.looseObject({ id: v.string() })) });
+    const result = await c.request("_sandboxagent/agent/list", {}, { schema });
+    expect(result.agents.map((a) => a.id)).toContain("mock");
+  });
+});
