@@ -25,7 +25,14 @@ const repo = fileURLToPath(new URL("../../", import.meta.url));
 export async function buildWebExample(outDir: string): Promise<void> {
   await promisify(execFile)(
     process.execPath,
-    [join(repo, "node_modules/vite/bin/vite.js"), "build", "--config", join(repo, "examples/web/vite.config.ts"), "--outDir", outDir],
+    [
+      join(repo, "node_modules/vite/bin/vite.js"),
+      "build",
+      "--config",
+      join(repo, "examples/web/vite.config.ts"),
+      "--outDir",
+      outDir,
+    ],
     { cwd: repo, timeout: 120_000 },
   );
 }
@@ -46,7 +53,8 @@ export function serveStatic(root: string): Promise<{ server: Server; origin: str
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+    const type = TYPES[extname(file)] ?? "application/octet-stream";
+    response.writeHead(200, { "content-type": type }).end(readFileSync(file));
   });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
@@ -90,6 +98,7 @@ export async function pixelStats(page: Page, png: Buffer): Promise<PixelStats> {
     }
     const n = data.length / 4;
     const mean = sum / n;
-    return { width: canvas.width, height: canvas.height, deviation: Math.sqrt(squares / n - mean * mean), colours: colours.size };
+    const deviation = Math.sqrt(squares / n - mean * mean);
+    return { width: canvas.width, height: canvas.height, deviation, colours: colours.size };
   }, png.toString("base64"));
 }

@@ -38,13 +38,17 @@ describe("web transcript reduction", () => {
         content: [{ type: "content", content: { type: "text", text: "+x" } }] }),
     ]);
     expect(t.items).toHaveLength(1);
-    expect(t.items[0]).toMatchObject({ title: "Write b", kind: "edit", status: "completed", locations: ["/b"], rev: 2 });
+    expect(t.items[0]).toMatchObject({
+      title: "Write b", kind: "edit", status: "completed", locations: ["/b"], rev: 2,
+    });
   });
 
   it("keeps one plan item per turn, replaced by each plan update", () => {
     const plan = (status: string) => update({ sessionUpdate: "plan", entries: [{ content: "step", status }] });
-    const t = run([{ kind: "user-prompt", text: "a" }, plan("pending"), plan("completed"), { kind: "user-prompt", text: "b" },
-      plan("pending")]);
+    const t = run([
+      { kind: "user-prompt", text: "a" }, plan("pending"), plan("completed"),
+      { kind: "user-prompt", text: "b" }, plan("pending"),
+    ]);
     expect(t.items.filter((i) => i.type === "plan").map((i) => i.type === "plan" && i.entries[0]?.status)).toEqual([
       "completed",
       "pending",
@@ -67,14 +71,18 @@ describe("web transcript reduction", () => {
 
 describe("web markdown sanitiser", () => {
   it("renders markdown but shows raw HTML as text", () => {
-    const html = renderMarkdown("## Title\n\n<img src=x onerror=alert(1)> and <b>bold</b>\n\n<script>alert(1)</script>");
+    const html = renderMarkdown(
+      "## Title\n\n<img src=x onerror=alert(1)> and <b>bold</b>\n\n<script>alert(1)</script>",
+    );
     expect(html).toContain("<h2>Title</h2>");
     expect(html).not.toMatch(/<img|<script|<b>/);
     expect(html).toContain("&lt;script&gt;");
   });
 
   it("keeps http(s) links and drops javascript: ones and images", () => {
-    const html = renderMarkdown("[ok](https://example.com) [bad](javascript:alert(1)) ![pic](https://example.com/a.png)");
+    const html = renderMarkdown(
+      "[ok](https://example.com) [bad](javascript:alert(1)) ![pic](https://example.com/a.png)",
+    );
     expect(html).toContain('<a href="https://example.com"');
     expect(html).not.toContain("javascript:");
     expect(html).not.toContain("<img");

@@ -1,36 +1,22 @@
 // examples/web (Vite build, no framework) in real headless Chromium against the real sandbox-agent
 // 0.4.2 server with the demo agent, served from its own loopback origin (every SDK call is a CORS
-// one): a turn with a permission, a cancelled permission, the terminal, files and logs panels, and
-// a dropped event stream (badge "reconnecting", then recovery). Screenshots go to spec/artifacts/.
+// one): a turn with a permission, a cancelled permission, a dropped event stream (badge
+// "reconnecting", then recovery), and `npm run web` itself. Screenshots go to spec/artifacts/.
+// The panels (terminal, files, logs, pickers) are in web-panels.spec.ts.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { seedWorkspace } from "../../examples/web/workspace.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { startStreamOutageProxy, type StreamOutageProxy } from "../support/stream-outage-proxy.js";
-import { CHROMIUM, chromiumExecutable, describeWith } from "../support/system-component.js";
-import { buildWebExample, CHROMIUM_ARGS, pixelStats, serveStatic } from "./web-support.js";
+import { CHROMIUM, describeWith } from "../support/system-component.js";
+import { TIMEOUT, useWebBuild, useWebFixture, WAIT, waitUntil } from "./web-fixture.js";
 
-const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
-const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
-const TIMEOUT = 90_000;
-const WAIT = { timeout: 20_000 };
-const TOKEN = "web-spec-token";
-
-let outDir: string;
-const built = (async () => {
-  outDir = mkdtempSync(join(tmpdir(), "sandbox-agent-rx-web-"));
-  await buildWebExample(outDir);
-})();
-afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+const build = useWebBuild();
 
 describe("examples/web production bundle", () => {
   it("has no node: imports and no require() (browser-only code)", async () => {
-    await built;
-    const assets = join(outDir, "assets");
+    await build.built;
+    const assets = join(build.outDir(), "assets");
     const scripts = readdirSync(assets).filter((name) => name.endsWith(".js"));
     expect(scripts.length).toBeGreaterThan(0);
     for (const name of scripts) {
@@ -42,98 +28,38 @@ describe("examples/web production bundle", () => {
 });
 
 describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
-  let page: { server: import("node:http").Server; origin: string } | undefined;
-  let agentServer: SandboxAgentServer | undefined;
+  const web = useWebFixture(build);
   let proxy: StreamOutageProxy | undefined;
-  let browser: Browser | undefined;
-  const errors: string[] = [];
   // Chromium logs the stream the outage test cuts on purpose; only that test may see it.
   let allowCutStream = false;
 
   beforeAll(async () => {
-    await built;
-    page = await serveStatic(outDir);
-    agentServer = await startSandboxAgent({
-      agentScript: demoAgent,
-      token: TOKEN,
-      cors: {
-        origins: [page.origin],
-        methods: ["GET", "POST", "DELETE", "OPTIONS"],
-        headers: ["content-type", "accept", "authorization", "last-event-id"],
-      },
-    });
-    seedWorkspace(agentServer.home);
-    proxy = await startStreamOutageProxy(agentServer.baseUrl);
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
-    mkdirSync(artifacts, { recursive: true });
+    proxy = await startStreamOutageProxy(web.agentServer.baseUrl);
   }, TIMEOUT);
-
-  afterAll(async () => {
-    await browser?.close();
-    await proxy?.stop();
-    await agentServer?.stop();
-    await new Promise((resolve) => (page ? page.server.close(resolve) : resolve(undefined)));
-  });
+  afterAll(() => proxy?.stop());
 
   afterEach(() => {
-    const unexpected = errors.splice(0).filter((e) => !(allowCutStream && e.includes("ERR_INCOMPLETE_CHUNKED_ENCODING")));
+    const expected = (e: string): boolean => allowCutStream && e.includes("ERR_INCOMPLETE_CHUNKED_ENCODING");
+    const unexpected = web.errors.splice(0).filter((e) => !expected(e));
     allowCutStream = false;
     expect(unexpected).toEqual([]);
   });
 
-  /** A new tab, connected to `server` with the token typed into the form, on the session list. */
-  async function connected(server: string): Promise<Page> {
-    if (!browser || !page) throw new Error("setup failed");
-    const tab = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    tab.on("pageerror", (error) => errors.push(error.message));
-    tab.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text());
-    });
-    await tab.goto(`${page.origin}/?server=${encodeURIComponent(server)}&agent=mock`);
-    await tab.fill("#connect input[name=token]", TOKEN);
-    await tab.click("#connect button[type=submit]");
-    await tab.waitForSelector("#badge[data-state=connected]", WAIT);
-    await tab.waitForSelector("#new-session", WAIT);
-    return tab;
-  }
-
-  async function newSession(tab: Page, title: string): Promise<void> {
-    await tab.fill("#new-session input[name=title]", title);
-    await tab.click("#new-session button[type=submit]");
-    await tab.waitForSelector("#composer", WAIT);
-  }
-
-  async function send(tab: Page, text: string): Promise<void> {
-    await tab.fill("#composer textarea", text);
-    await tab.press("#composer textarea", "Enter");
-  }
-
-  async function screenshot(tab: Page, name: string): Promise<void> {
-    const png = await tab.screenshot({ path: join(artifacts, name) });
-    const stats = await pixelStats(tab, png);
-    expect(stats.width).toBe(1440);
-    // A blank or single-colour page has a deviation near 0 and a handful of colours.
-    expect(stats.deviation).toBeGreaterThan(20);
-    expect(stats.colours).toBeGreaterThan(50);
-  }
-
-  const stopReason = (tab: Page, reason: string) =>
-    tab.waitForFunction((r) => document.querySelector("#stop-reason")?.textContent === `Stop reason: ${r}`, reason, WAIT);
-
   it("runs a turn: plan, thought, tool calls with a diff, a permission, the markdown answer", async () => {
-    const tab = await connected(agentServer!.baseUrl);
+    const tab = await web.connected(web.agentServer.baseUrl);
     expect(await tab.textContent(".sessions .empty")).toContain("No sessions yet");
-    await newSession(tab, "Greeting helper");
-    await send(tab, "quick add a greeting helper");
+    await web.newSession(tab, "Greeting helper");
+    await web.send(tab, "quick add a greeting helper");
 
     await tab.waitForSelector("#permission[open]", WAIT);
     expect(await tab.textContent("#permission-title")).toBe("Write src/greeting.ts");
-    expect(await tab.$$eval("#permission button", (b) => b.map((x) => x.textContent))).toEqual(["Allow", "Always allow", "Reject"]);
+    const choices = await tab.$$eval("#permission button", (b) => b.map((x) => x.textContent));
+    expect(choices).toEqual(["Allow", "Always allow", "Reject"]);
     expect(await tab.getAttribute(".item.tool >> nth=0", "data-status")).toBe("completed");
-    await screenshot(tab, "web-permission.png");
+    await web.screenshot(tab, "web-permission.png");
     await tab.click("#permission button[data-kind=allow_once]");
 
-    await stopReason(tab, "end_turn");
+    await web.stopReason(tab, "end_turn");
     expect(await tab.isHidden("#permission")).toBe(true);
     // The answer's chunks coalesced into one message, rendered as markdown (heading, list, code).
     expect(await tab.locator(".item.message").count()).toBe(1);
@@ -146,8 +72,9 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     const tools = await tab.$$eval(".item.tool", (items) => items.map((i) => `${i.dataset.title}:${i.dataset.status}`));
     expect(tools).toEqual(["Read src/index.ts:completed", "Write src/greeting.ts:completed"]);
     expect(await tab.locator(".item.tool .diff-add").count()).toBe(3);
-    expect(await tab.$$eval(".item.plan li", (li) => li.map((x) => x.className))).toEqual(Array(3).fill("plan-completed"));
-    await screenshot(tab, "web-turn.png");
+    const plan = await tab.$$eval(".item.plan li", (li) => li.map((x) => x.className));
+    expect(plan).toEqual(Array(3).fill("plan-completed"));
+    await web.screenshot(tab, "web-turn.png");
 
     // The session list shows it with its metadata.
     await tab.click("text=← Sessions");
@@ -155,78 +82,40 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     const row = await tab.textContent(".session-table tbody tr");
     expect(row).toContain("Greeting helper");
     // Started in the server's home (fs.stat(".")), which the browser SDK has no other way to know.
-    expect(row).toContain(agentServer!.home);
+    expect(row).toContain(web.agentServer.home);
     expect(row).toContain("live");
-    await screenshot(tab, "web-sessions.png");
+    await web.screenshot(tab, "web-sessions.png");
     await tab.close();
   }, TIMEOUT);
 
   it("closes the permission dialog by itself when the turn is cancelled", async () => {
-    const tab = await connected(agentServer!.baseUrl);
-    await newSession(tab, "Cancelled turn");
-    await send(tab, "add a helper, then I cancel");
+    const tab = await web.connected(web.agentServer.baseUrl);
+    await web.newSession(tab, "Cancelled turn");
+    await web.send(tab, "add a helper, then I cancel");
     await tab.waitForSelector("#permission[open]", WAIT);
     await tab.click("#cancel");
     await tab.waitForSelector("#permission", { ...WAIT, state: "hidden" });
-    await stopReason(tab, "cancelled");
+    await web.stopReason(tab, "cancelled");
     expect(await tab.getAttribute(".item.tool >> nth=1", "data-status")).toBe("failed");
     await tab.close();
   }, TIMEOUT);
 
-  it("runs a shell command in the terminal panel (xterm.js over processes.terminal)", async () => {
-    const tab = await connected(agentServer!.baseUrl);
-    await newSession(tab, "Terminal");
-    await tab.waitForSelector(".terminal-panel[data-ready=true]", WAIT);
-    await tab.click("#terminal");
-    await tab.keyboard.type("echo $((6 * 7))-from-the-web-terminal\n");
-    // The echo of the typed line holds "$((6 * 7))"; only the command's output holds "42-".
-    await tab.waitForFunction(
-      () => document.querySelector("#terminal .xterm-rows")?.textContent?.includes("42-from-the-web-terminal"),
-      undefined,
-      WAIT,
-    );
-    await screenshot(tab, "web-terminal.png");
-    await tab.close();
-  }, TIMEOUT);
-
-  it("shows the file tree and a file (fs) and a process's followed log (logs$)", async () => {
-    const tab = await connected(agentServer!.baseUrl);
-    await newSession(tab, "Files and logs");
-    await tab.click(".tabs button[data-tab=Files]");
-    await tab.waitForSelector("#file-tree .tree-label.dir", WAIT);
-    const names = await tab.$$eval("#file-tree > li > .tree-label", (labels) => labels.map((l) => l.textContent));
-    expect(names).toEqual(expect.arrayContaining(["▸ src", "· README.md", "· package.json"]));
-    await tab.click("#file-tree .tree-label.dir >> text=src");
-    await tab.click("text=· index.ts");
-    await tab.waitForFunction(() => document.querySelector("#file-preview")?.textContent?.includes("greet(\"world\")"), undefined, WAIT);
-    await screenshot(tab, "web-files.png");
-
-    await tab.click(".tabs button[data-tab=Logs]");
-    await tab.fill(".logs-panel input", "printf logs-line-one\\nlogs-line-two\\n");
-    await tab.click(".logs-panel button[type=submit]");
-    await tab.waitForFunction(() => document.querySelector("#log-output")?.textContent?.includes("— exited —"), undefined, WAIT);
-    expect(await tab.textContent("#log-output")).toContain("logs-line-one\nlogs-line-two\n");
-    await tab.waitForSelector("#process-list li.selected >> text=exit 0", WAIT);
-    await screenshot(tab, "web-logs.png");
-    await tab.close();
-  }, TIMEOUT);
-
   it("shows 'reconnecting' while the event stream is down, then recovers and finishes the turn", async () => {
-    const tab = await connected(proxy!.baseUrl);
-    await newSession(tab, "Dropped stream");
-    await send(tab, "add a greeting helper despite the outage");
+    const tab = await web.connected(proxy!.baseUrl);
+    await web.newSession(tab, "Dropped stream");
+    await web.send(tab, "add a greeting helper despite the outage");
     await tab.waitForSelector(".item.plan", WAIT);
     allowCutStream = true;
     expect(proxy!.drop()).toBeGreaterThan(0);
     await tab.waitForSelector("#badge[data-state=reconnecting]", WAIT);
-    await screenshot(tab, "web-reconnecting.png");
+    await web.screenshot(tab, "web-reconnecting.png");
     // The client's reconnect attempt is now waiting at the proxy.
     await waitUntil(() => proxy!.heldRequests() > 0);
     proxy!.restore();
     await tab.waitForSelector("#badge[data-state=connected]", WAIT);
     await tab.waitForSelector("#permission[open]", WAIT);
     await tab.click("#permission button[data-kind=allow_once]");
-    await stopReason(tab, "end_turn");
+    await web.stopReason(tab, "end_turn");
     // Resumed from Last-Event-ID: nothing lost, nothing twice.
     expect(await tab.locator(".notice-warn").count()).toBe(0);
     expect(await tab.locator(".item.message").count()).toBe(1);
@@ -250,8 +139,8 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
       await waitUntil(() => /^open (\S+)$/m.test(output), 60_000);
       const url = /^open (\S+)$/m.exec(output)![1]!;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?server=.+&agent=mock#token=[0-9a-f]+$/);
-      const tab = await browser!.newPage({ viewport: { width: 1440, height: 900 } });
-      tab.on("pageerror", (error) => errors.push(error.message));
+      const tab = await web.browser.newPage({ viewport: { width: 1440, height: 900 } });
+      tab.on("pageerror", (error) => web.errors.push(error.message));
       await tab.goto(url);
       // The token came from the fragment, which the page then removed from the address bar.
       expect(new URL(tab.url()).hash).toBe("");
@@ -265,11 +154,3 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     }
   }, TIMEOUT);
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -20,10 +20,16 @@ export function prefilledTarget(): ConnectTarget {
   };
 }
 
-export function connectView(target: ConnectTarget, error: string | undefined, onSubmit: (t: ConnectTarget) => void): HTMLElement {
+export function connectView(
+  target: ConnectTarget,
+  error: string | undefined,
+  onSubmit: (t: ConnectTarget) => void,
+): HTMLElement {
   const field = (label: string, input: HTMLInputElement): HTMLElement => h("label", {}, h("span", {}, label), input);
   const baseUrl = h("input", { name: "baseUrl", value: target.baseUrl, required: true, size: 32 });
-  const token = h("input", { name: "token", type: "password", value: target.token, placeholder: "none", autocomplete: "off" });
+  const token = h("input", {
+    name: "token", type: "password", value: target.token, placeholder: "none", autocomplete: "off",
+  });
   const agent = h("input", { name: "agent", value: target.agent, required: true });
   const form = h(
     "form",

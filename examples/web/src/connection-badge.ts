@@ -17,7 +17,8 @@ export function connectionBadge(client: SandboxAgentClient): Observable<Badge> {
   );
   // After a loss the state also turns "disconnected": keep saying "lost" until a new connect starts.
   return merge(states, ends).pipe(
-    scan((previous: Badge, next: Badge) => (previous.state === "lost" && next.state === "disconnected" ? previous : next)),
+    scan((previous: Badge, next: Badge) =>
+      previous.state === "lost" && next.state === "disconnected" ? previous : next),
   );
 }
 

@@ -78,7 +78,10 @@ async function showSessions(): Promise<void> {
       // server's home (what a relative fs path means there), so the agent and the file tree agree.
       current.fs
         .stat(".", { timeoutMs: 10_000 })
-        .then((home) => current.newSession({ cwd: home.path.replace(/(.)\/$/, "$1"), metadata: { title } }, { timeoutMs: 30_000 }))
+        .then((home) => {
+          const cwd = home.path.replace(/(.)\/$/, "$1");
+          return current.newSession({ cwd, metadata: { title } }, { timeoutMs: 30_000 });
+        })
         .then((handle) => {
           rememberTitle(handle.sessionId, title);
           openSession(handle.sessionId, title, handle);
@@ -100,7 +103,8 @@ async function showSessions(): Promise<void> {
 function openSession(sessionId: string, title: string, handle?: SessionHandle): void {
   const current = client;
   if (!current) return;
-  const page = sessionPage({ client: current, sessionId, title, ...(handle ? { handle } : {}), onBack: () => void showSessions() });
+  const back = (): void => void showSessions();
+  const page = sessionPage({ client: current, sessionId, title, ...(handle ? { handle } : {}), onBack: back });
   show(page.element, page.subscription);
 }
 

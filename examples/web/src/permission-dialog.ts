@@ -4,10 +4,15 @@
 import type { PermissionContext, PermissionReply, PermissionRequest } from "sandbox-agent-rx";
 import { byId, h } from "./dom.js";
 
-const TONE: Record<string, string> = { allow_once: "primary", allow_always: "", reject_once: "danger", reject_always: "danger" };
+const TONE: Record<string, string> = {
+  allow_once: "primary", allow_always: "", reject_once: "danger", reject_always: "danger",
+};
 
 /** Shows one request at a time; requests that arrive meanwhile wait their turn. */
-export function permissionHandler(): (request: PermissionRequest, context: PermissionContext) => Promise<PermissionReply> {
+export function permissionHandler(): (
+  request: PermissionRequest,
+  context: PermissionContext,
+) => Promise<PermissionReply> {
   let queue: Promise<unknown> = Promise.resolve();
   return (request, context) => {
     const answer = queue.then(() => ask(request, context.signal));

@@ -67,7 +67,7 @@ function table(sessions: SessionListing[], actions: SessionListActions): HTMLEle
       // The agent's own title (often its first prompt) when it differs from the caller's.
       s.title && s.title !== sessionTitle(s) ? ` · ${s.title}` : "")),
     ...columns.map(([, value, cls]) => h("td", { class: cls }, value(s))),
-    h("td", {}, h("span", { class: `pill ${s.ended ? "status-failed" : "status-completed"}` }, s.ended ? "ended" : "live")),
+    h("td", {}, h("span", { class: `pill status-${s.ended ? "failed" : "completed"}` }, s.ended ? "ended" : "live")),
   ));
   const head = ["Session", ...columns.map(([label]) => label), ""].map((label) => h("th", {}, label));
   return h("table", { class: "session-table" }, h("thead", {}, h("tr", {}, ...head)), h("tbody", {}, ...rows));

@@ -1,6 +1,6 @@
 // The session page: the transcript as a reduction of the session's events (plus the page's own
 // entries), re-rendered at most once per animation frame; a composer; cancel; pickers; panels.
-import { animationFrameScheduler, auditTime, merge, scan, startWith, Subject, Subscription } from "rxjs";
+import { animationFrameScheduler, auditTime, merge, scan, share, startWith, Subject, Subscription } from "rxjs";
 import type { SandboxAgentClient, SessionHandle } from "sandbox-agent-rx";
 import { errorText, h } from "./dom.js";
 import { panels } from "./panels/panels.js";
@@ -23,13 +23,15 @@ export function sessionPage(options: SessionPageOptions): { element: HTMLElement
   const local = new Subject<LocalEntry>();
   const transcriptRoot = h("div", { class: "transcript", id: "transcript" });
   const view = new TranscriptView(transcriptRoot);
+  const events$ = client.session(sessionId).events$.pipe(share());
   subscription.add(
-    merge(client.session(sessionId).events$, local)
+    merge(events$, local)
       .pipe(scan(reduce, emptyTranscript()), startWith(emptyTranscript()), auditTime(0, animationFrameScheduler))
       .subscribe((transcript) => view.render(transcript)),
   );
 
-  const input = h("textarea", { name: "prompt", rows: 3, placeholder: "Ask the agent… (Enter sends, Shift+Enter: new line)" });
+  const placeholder = "Ask the agent… (Enter sends, Shift+Enter: new line)";
+  const input = h("textarea", { name: "prompt", rows: 3, placeholder });
   const send = h("button", { type: "submit", class: "primary", id: "send" }, "Send");
   const cancel = h("button", { type: "button", id: "cancel", class: "danger", disabled: true }, "Cancel");
   const stopReason = h("span", { class: "muted", id: "stop-reason" });
@@ -58,17 +60,20 @@ export function sessionPage(options: SessionPageOptions): { element: HTMLElement
       .prompt(sessionId, text)
       .then((outcome) => {
         stopReason.textContent = `Stop reason: ${outcome.stopReason}`;
-        if (outcome.stopReason !== "end_turn") local.next({ kind: "notice", text: `Turn ended: ${outcome.stopReason}`, tone: "info" });
+        if (outcome.stopReason === "end_turn") return;
+        local.next({ kind: "notice", text: `Turn ended: ${outcome.stopReason}`, tone: "info" });
       })
       .catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }))
       .finally(() => busy(false));
   });
   cancel.addEventListener("click", () => {
-    client.cancel(sessionId).catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }));
+    client
+      .cancel(sessionId)
+      .catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }));
   });
 
-  const pickers = h("div", { class: "pickers" }, modePicker(client, sessionId, options.handle));
-  void modelPicker(client, sessionId, options.handle).then((picker) => pickers.append(picker));
+  const pickers = h("div", { class: "pickers" }, modePicker(client, sessionId, options.handle, events$, subscription));
+  void modelPicker(client, sessionId, options.handle, events$, subscription).then((picker) => pickers.append(picker));
   const bar = h(
     "div",
     { class: "session-bar" },

@@ -56,6 +56,7 @@ export function renderToolCall(item: ToolItem, into: HTMLElement): void {
     h("span", { class: "tool-title" }, item.title),
     h("span", { class: `pill status-${item.status}` }, item.status.replace("_", " ")),
   );
-  const details = h("details", { open: wasOpen && (body.length > 0 || locations !== null) }, summary, locations, ...body);
+  const open = wasOpen && (body.length > 0 || locations !== null);
+  const details = h("details", { open }, summary, locations, ...body);
   into.replaceChildren(details);
 }

@@ -22,8 +22,8 @@ export function filesPanel(client: SandboxAgentClient): HTMLElement {
     into.replaceChildren(h("li", { class: "muted" }, "loading…"));
     try {
       const entries = await client.fs.listEntries(path, { timeoutMs: 10_000 });
-      const sorted = [...entries].sort((a, b) => Number(b.entryType === "directory") - Number(a.entryType === "directory")
-        || a.name.localeCompare(b.name));
+      const isDir = (e: FsEntry): number => Number(e.entryType === "directory");
+      const sorted = [...entries].sort((a, b) => isDir(b) - isDir(a) || a.name.localeCompare(b.name));
       into.replaceChildren(...sorted.map(node));
       if (sorted.length === 0) into.replaceChildren(h("li", { class: "muted" }, "(empty)"));
     } catch (error) {
@@ -34,7 +34,8 @@ export function filesPanel(client: SandboxAgentClient): HTMLElement {
   function node(entry: FsEntry): HTMLElement {
     const isDir = entry.entryType === "directory";
     const children = h("ul", { class: "tree", hidden: true });
-    const label = h("button", { type: "button", class: `tree-label ${isDir ? "dir" : "file"}`, "data-path": entry.path },
+    const kind = isDir ? "dir" : "file";
+    const label = h("button", { type: "button", class: `tree-label ${kind}`, "data-path": entry.path },
       `${isDir ? "▸" : "·"} ${entry.name}`);
     label.addEventListener("click", () => {
       if (!isDir) return void show(entry);

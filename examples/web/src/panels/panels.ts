@@ -28,7 +28,8 @@ export function panels(client: SandboxAgentClient, owner: Subscription): HTMLEle
     }
   };
   for (const [name, build] of tabs) {
-    bar.append(h("button", { type: "button", role: "tab", "data-tab": name, onclick: () => select(name, build) }, name));
+    const onclick = (): void => select(name, build);
+    bar.append(h("button", { type: "button", role: "tab", "data-tab": name, onclick }, name));
   }
   const aside = h("aside", { class: "panels" }, bar, body);
   select(tabs[0]![0], tabs[0]![1]);

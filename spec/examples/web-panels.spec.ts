@@ -1,0 +1,83 @@
+// The web example's panels in real headless Chromium against the real sandbox-agent 0.4.2 server:
+// the terminal (xterm.js over processes.terminal), the file tree (fs), process logs (logs$), and the
+// mode/model pickers against the scripted test agent (the demo agent offers neither).
+import { CHROMIUM, describeWith } from "../support/system-component.js";
+import { TIMEOUT, useWebBuild, useWebFixture, WAIT } from "./web-fixture.js";
+
+const build = useWebBuild();
+
+describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
+  const web = useWebFixture(build, { scripted: true });
+
+  afterEach(() => {
+    expect(web.errors.splice(0)).toEqual([]);
+  });
+
+  it("runs a shell command in the terminal panel (xterm.js over processes.terminal)", async () => {
+    const tab = await web.connected(web.agentServer.baseUrl);
+    await web.newSession(tab, "Terminal");
+    await tab.waitForSelector(".terminal-panel[data-ready=true]", WAIT);
+    await tab.click("#terminal");
+    await tab.keyboard.type("echo $((6 * 7))-from-the-web-terminal\n");
+    // The echo of the typed line holds "$((6 * 7))"; only the command's output holds "42-".
+    await tab.waitForFunction(
+      () => document.querySelector("#terminal .xterm-rows")?.textContent?.includes("42-from-the-web-terminal"),
+      undefined,
+      WAIT,
+    );
+    await web.screenshot(tab, "web-terminal.png");
+    await tab.close();
+  }, TIMEOUT);
+
+  it("shows the file tree and a file (fs) and a process's followed log (logs$)", async () => {
+    const tab = await web.connected(web.agentServer.baseUrl);
+    await web.newSession(tab, "Files and logs");
+    await tab.click(".tabs button[data-tab=Files]");
+    await tab.waitForSelector("#file-tree .tree-label.dir", WAIT);
+    const names = await tab.$$eval("#file-tree > li > .tree-label", (labels) => labels.map((l) => l.textContent));
+    expect(names).toEqual(expect.arrayContaining(["▸ src", "· README.md", "· package.json"]));
+    await tab.click("#file-tree .tree-label.dir >> text=src");
+    await tab.click("text=· index.ts");
+    const preview = () => document.querySelector("#file-preview")?.textContent?.includes('greet("world")');
+    await tab.waitForFunction(preview, undefined, WAIT);
+    await web.screenshot(tab, "web-files.png");
+
+    await tab.click(".tabs button[data-tab=Logs]");
+    await tab.fill(".logs-panel input", "printf logs-line-one\\nlogs-line-two\\n");
+    await tab.click(".logs-panel button[type=submit]");
+    const exited = () => document.querySelector("#log-output")?.textContent?.includes("— exited —");
+    await tab.waitForFunction(exited, undefined, WAIT);
+    expect(await tab.textContent("#log-output")).toContain("logs-line-one\nlogs-line-two\n");
+    await tab.waitForSelector("#process-list li.selected >> text=exit 0", WAIT);
+    await web.screenshot(tab, "web-logs.png");
+    await tab.close();
+  }, TIMEOUT);
+
+  it("offers the agent's modes and models, and the mode picker follows the agent's own switch", async () => {
+    const tab = await web.connected(web.scriptedServer().baseUrl);
+    const alerts: string[] = [];
+    tab.on("dialog", (dialog) => {
+      alerts.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await web.newSession(tab, "Modes and models");
+    const mode = tab.locator("select[aria-label=Mode]");
+    const model = tab.locator("select[aria-label=Model]");
+    await model.waitFor(WAIT);
+    expect(await mode.locator("option").allTextContents()).toHaveLength(2);
+    expect(await mode.inputValue()).toBe("normal");
+    expect(await model.locator("option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)))
+      .toEqual(["mock", "mock-fast"]);
+    await mode.selectOption("plan");
+    await model.selectOption("mock-fast");
+    await tab.waitForFunction(() => !document.querySelector<HTMLSelectElement>("select[aria-label=Model]")?.disabled);
+    // The agent switches back by itself: current_mode_update moves the picker.
+    await web.send(tab, "setmode normal");
+    await web.stopReason(tab, "end_turn");
+    const modeIs = (id: string) => document.querySelector<HTMLSelectElement>("select[aria-label=Mode]")?.value === id;
+    await tab.waitForFunction(modeIs, "normal", WAIT);
+    expect(alerts).toEqual([]);
+    await tab.close();
+  }, TIMEOUT);
+
+});
