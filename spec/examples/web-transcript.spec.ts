@@ -1,6 +1,8 @@
 // The web example's pure parts: the transcript reduction (coalescing, tool-call merging, plans,
-// notices) and the markdown sanitiser (agent output is untrusted).
-import type { SandboxEvent } from "../../lib/sandbox/index.js";
+// notices), the markdown sanitiser (agent output is untrusted) and the connection badge's states.
+import { Subject } from "rxjs";
+import type { ConnectionState, DisconnectInfo, SandboxAgentClient, SandboxEvent } from "../../lib/sandbox/index.js";
+import { connectionBadge, type Badge } from "../../examples/web/src/connection-badge.js";
 import { renderMarkdown } from "../../examples/web/src/markdown.js";
 import { emptyTranscript, reduce, type LocalEntry } from "../../examples/web/src/transcript-model.js";
 
@@ -87,5 +89,28 @@ describe("web markdown sanitiser", () => {
     expect(html).not.toContain("javascript:");
     expect(html).not.toContain("<img");
     expect(html).toContain("bad");
+  });
+});
+
+describe("web connection badge", () => {
+  it("says lost after a loss (not just disconnected) until a new connect starts", () => {
+    const state$ = new Subject<ConnectionState>();
+    const disconnected$ = new Subject<DisconnectInfo>();
+    const client = { state$, disconnected$ } as unknown as SandboxAgentClient;
+    const seen: Badge[] = [];
+    connectionBadge(client).subscribe((badge) => seen.push(badge));
+    state$.next("connecting");
+    state$.next("connected");
+    state$.next("reconnecting");
+    disconnected$.next({ reason: "retries-exhausted" });
+    state$.next("disconnected");
+    state$.next("connecting");
+    state$.next("connected");
+    disconnected$.next({ reason: "disconnected" });
+    state$.next("disconnected");
+    expect(seen.map((b) => (b.detail ? `${b.state}:${b.detail}` : b.state))).toEqual([
+      "connecting", "connected", "reconnecting", "lost:retries-exhausted", "lost:retries-exhausted",
+      "connecting", "connected", "disconnected", "disconnected",
+    ]);
   });
 });
