@@ -7,6 +7,8 @@ import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
+import { memoryStore, SessionRecording, type HistoryOptions } from "./persistence/client-side.js";
+import { preparePrompt, restoreStored, resumeDeps, resumeStored, type ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
 import { SandboxServerRoutes } from "./server-client.js";
 import { SessionSettings } from "./session-config.js";
@@ -42,23 +44,29 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   readonly disconnected$: Observable<DisconnectInfo>;
   /** Settles when auto-connect does: resolves when connected, rejects with the connect error. */
   readonly ready: Promise<ConnectInfo | undefined>;
+  /** Why something was not written to the store (the session goes on regardless). */
+  readonly storeErrors$: SessionRecording["storeErrors$"];
 
   readonly #options: SandboxAgentClientOptions;
   readonly #events = new Subject<SandboxEvent>();
   readonly #lifecycle: ConnectionLifecycle;
   readonly #settings: SessionSettings;
   readonly #logger;
+  readonly #recording: SessionRecording;
 
   constructor(options: SandboxAgentClientOptions) {
     super(options);
     this.#options = options;
     this.#logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
+    this.#recording = new SessionRecording(options.store ?? memoryStore(), options.replay);
+    this.storeErrors$ = this.#recording.storeErrors$;
     this.#lifecycle = new ConnectionLifecycle({
       options,
       events: this.#events,
       serverApi: () => this.contract.api(),
       handlers: agentHandlers(options),
       logger: this.#logger,
+      tap: (connection) => this.#recording.tap(connection),
     });
     this.events$ = this.#events.asObservable();
     this.#settings = new SessionSettings({
@@ -126,7 +134,9 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   // --- sessions ----------------------------------------------------------------------
 
   newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
-    const opening = this.#on("newSession", call, (c, b) => sessions.newSession(c, options, this.#cwd(), b));
+    const opening = this.#on("newSession", call, async (c, b) =>
+      this.#recording.opened(c, await sessions.newSession(c, options, this.#cwd(), b), options, this.#cwd()),
+    );
     return this.#opened(opening);
   }
 
@@ -137,7 +147,10 @@ export class SandboxAgentClient extends SandboxServerRoutes {
     call?: CallOptions,
   ): Promise<sessions.SessionHandle> {
     const cwd = this.#cwd();
-    return this.#opened(this.#on("loadSession", call, (c, b) => sessions.loadSession(c, sessionId, options, cwd, b)));
+    const opening = this.#on("loadSession", call, async (c, b) =>
+      this.#recording.opened(c, await sessions.loadSession(c, sessionId, options, cwd, b), options, cwd),
+    );
+    return this.#opened(opening);
   }
 
   async #opened(opening: Promise<sessions.SessionHandle>): Promise<sessions.SessionHandle> {
@@ -148,7 +161,10 @@ export class SandboxAgentClient extends SandboxServerRoutes {
 
   /** Runs one turn. Aborting `call.signal` before the outcome also cancels the turn on the server. */
   prompt(sessionId: string, prompt: sessions.PromptInput, call?: CallOptions): Promise<sessions.PromptOutcome> {
-    return this.#on("prompt", call, (c, bounds) => sessions.prompt(c, sessionId, prompt, bounds, this.#logger));
+    return this.#on("prompt", call, (c, bounds) => {
+      const { sessionId: id, blocks } = preparePrompt(this.#recording, c, sessionId, prompt);
+      return sessions.prompt(c, id, blocks, bounds, this.#logger);
+    });
   }
 
   /**
@@ -156,11 +172,12 @@ export class SandboxAgentClient extends SandboxServerRoutes {
    * then a `stop` event, then completion. Unsubscribing before the end cancels the turn.
    */
   prompt$(sessionId: string, prompt: sessions.PromptInput): Observable<PromptEvent> {
-    return promptStream(this.#views(), sessionId, prompt);
+    return promptStream(this.#views(), this.#recording.agentId(sessionId), prompt);
   }
 
   cancel(sessionId: string): Promise<void> {
-    return this.#on("cancel", undefined, (c) => c.notify("session/cancel", { sessionId }));
+    const id = this.#recording.agentId(sessionId);
+    return this.#on("cancel", undefined, (c) => c.notify("session/cancel", { sessionId: id }));
   }
 
   // Session configuration: see SessionSettings for where the known modes and options come from.
@@ -219,9 +236,25 @@ export class SandboxAgentClient extends SandboxServerRoutes {
     return this.#on("forkSession", call, (c, b) => sessions.forkSession(c, sessionId, cwd, b));
   }
 
-  resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<void> {
+  /**
+   * A session the store has a record of (local id) comes back as `resumeStored` says (reattach,
+   * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined.
+   */
+  async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
+    const stored = await resumeStored(this.#resumeDeps, sessionId, call);
+    if (stored) return stored;
     const cwd = options.cwd ?? this.#cwd();
-    return this.#on("resumeSession", call, (c, b) => sessions.resumeSession(c, sessionId, cwd, b));
+    await this.#on("resumeSession", call, (c, b) => sessions.resumeSession(c, sessionId, cwd, b));
+    return undefined;
+  }
+
+  /** Resumes every stored session that has not ended (see `resumeSession`); with `autoConnect: false` to reattach. */
+  restoreSessions(call?: CallOptions): Promise<ResumedSession[]> {
+    return restoreStored(this.#resumeDeps, call);
+  }
+
+  get #resumeDeps() {
+    return resumeDeps(this.#recording, this.#lifecycle, this.#cwd());
   }
 
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
@@ -251,6 +284,8 @@ export class SandboxAgentClient extends SandboxServerRoutes {
       connectionEnded$: this.#lifecycle.ended,
       prompt: (id: string, input: sessions.PromptInput, call?: CallOptions) => this.prompt(id, input, call),
       cancel: (id: string) => this.cancel(id),
+      history$: (id: string, options?: HistoryOptions) => this.#recording.history$(id, options),
+      agentId: (id: string) => this.#recording.agentId(id),
     };
   }
 

@@ -1,10 +1,11 @@
-import { Subject, Subscription, map, merge, tap } from "rxjs";
+import { Subject, Subscription, filter, map, merge, tap } from "rxjs";
 import { normalizeTimeout } from "../acp-http/timeout.js";
 import {
   AcpHttpClient,
   linkSignal,
   type AcpClientHandlers,
   type AcpLogger,
+  type CursorAdvance,
   type InitializeResult,
   type ReconnectPolicy,
   type RequestOptions,
@@ -22,6 +23,7 @@ import {
   type SandboxEvent,
 } from "./events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
+import type { ConnectionTap } from "./persistence/session-recording.js";
 import type { ServerProfile } from "./profiles.js";
 
 export interface ConnectionSettings {
@@ -36,6 +38,14 @@ export interface ConnectionSettings {
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
   logger: AcpLogger | undefined;
+  /** Reattach to this existing connection (v2 connection id; on v1 the server id is the connection). */
+  connectionId?: string | undefined;
+  /** Resume the connection stream after this event id. */
+  lastEventId?: string | undefined;
+  /** v1: the server id exists already, so no bootstrap query (which would name an agent to start). */
+  reattach?: boolean;
+  /** Persistence: sees every inbound envelope and cursor move; may drop an envelope seen before. */
+  tap?: ConnectionTap | undefined;
 }
 
 /** Errors name the sandbox method a caller used, not the wire method behind it. */
@@ -81,6 +91,8 @@ export class SandboxConnection {
   /** Set once `open()` succeeded: until then the connection is not reported as up. */
   up = false;
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
+  /** Whether the agent advertised `loadSession` in its `initialize` answer. */
+  canLoadSession = false;
   #agentExit: AgentExitedError | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
@@ -92,7 +104,10 @@ export class SandboxConnection {
       baseUrl: settings.baseUrl,
       path: transport.path,
       connectionIdHeader: transport.connectionIdHeader,
-      ...(transport.bootstrapQuery ? { bootstrapQuery: transport.bootstrapQuery } : {}),
+      ...(transport.bootstrapQuery && !settings.reattach ? { bootstrapQuery: transport.bootstrapQuery } : {}),
+      ...(settings.connectionId ? { connectionId: settings.connectionId } : {}),
+      ...(settings.lastEventId ? { lastEventId: settings.lastEventId } : {}),
+      ...(settings.tap ? { onCursor: (advance: CursorAdvance) => settings.tap?.cursor(advance) } : {}),
       responseEcho: transport.responseEcho,
       closeTimeoutMs: transport.closeTimeoutMs,
       ...(settings.headers ? { headers: settings.headers } : {}),
@@ -104,7 +119,11 @@ export class SandboxConnection {
       clientInfo: settings.clientInfo,
     });
     const pipeline = merge(
-      this.protocol.envelopes$.pipe(toSandboxEvents(), endSessionsOnAgentExit(() => this.openSessions)),
+      this.protocol.envelopes$.pipe(
+        filter((envelope) => settings.tap?.inbound(envelope) ?? true),
+        toSandboxEvents(),
+        endSessionsOnAgentExit(() => this.openSessions),
+      ),
       this.protocol.parseErrors$.pipe(map(fromTransportParseError)),
       this.protocol.gaps$.pipe(map(fromGap)),
     ).pipe(tap((event) => this.#observe(event)));
@@ -143,6 +162,7 @@ export class SandboxConnection {
       );
     }
     this.#extensions = readExtensions(result.agentCapabilities);
+    this.canLoadSession = (result.agentCapabilities as { loadSession?: unknown } | undefined)?.loadSession === true;
     return result;
   }
 

@@ -67,6 +67,7 @@ export {
 } from "../acp-http/web-socket.js";
 export * from "./errors/index.js";
 export * from "./desktop/index.js";
+export * from "./persistence/index.js";
 export {
   ServerConfig,
   type McpServerConfig,

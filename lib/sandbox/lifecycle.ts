@@ -9,6 +9,8 @@ import { ConnectionLostError } from "./errors/connection-lost-error.js";
 import { NotConnectedError } from "./errors/not-connected-error.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 import type { SandboxEvent } from "./events.js";
+import type { AttachTarget } from "./persistence/resume.js";
+import type { ConnectionTap } from "./persistence/session-recording.js";
 import { profileFor, type ServerApi } from "./profiles.js";
 import type { ConnectInfo, ConnectionState, DisconnectInfo, Logger, SandboxAgentClientOptions } from "./types.js";
 
@@ -19,6 +21,8 @@ export interface LifecycleDeps {
   serverApi(): Promise<ServerApi>;
   handlers: AcpClientHandlers;
   logger: Logger | undefined;
+  /** Persistence's view of each connection's inbound envelopes. */
+  tap?: (connection: () => SandboxConnection | undefined) => ConnectionTap;
 }
 
 /** A deadline and a signal as one abort: `signal` aborts with the reason, `timedOut` says which. */
@@ -71,7 +75,8 @@ export class ConnectionLifecycle {
     return this.#connection !== undefined && !this.#connection.closed;
   }
 
-  connect(options?: CallOptions): Promise<ConnectInfo> {
+  /** `target` (resume): reattach to a stored connection, or force a fresh server id. */
+  connect(options?: CallOptions, target?: AttachTarget): Promise<ConnectInfo> {
     let bound: Bound;
     try {
       bound = new Bound(options);
@@ -84,7 +89,7 @@ export class ConnectionLifecycle {
     }
     const cancel = new AbortController();
     this.#cancelConnect = cancel;
-    const attempt = this.#open(cancel.signal, bound);
+    const attempt = this.#open(cancel.signal, bound, target);
     this.#connecting = attempt;
     attempt.then(
       () => (this.#connecting = undefined),
@@ -154,7 +159,7 @@ export class ConnectionLifecycle {
     }
   }
 
-  async #open(cancel: AbortSignal, bound: Bound): Promise<ConnectInfo> {
+  async #open(cancel: AbortSignal, bound: Bound, target: AttachTarget | undefined): Promise<ConnectInfo> {
     const { options } = this.#deps;
     const agent = options.agent;
     if (!agent) throw new SandboxAgentError("connect: no agent given; pass `agent` in the options");
@@ -165,7 +170,7 @@ export class ConnectionLifecycle {
     const unlink = [linkSignal(cancel, either), linkSignal(bound.signal, either)];
     try {
       const api = await untilAborted(this.#deps.serverApi(), either.signal, stopped);
-      const connection = this.#create(api, agent);
+      const connection = this.#create(api, agent, target);
       this.#connection = connection;
       const closeOnAbort = (): void => void connection.close().catch(() => undefined);
       either.signal.addEventListener("abort", closeOnAbort, { once: true });
@@ -193,13 +198,19 @@ export class ConnectionLifecycle {
     }
   }
 
-  #create(api: ServerApi, agent: string): SandboxConnection {
+  #create(api: ServerApi, agent: string, target: AttachTarget | undefined): SandboxConnection {
     const { options, events, handlers, logger } = this.#deps;
+    const random = `sdk-${globalThis.crypto.randomUUID()}`;
+    const stored = target?.connection;
+    let created: SandboxConnection | undefined;
     const connection = new SandboxConnection(
       {
         baseUrl: options.baseUrl,
         agent,
-        serverId: options.serverId ?? `sdk-${globalThis.crypto.randomUUID()}`,
+        serverId: (api === "v1" ? stored : undefined) ?? (target?.fresh ? random : (options.serverId ?? random)),
+        ...(stored ? { reattach: true, lastEventId: target?.lastEventId } : {}),
+        ...(stored && api === "v2" ? { connectionId: stored } : {}),
+        tap: this.#deps.tap?.(() => created),
         profile: profileFor(api),
         token: options.token,
         headers: options.headers,
@@ -211,6 +222,7 @@ export class ConnectionLifecycle {
       },
       events,
     );
+    created = connection;
     connection.status.subscribe((status) => {
       if (this.#connection !== connection) return;
       if (status === "closed") {

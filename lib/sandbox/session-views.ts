@@ -1,5 +1,6 @@
 import { Observable, takeUntil } from "rxjs";
 import type { CallOptions } from "./connection.js";
+import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import { forSession, ofSession, type SandboxEvent } from "./events.js";
 import type { PromptInput, PromptOutcome } from "./sessions.js";
 import type { PromptEvent, SessionView } from "./types.js";
@@ -11,6 +12,9 @@ export interface ViewSource {
   connectionEnded$: Observable<void>;
   prompt(sessionId: string, prompt: PromptInput, call?: CallOptions): Promise<PromptOutcome>;
   cancel(sessionId: string): Promise<void>;
+  history$(sessionId: string, options?: HistoryOptions): Observable<HistoryEvent>;
+  /** The agent's id on the live connection for a local session id (itself when not a stored session). */
+  agentId(sessionId: string): string;
 }
 
 /**
@@ -41,12 +45,14 @@ export function promptStream(source: ViewSource, sessionId: string, prompt: Prom
  * subscribed on (subscribed while disconnected: the next connection), so nothing stays
  * subscribed to the client across reconnects.
  */
-export function sessionView(source: ViewSource, sessionId: string): SessionView {
+export function sessionView(source: ViewSource, id: string): SessionView {
+  const sessionId = source.agentId(id);
   return {
     sessionId,
     events$: source.events$.pipe(forSession(sessionId), takeUntil(source.connectionEnded$)),
     prompt: (prompt, options) => source.prompt(sessionId, prompt, options),
     prompt$: (prompt) => promptStream(source, sessionId, prompt),
     cancel: () => source.cancel(sessionId),
+    history$: (options) => source.history$(id, options),
   };
 }

@@ -5,6 +5,9 @@ import type { HealthWaitOptions } from "./config/health.js";
 import type { CallOptions } from "./connection.js";
 import type { ConnectionLostError } from "./errors/connection-lost-error.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
+import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
+import type { ReplayOptions } from "./persistence/replay.js";
+import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
 import type { PromptInput, PromptOutcome } from "./sessions.js";
 
@@ -61,6 +64,13 @@ export interface SandboxAgentClientOptions {
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;
   /** Log what the client does (never tokens): `true` for the console, or a logger of your own. */
   debug?: boolean | Logger;
+  /**
+   * Where sessions and their events are kept, for `history$`, `resumeSession(localId)` and
+   * `restoreSessions()`. Default: `memoryStore()` (this process only). Writes never delay events.
+   */
+  store?: SessionStore;
+  /** Bounds of the history text sent ahead of the next prompt when a session had to be recreated. */
+  replay?: ReplayOptions;
 }
 
 export interface ReadTextFileRequest {
@@ -115,4 +125,9 @@ export interface SessionView {
   prompt(prompt: PromptInput, options?: CallOptions): Promise<PromptOutcome>;
   prompt$(prompt: PromptInput): Observable<PromptEvent>;
   cancel(): Promise<void>;
+  /**
+   * The session's stored events, then its live ones, without a gap or a duplicate at the seam
+   * (stored ones carry their `eventIndex`). Works for a resumed session under either id.
+   */
+  history$(options?: HistoryOptions): Observable<HistoryEvent>;
 }

@@ -81,6 +81,10 @@ import { createInterface } from "node:readline";
 import { join } from "node:path";
 
 const trace = process.env.SCRIPTED_AGENT_TRACE === "1";
+// SCRIPTED_AGENT_NO_LOAD=1: loadSession is not advertised and session/load answers -32601.
+const noLoad = process.env.SCRIPTED_AGENT_NO_LOAD === "1";
+// SCRIPTED_AGENT_ECHO_PROMPT=1: every prompt result carries _meta.promptTexts, the prompt's text blocks.
+const echoPrompt = process.env.SCRIPTED_AGENT_ECHO_PROMPT === "1";
 
 function writeLine(line) {
   if (trace) process.stderr.write(`scripted-agent send: ${line}\n`);
@@ -185,7 +189,8 @@ async function runPrompt(msg) {
   const turn = beginTurn(sessionId);
   const end = (stopReason, meta = {}) => {
     turn.finish();
-    reply(msg.id, { stopReason, _meta: { scripted: { verb: verb || "default" }, ...meta } });
+    const echoed = echoPrompt ? { promptTexts: blocks.filter((b) => b?.type === "text").map((b) => b.text) } : {};
+    reply(msg.id, { stopReason, _meta: { scripted: { verb: verb || "default" }, ...echoed, ...meta } });
   };
   const endTurn = (meta) => end(turn.isCancelled ? "cancelled" : "end_turn", meta);
 
@@ -351,7 +356,7 @@ function handleRequest(msg) {
       return reply(msg.id, {
         protocolVersion: 1,
         agentCapabilities: {
-          loadSession: true,
+          loadSession: !noLoad,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
           _meta: {
             "sandboxagent.dev": {
@@ -379,6 +384,7 @@ function handleRequest(msg) {
       return reply(msg.id, { sessionId, ...sessionConfig(sessionId), _meta: { seenMeta: params._meta ?? null, cwd } });
     }
     case "session/load":
+      if (noLoad) return fail(msg.id, -32601, "Method not found");
       if (typeof params.sessionId === "string" && !sessions.has(params.sessionId)) {
         const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
         sessions.set(params.sessionId, { cwd, config: initialConfig(), unsupported: [] });

@@ -20,3 +20,4 @@ export { createRecorder, type Recorder, type RecorderOptions } from "./recorder.
 export { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 export { buildReplayText, replayFromStore, type ReplayText, type ReplayOptions, type ReplaySource } from "./replay.js";
 export * from "./errors/index.js";
+export type { ResumedSession, ResumeMethod } from "./resume.js";

@@ -1,0 +1,4 @@
+/** What the client imports from persistence, in one line. */
+export { memoryStore } from "./memory-store.js";
+export { SessionRecording } from "./session-recording.js";
+export type { HistoryOptions } from "./history.js";

@@ -1,0 +1,165 @@
+import type { CallOptions, SandboxConnection } from "../connection.js";
+import type { ConnectionLifecycle } from "../lifecycle.js";
+import * as sessions from "../sessions.js";
+import type { NewSessionOptions, PromptBlock, PromptInput, SessionHandle } from "../session-types.js";
+import { replayFromStore, type ReplayText } from "./replay.js";
+import type { SessionRecord } from "./schemas.js";
+import { connectionKey, type SessionRecording } from "./session-recording.js";
+
+/**
+ * How a stored session came back: `attached` (the live connection already is its connection),
+ * `reattached` (the stored connection, resumed from its `Last-Event-ID`), `loaded` (a new
+ * connection and `session/load`), `replayed` (a new session; its history goes ahead of the next prompt).
+ */
+export type ResumeMethod = "attached" | "reattached" | "loaded" | "replayed";
+
+/** A stored session open again: `sessionId` is the agent's id on the live connection, `localId` the stored one. */
+export interface ResumedSession extends SessionHandle {
+  localId: string;
+  resumedBy: ResumeMethod;
+  /** With `replayed`: the text that the next prompt will carry ahead of the user's text. */
+  replay?: ReplayText;
+}
+
+/** Where to connect when a connection is made for a resume. */
+export interface AttachTarget {
+  /** Reattach: v1 server id or v2 connection id of the stored connection. */
+  connection?: string;
+  lastEventId?: string;
+  /** Use a new random v1 server id (a fresh connection must never reuse the stored one's event ids). */
+  fresh?: boolean;
+}
+
+/** What resuming needs from the client. */
+export interface ResumeDeps {
+  recording: SessionRecording;
+  /** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
+  connect(target: AttachTarget, call?: CallOptions): Promise<boolean>;
+  /** Runs on the live connection (as every session call does). */
+  on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallOptions) => Promise<T>):
+  Promise<T>;
+  connected(): boolean;
+  cwd: string;
+}
+
+/** The client's lifecycle as resume sees it. */
+export function resumeDeps(recording: SessionRecording, lifecycle: ConnectionLifecycle, cwd: string): ResumeDeps {
+  return {
+    recording,
+    cwd,
+    connected: () => lifecycle.connected,
+    connect: (target, call) => lifecycle.connect(call, target).then(() => true, () => false),
+    on: (method, call, run) => lifecycle.with(method, call, run),
+  };
+}
+
+/** The ids already stored for a session, and the connection stream's last stored cursor. */
+async function scanStored(recording: SessionRecording, record: SessionRecord) {
+  await recording.flush();
+  const seen = new Set<string>();
+  const prefix = `sse:${record.lastConnectionId}:connection:`;
+  let lastEventId = record.lastEventId;
+  let cursor: string | undefined;
+  do {
+    const page = await recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const event of page.items) {
+      seen.add(event.id);
+      if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return { seen, lastEventId };
+}
+
+/**
+ * Opens a stored session again (see `ResumeMethod` for the order tried); undefined when the store has
+ * no record of `localId`. Reattaching needs the client not to be connected yet (one connection per
+ * client): a connected client goes straight to `session/load` or a replay on its live connection.
+ */
+export async function resumeStored(
+  deps: ResumeDeps,
+  localId: string,
+  call?: CallOptions,
+): Promise<ResumedSession | undefined> {
+  const { recording } = deps;
+  const record = recording.record(localId) ?? (await recording.store.getSession(localId));
+  if (!record) return undefined;
+  const { seen, lastEventId } = await scanStored(recording, record);
+  recording.adopt(record, seen);
+  let reattached = false;
+  if (!deps.connected()) {
+    const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
+    reattached = await deps.connect(target, call);
+    if (!reattached) await deps.connect({ fresh: true }, call);
+  }
+  const options: NewSessionOptions = {
+    ...(typeof record.sessionInit?.cwd === "string" ? { cwd: record.sessionInit.cwd } : {}),
+    ...(Array.isArray(record.sessionInit?.mcpServers)
+      ? { mcpServers: record.sessionInit.mcpServers as NewSessionOptions["mcpServers"] }
+      : {}),
+    ...(record.metadata ? { metadata: record.metadata as NewSessionOptions["metadata"] } : {}),
+  };
+  return deps.on("resumeSession", call, async (conn, bounds) => {
+    if (connectionKey(conn) === record.lastConnectionId) {
+      conn.openSessions.add(record.agentSessionId);
+      const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
+      return { ...handle, localId, resumedBy: reattached ? "reattached" : "attached" } satisfies ResumedSession;
+    }
+    recording.caughtUp(record.agentSessionId);
+    if (conn.canLoadSession) {
+      // The agent replays the history it has: the store holds it already, so it is neither stored again nor emitted.
+      recording.mute(record.agentSessionId, true);
+      try {
+        const handle = await sessions.loadSession(conn, record.agentSessionId, options, deps.cwd, bounds);
+        recording.opened(conn, handle, options, deps.cwd, localId);
+        return { ...handle, localId, resumedBy: "loaded" } satisfies ResumedSession;
+      } finally {
+        recording.mute(record.agentSessionId, false);
+      }
+    }
+    let replay: ReplayText | null = null;
+    try {
+      replay = await replayFromStore(recording.store, localId, recording.replay);
+    } catch (error) {
+      recording.report(error, `could not read session ${localId} for its replay`);
+    }
+    const handle = await sessions.newSession(conn, options, deps.cwd, bounds);
+    recording.opened(conn, handle, options, deps.cwd, localId);
+    recording.setReplay(localId, replay);
+    return { ...handle, localId, resumedBy: "replayed", ...(replay ? { replay } : {}) } satisfies ResumedSession;
+  });
+}
+
+/** Every stored session that has not ended, resumed one after another (see `resumeStored`). */
+export async function restoreStored(deps: ResumeDeps, call?: CallOptions): Promise<ResumedSession[]> {
+  const records: SessionRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.recording.store.listSessions({ limit: 1000, ...(cursor ? { cursor } : {}) });
+    records.push(...page.items.filter((record) => record.endedAt === undefined));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  const resumed: ResumedSession[] = [];
+  for (const record of records) {
+    const session = await resumeStored(deps, record.id, call);
+    if (session) resumed.push(session);
+  }
+  return resumed;
+}
+
+/**
+ * A prompt on a recorded session: the user's blocks are recorded, and a pending replay goes first.
+ * Returns the agent's session id and the blocks to send.
+ */
+export function preparePrompt(
+  recording: SessionRecording,
+  conn: SandboxConnection,
+  id: string,
+  input: PromptInput,
+): { sessionId: string; blocks: PromptBlock[] } {
+  const sessionId = recording.agentId(id);
+  const blocks = sessions.toPromptBlocks(input);
+  recording.outbound(conn, sessionId, blocks);
+  const replay = recording.takeReplay(sessionId);
+  return { sessionId, blocks: replay ? [{ type: "text", text: replay.text }, ...blocks] : blocks };
+}

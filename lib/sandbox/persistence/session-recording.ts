@@ -1,0 +1,210 @@
+import { Subject, merge, type Observable } from "rxjs";
+import type { AcpEnvelope, CursorAdvance } from "../../acp-http/index.js";
+import type { SandboxConnection } from "../connection.js";
+import type { NewSessionOptions, PromptBlock, SessionHandle } from "../session-types.js";
+import { StoreError } from "./errors/store-error.js";
+import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
+import { eventIdentity } from "./identity.js";
+import { createRecorder, type Recorder } from "./recorder.js";
+import type { ReplayOptions, ReplayText } from "./replay.js";
+import type { NewSessionEvent, SessionRecord } from "./schemas.js";
+import type { SessionStore } from "./store.js";
+
+/** What the connection calls for every inbound envelope and cursor move (see `ConnectionTap`). */
+export interface ConnectionTap {
+  cursor(advance: CursorAdvance): void;
+  /** Records the envelope when it belongs to a recorded session; false drops it from `events$` (seen before). */
+  inbound(envelope: AcpEnvelope): boolean;
+}
+
+const ENDED = new Set(["_sandboxagent/session/ended"]);
+
+/** The key events of a connection are stored under: the server id on v1 (stable across reattach), else the id. */
+export function connectionKey(conn: SandboxConnection): string {
+  const { profile, serverId } = conn.settings;
+  return profile.api === "v1" ? serverId : (conn.protocol.connectionId ?? serverId);
+}
+
+function sessionIdOf(envelope: AcpEnvelope): string | undefined {
+  const params = (envelope as { params?: unknown }).params;
+  if (typeof params !== "object" || params === null) return undefined;
+  const record = params as { sessionId?: unknown; session_id?: unknown };
+  const id = record.sessionId ?? record.session_id;
+  return typeof id === "string" ? id : undefined;
+}
+
+/**
+ * The client's side of persistence: one recorder over the store, the map from the agent's session
+ * ids to the stable local ids, the session records, and the replay text waiting for a session's
+ * next prompt. Store failures never escape: they arrive on `storeErrors$`.
+ */
+export class SessionRecording {
+  readonly recorder: Recorder;
+  readonly storeErrors$: Observable<StoreError>;
+  readonly replay: ReplayOptions;
+  readonly #recordErrors = new Subject<StoreError>();
+  /** agent session id → local id. */
+  readonly #local = new Map<string, string>();
+  readonly #records = new Map<string, SessionRecord>();
+  /** Event ids already stored, per agent session id, while a resumed stream may replay them. */
+  readonly #seen = new Map<string, Set<string>>();
+  /** Sessions whose inbound events are the agent's own replay of history (during `session/load`). */
+  readonly #muted = new Set<string>();
+  readonly #replays = new Map<string, ReplayText>();
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(readonly store: SessionStore, replay: ReplayOptions = {}) {
+    this.recorder = createRecorder(store);
+    this.replay = replay;
+    this.storeErrors$ = merge(this.recorder.storeErrors$, this.#recordErrors);
+  }
+
+  /** The local id for an agent session id (itself when the session is not known here). */
+  localId(sessionId: string): string {
+    return this.#local.get(sessionId) ?? sessionId;
+  }
+
+  /** The agent's session id on the live connection for a local id (itself when unknown). */
+  agentId(id: string): string {
+    return this.#records.get(id)?.agentSessionId ?? id;
+  }
+
+  record(localId: string): SessionRecord | undefined {
+    return this.#records.get(localId);
+  }
+
+  tap(connection: () => SandboxConnection | undefined): ConnectionTap {
+    let frame: string | undefined;
+    let stream = "connection";
+    return {
+      cursor: (advance) => {
+        frame = advance.lastEventId;
+        stream = advance.stream;
+      },
+      inbound: (envelope) => {
+        const streamEventId = frame;
+        frame = undefined;
+        const conn = connection();
+        const agentSessionId = sessionIdOf(envelope);
+        if (!conn || agentSessionId === undefined || !this.#local.has(agentSessionId)) return true;
+        if (this.#muted.has(agentSessionId)) return false;
+        if (ENDED.has((envelope as { method?: string }).method ?? "")) this.#ended(agentSessionId);
+        const key = connectionKey(conn);
+        const id = streamEventId
+          ? eventIdentity({ connectionId: key, sender: "agent", payload: envelope, streamEventId, stream })
+          : `agent:${key}:${globalThis.crypto.randomUUID()}`;
+        if (this.#seen.get(agentSessionId)?.has(id)) return false;
+        this.#enqueue(agentSessionId, id, key, "agent", envelope);
+        return true;
+      },
+    };
+  }
+
+  /** Records the user's prompt (not the replay text sent with it). */
+  outbound(conn: SandboxConnection, agentSessionId: string, prompt: PromptBlock[]): void {
+    if (!this.#local.has(agentSessionId)) return;
+    const key = connectionKey(conn);
+    const payload = { jsonrpc: "2.0" as const, method: "session/prompt", params: { sessionId: agentSessionId, prompt } };
+    this.#enqueue(agentSessionId, `client:${key}:${globalThis.crypto.randomUUID()}`, key, "client", payload);
+  }
+
+  /** The replay waiting for this session's next prompt, taken (it is sent once). */
+  takeReplay(agentSessionId: string): ReplayText | undefined {
+    const localId = this.localId(agentSessionId);
+    const replay = this.#replays.get(localId);
+    this.#replays.delete(localId);
+    return replay;
+  }
+
+  setReplay(localId: string, replay: ReplayText | null): void {
+    if (replay) this.#replays.set(localId, replay);
+  }
+
+  /** A session opened on `conn` (new, loaded or resumed): map it and write its record. */
+  opened(conn: SandboxConnection, handle: SessionHandle, options: NewSessionOptions, cwd: string, localId?: string) {
+    const id = localId ?? this.#local.get(handle.sessionId) ?? handle.sessionId;
+    const init = { cwd: options.cwd ?? cwd, mcpServers: options.mcpServers ?? [] };
+    const metadata = { ...handle.metadata, ...options.metadata };
+    const previous = this.#records.get(id);
+    this.#local.set(handle.sessionId, id);
+    const configOptions = Array.isArray(handle.configOptions) ? { configOptions: handle.configOptions } : {};
+    const record: SessionRecord = {
+      ...previous,
+      id,
+      agent: conn.settings.agent,
+      agentSessionId: handle.sessionId,
+      lastConnectionId: connectionKey(conn),
+      createdAt: previous?.createdAt ?? Date.now(),
+      ...(Object.keys(metadata).length > 0 ? { metadata } : previous?.metadata ? { metadata: previous.metadata } : {}),
+      sessionInit: previous?.sessionInit ?? init,
+      ...(handle.modes !== undefined ? { modes: handle.modes } : {}),
+      ...configOptions,
+    };
+    this.#records.set(id, record);
+    this.#write(record);
+    return handle;
+  }
+
+  /** Maps a stored session before its connection replays (so the replayed events are recognised). */
+  adopt(record: SessionRecord, seenIds: Set<string>): void {
+    this.#records.set(record.id, record);
+    this.#local.set(record.agentSessionId, record.id);
+    this.#seen.set(record.agentSessionId, seenIds);
+  }
+
+  /** Stops dropping replayed ids for a session once its resumed stream has caught up (memory). */
+  caughtUp(agentSessionId: string): void {
+    this.#seen.delete(agentSessionId);
+  }
+
+  mute(agentSessionId: string, on: boolean): void {
+    if (on) this.#muted.add(agentSessionId);
+    else this.#muted.delete(agentSessionId);
+  }
+
+  history$(id: string, options?: HistoryOptions): Observable<HistoryEvent> {
+    return history$(this.recorder, this.#records.has(id) ? id : this.localId(id), options);
+  }
+
+  /** Waits for every queued event and record write. */
+  async flush(): Promise<void> {
+    await this.recorder.flush();
+    await this.#writes;
+  }
+
+  /** A failure outside the recorder (a record write, a replay read), reported like a write error. */
+  report(error: unknown, what: string): void {
+    this.#recordErrors.next(error instanceof StoreError ? error : new StoreError(`store: ${what}`, { cause: error }));
+  }
+
+  #enqueue(agentSessionId: string, id: string, connectionId: string, sender: "agent" | "client", payload: unknown) {
+    const event: NewSessionEvent = {
+      id,
+      sessionId: this.localId(agentSessionId),
+      createdAt: Date.now(),
+      connectionId,
+      sender,
+      payload: payload as NewSessionEvent["payload"],
+    };
+    this.recorder.enqueue(event);
+  }
+
+  #ended(agentSessionId: string): void {
+    const record = this.#records.get(this.localId(agentSessionId));
+    if (!record || record.endedAt !== undefined) return;
+    const ended = { ...record, endedAt: Date.now() };
+    this.#records.set(record.id, ended);
+    this.#write(ended);
+  }
+
+  /** Record writes go one after another (a later one never lands first) and never throw. */
+  #write(record: SessionRecord): void {
+    this.#writes = this.#writes.then(async () => {
+      try {
+        await this.store.updateSession(record);
+      } catch (error) {
+        this.report(error, `could not write session ${record.id}`);
+      }
+    });
+  }
+}

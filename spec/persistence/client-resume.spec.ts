@@ -1,0 +1,146 @@
+// The client's persistence end to end: a client "process" is cut off mid-turn (every request of it
+// fails from then on, nothing is closed, its store handle goes away with writes still queued) and a
+// new client with the same sqlite file resumes through the public API, on the v2 contract server
+// and on the real 0.4.2 server. The store then holds every update once, in order, and the new
+// client's events$ carries exactly the updates the store did not have yet.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { filter, firstValueFrom, timeout } from "rxjs";
+import { SandboxAgentClient, type SandboxEvent, type SessionEvent, type SessionStore } from "../../lib/sandbox/index.js";
+import { sqliteStore } from "../../lib/sqlite/index.js";
+import { startSandboxAgent } from "../support/sandbox-agent-server.js";
+import { startV2ContractServer } from "../support/v2-contract-server.js";
+
+const UPDATES = 60;
+
+interface Server {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+interface Case {
+  api: "v1" | "v2";
+  start(): Promise<Server>;
+  prompt: string;
+  texts: string[];
+}
+
+const CASES: Array<[string, Case]> = [
+  [
+    "the v2 contract server",
+    {
+      api: "v2",
+      start: () => startV2ContractServer({ mockChunkDelayMs: 40 }),
+      prompt: Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}`).join(" "),
+      texts: ["mock: ", ...Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}${i < UPDATES - 2 ? " " : ""}`)],
+    },
+  ],
+  [
+    "the real 0.4.2 server (scripted agent)",
+    {
+      api: "v1",
+      start: () => startSandboxAgent(),
+      prompt: `slowchunks ${UPDATES} 40`,
+      texts: Array.from({ length: UPDATES }, (_, i) => `c${i}`),
+    },
+  ],
+];
+
+/** A fetch that can be cut like a killed process: in-flight requests abort, later ones fail. */
+export function killableFetch() {
+  const controller = new AbortController();
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    if (controller.signal.aborted) return Promise.reject(new TypeError("the process is gone"));
+    const signal = init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
+    return globalThis.fetch(input, { ...init, signal });
+  };
+  return { fetch, kill: () => controller.abort() };
+}
+
+export const chunkText = (payload: unknown): string | undefined => {
+  const update = (payload as { params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } })
+    .params?.update;
+  return update?.sessionUpdate === "agent_message_chunk" ? update.content?.text : undefined;
+};
+
+export async function allEvents(store: SessionStore, sessionId: string): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listEvents({ sessionId, limit: 1000, ...(cursor ? { cursor } : {}) });
+    events.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return events;
+}
+
+const texts = (events: SessionEvent[]) => events.map((e) => chunkText(e.payload)).filter((t) => t !== undefined);
+
+describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_, spec) => {
+  let server: Server;
+  let dir: string;
+  const clients: SandboxAgentClient[] = [];
+
+  beforeAll(async () => {
+    server = await spec.start();
+    dir = mkdtempSync(join(tmpdir(), "sarx-resume-"));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.disconnect().catch(() => undefined);
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("reattaches mid-turn with Last-Event-ID: every update stored once, in order; events$ without repeats", async () => {
+    const file = join(dir, "sessions.db");
+    const killable = killableFetch();
+    const storeA = sqliteStore({ database: file });
+    const reconnect = { maxRetries: 0 };
+    const a = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: storeA, fetch: killable.fetch, reconnect });
+    clients.push(a);
+    await a.ready;
+    const { sessionId } = await a.newSession({ cwd: tmpdir() });
+    void a.prompt(sessionId, spec.prompt).catch(() => undefined);
+    // The first client goes away a third into the turn, with whatever it has not written yet.
+    const watcher = sqliteStore({ database: file });
+    for (let i = 0; i < 600 && texts(await allEvents(watcher, sessionId)).length < UPDATES / 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    killable.kill();
+    await storeA.close?.();
+
+    const storeB = sqliteStore({ database: file });
+    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: storeB, autoConnect: false });
+    clients.push(b);
+    const liveTexts: string[] = [];
+    b.events$.subscribe((event: SandboxEvent) => {
+      if (event.kind === "update" && event.update.sessionUpdate === "agent_message_chunk") {
+        liveTexts.push((event.update.content as { text: string }).text);
+      }
+    });
+    const before = texts(await allEvents(watcher, sessionId));
+    expect(before.length).toBeGreaterThanOrEqual(UPDATES / 3);
+    expect(before.length).toBeLessThan(UPDATES);
+
+    const resumed = await b.restoreSessions({ timeoutMs: 20_000 });
+    expect(resumed.map((r) => [r.localId, r.resumedBy])).toEqual([[sessionId, "reattached"]]);
+    const last = spec.texts.at(-1);
+    await firstValueFrom(
+      b.session(sessionId).history$().pipe(filter((e) => chunkText(e.payload) === last), timeout(60_000)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const stored = await allEvents(storeB, sessionId);
+    expect(texts(stored)).toEqual(spec.texts);
+    expect(stored.map((e) => e.eventIndex)).toEqual(stored.map((_, i) => i + 1));
+    expect(new Set(stored.map((e) => e.id)).size).toBe(stored.length);
+    expect(stored.filter((e) => e.sender === "client")).toHaveLength(1);
+    // What B emitted live is exactly what the store did not have when B resumed.
+    expect([...before, ...liveTexts]).toEqual(spec.texts);
+    const record = await storeB.getSession(sessionId);
+    expect(record).toMatchObject({ id: sessionId, agent: "mock", agentSessionId: sessionId });
+    await watcher.close?.();
+  }, 120_000);
+});
