@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { filter, firstValueFrom, timeout } from "rxjs";
-import { SandboxAgentClient, type SandboxEvent, type SessionEvent, type SessionStore } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, type SandboxEvent, type SessionEvent } from "../../lib/sandbox/index.js";
 import { sqliteStore } from "../../lib/sqlite/index.js";
 import { startSandboxAgent } from "../support/sandbox-agent-server.js";
 import { startV2ContractServer } from "../support/v2-contract-server.js";
+import { allEvents, chunkText, killableFetch } from "./client-helpers.js";
 
 const UPDATES = 60;
 
@@ -46,34 +47,6 @@ const CASES: Array<[string, Case]> = [
     },
   ],
 ];
-
-/** A fetch that can be cut like a killed process: in-flight requests abort, later ones fail. */
-export function killableFetch() {
-  const controller = new AbortController();
-  const fetch: typeof globalThis.fetch = (input, init) => {
-    if (controller.signal.aborted) return Promise.reject(new TypeError("the process is gone"));
-    const signal = init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
-    return globalThis.fetch(input, { ...init, signal });
-  };
-  return { fetch, kill: () => controller.abort() };
-}
-
-export const chunkText = (payload: unknown): string | undefined => {
-  const update = (payload as { params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } })
-    .params?.update;
-  return update?.sessionUpdate === "agent_message_chunk" ? update.content?.text : undefined;
-};
-
-export async function allEvents(store: SessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listEvents({ sessionId, limit: 1000, ...(cursor ? { cursor } : {}) });
-    events.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return events;
-}
 
 const texts = (events: SessionEvent[]) => events.map((e) => chunkText(e.payload)).filter((t) => t !== undefined);
 
