@@ -68,7 +68,12 @@ export class SessionSettings {
   async configOptions(sessionId: string, call?: CallOptions): Promise<SessionConfigOption[]> {
     const known = this.#known.get(sessionId)?.configOptions;
     if (known) return clone(known);
-    const fromAgent = v.safeParse(SessionConfigOptionsSchema, await this.#source.agentOptions(call));
+    // A contract whose agent list has no options (v2) knows none for such a session: not an error.
+    const listed = await this.#source.agentOptions(call).catch((error: unknown) => {
+      if (error instanceof UnsupportedFeatureError) return [];
+      throw error;
+    });
+    const fromAgent = v.safeParse(SessionConfigOptionsSchema, listed);
     return fromAgent.success ? fromAgent.output : [];
   }
 

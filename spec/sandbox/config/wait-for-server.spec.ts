@@ -109,6 +109,24 @@ describe("SandboxAgentClient against the v2 contract server: what it does not ha
     expect((await client.connect({ waitForServer: true, timeoutMs: 15_000 })).api).toBe("v2");
   });
 
+  it("the waitForServer option makes auto-connect ask the health route first", async () => {
+    const requests: string[] = [];
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      requests.push(`${init?.method ?? (input instanceof Request ? input.method : "GET")} ${new URL(url).pathname}`);
+      return globalThis.fetch(input, init);
+    };
+    const options = { baseUrl: v2.baseUrl, agent: "mock", serverApi: "v2" as const, waitForServer: true, fetch };
+    const auto = new SandboxAgentClient(options);
+    try {
+      await auto.ready;
+      expect(requests[0]).toBe("GET /v2/health");
+      expect(requests.slice(1)).toContain("POST /v2/rpc");
+    } finally {
+      await auto.disconnect();
+    }
+  });
+
   it("listAgents({ config: true }), listConnections(): UnsupportedFeatureErrors; plain listAgents works", async () => {
     expect((await client.listAgents()).map((a) => a.id)).toContain("mock");
     await expect(client.listAgents({ config: true })).rejects.toBeInstanceOf(UnsupportedFeatureError);

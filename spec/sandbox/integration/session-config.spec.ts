@@ -219,6 +219,17 @@ describe("session configuration against the v2 contract server", () => {
     expect((error as UnsupportedFeatureError).validValues).toEqual([]);
   });
 
+  it("a session another client opened: no options known (v2's agent list has none), the mode is sent", async () => {
+    const opener = shared.client();
+    await opener.ready;
+    const { sessionId } = await opener.newSession();
+    const c = shared.client();
+    await c.ready;
+    expect(await c.getSessionConfigOptions(sessionId)).toEqual([]);
+    expect(await c.getSessionModes(sessionId)).toBeNull();
+    await c.setSessionMode(sessionId, "default");
+  });
+
   it("request() reaches the v2 runtime's extension methods", async () => {
     const c = shared.client();
     await c.ready;
