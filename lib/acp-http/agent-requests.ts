@@ -11,8 +11,11 @@ export interface AgentRequestsOptions {
   handlers: AcpClientHandlers;
   /** Aborted when the connection closes: every handler stops, no answer goes out after it. */
   lifetime: AbortSignal;
-  /** Posts one answer; resolves when it was delivered or given up. */
-  send(answer: { jsonrpc: "2.0"; id: JsonRpcId } & AgentRequestAnswer, method: string): Promise<unknown>;
+  /**
+   * Posts one answer; resolves when it was delivered or given up. `sessionId` is the session the
+   * request named: RFD servers route the answer by it (and refuse one without `Acp-Session-Id`).
+   */
+  send(answer: { jsonrpc: "2.0"; id: JsonRpcId } & AgentRequestAnswer, method: string, sessionId: string | undefined): Promise<unknown>;
 }
 
 interface Pending {
@@ -79,7 +82,7 @@ export class AgentRequests {
     const key = idKey(entry.id);
     if (this.#pending.get(key) === entry) this.#pending.delete(key);
     if (this.#options.lifetime.aborted) return;
-    await this.#options.send({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method);
+    await this.#options.send({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method, entry.sessionId);
   }
 }
 

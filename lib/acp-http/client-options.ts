@@ -1,3 +1,4 @@
+import type { AcpCookieStore } from "./cookie-store.js";
 import type { AcpConnectionClosedError, CloseReason } from "./errors/connection-closed-error.js";
 import type { CursorAdvance } from "./event-stream.js";
 import type { AcpClientHandlers } from "./handlers.js";
@@ -7,6 +8,7 @@ import type { AcpLogger } from "./logger.js";
 import type { ReconnectPolicy } from "./reconnect.js";
 import type { PendingOptions } from "./rpc-correlator.js";
 import type { Implementation } from "./acp-types.js";
+import type { WebSocketConstructor } from "./web-socket.js";
 
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
@@ -50,6 +52,41 @@ export interface AcpHttpClientOptions {
    * `lastEventId` to resume that stream later (the connection stream's, or a session's).
    */
   onCursor?: (advance: CursorAdvance) => void;
+  /**
+   * `http` (default): POST out, GET event streams in. `websocket`: one socket to the same
+   * path (`ws:`/`wss:`), one JSON text frame per message; the first message is `initialize`.
+   */
+  transport?: "http" | "websocket";
+  /** The WebSocket constructor (Node 20 has none built in: pass the `ws` package's). Default the global one. */
+  WebSocket?: WebSocketConstructor;
+  /**
+   * Affinity cookies, returned on every POST, GET, DELETE and WebSocket upgrade and kept across
+   * reconnects and recoveries. Default: an in-memory store outside browsers, cleared on close (a
+   * store passed here is the caller's and is not cleared); in browsers the page's own cookies
+   * (`credentials: "include"`). `false`: no cookies.
+   */
+  cookies?: AcpCookieStore | false;
+  /**
+   * The largest inbound message (an SSE event, a POST answer body, a WebSocket frame), in UTF-8
+   * bytes. A larger one is dropped and reported on `parseErrors$` (the request it answered
+   * fails with `AcpMessageTooLargeError`); the connection lives on. Default 32 MiB.
+   */
+  maxMessageBytes?: number;
+  /**
+   * Send `$/cancel_request { requestId }` when a request is aborted (its signal, or unsubscribing
+   * `request$`), so the agent can stop working on it. `session/cancel` stays the turn-level cancel.
+   * Default false; `RFD_PROFILE` turns it on.
+   */
+  cancelRequests?: boolean;
+  /** Header for the negotiated protocol version, on every request after `initialize` (RFD: `Acp-Protocol-Version`). */
+  protocolVersionHeader?: string;
+  /**
+   * When the server no longer knows the connection (HTTP 404, a WebSocket that dropped), start a
+   * new one: re-`initialize`, then `session/load` each session opened here if the agent advertises
+   * `loadSession`; in-flight requests fail with `AcpInterruptedError`, each recovery is on
+   * `recoveries$`. Default true for `websocket`, false for `http` (a 404 closes as `connection-lost`).
+   */
+  recover?: boolean;
 }
 
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */
@@ -59,6 +96,8 @@ export const RFD_PROFILE = {
   sessionStreams: { header: "Acp-Session-Id" },
   // The RFD makes event ids opaque; qwen's replay numbers are not contiguous.
   contiguousEventIds: false,
+  protocolVersionHeader: "Acp-Protocol-Version",
+  cancelRequests: true,
 } as const satisfies Partial<AcpHttpClientOptions>;
 
 /** Per-call options: `signal` aborts the call, `timeoutMs` bounds it. */

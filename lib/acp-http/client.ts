@@ -35,6 +35,7 @@ import { AcpHttpError } from "./errors/http-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import type { EventGap } from "./event-stream.js";
 import type { AcpParseError } from "./inbound.js";
+import type { AcpRecovery } from "./recovery.js";
 import type { AcpConnectionState } from "./state.js";
 import { CLIENT_INFO } from "./version.js";
 
@@ -58,6 +59,8 @@ export class AcpHttpClient {
   readonly state$: Obs<AcpConnectionState>;
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
+  /** Each time a lost connection was rebuilt (option `recover`): which sessions came back. Hot. */
+  readonly recoveries$: Obs<AcpRecovery>;
 
   readonly #options: AcpHttpClientOptions;
   readonly #connection: Connection;
@@ -71,6 +74,7 @@ export class AcpHttpClient {
     this.gaps$ = connection.gaps.asObservable();
     this.state$ = connection.state.state$;
     this.closed = connection.closed;
+    this.recoveries$ = connection.recoveries.asObservable();
   }
 
   get state(): AcpConnectionState {
@@ -82,8 +86,9 @@ export class AcpHttpClient {
     return this.#connection.closeInfo;
   }
 
+  /** The server's id for this connection (over WebSocket, from the 101 where the constructor shows it). */
   get connectionId(): string | undefined {
-    return this.#connection.http.connectionId;
+    return this.#connection.connectionId;
   }
 
   /** The connection stream's cursor: persist it to resume after a reload (still readable after close). */
@@ -232,7 +237,8 @@ export class AcpHttpClient {
 
   /** The RFD profile also puts the id in the initialize result: a browser may not see the header. */
   #adoptConnectionId(result: InitializeResult): void {
-    if (!this.#options.sessionStreams || this.connectionId) return;
+    // Over a WebSocket the id is informational: nothing later needs it.
+    if (!this.#options.sessionStreams || this.connectionId || this.#connection.socket) return;
     const fromResult = (result as { connectionId?: unknown }).connectionId;
     if (typeof fromResult !== "string") {
       throw new AcpProtocolError(

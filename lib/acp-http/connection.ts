@@ -2,34 +2,45 @@ import { Subject } from "rxjs";
 import { AgentRequests } from "./agent-requests.js";
 import { splitBatch } from "./batch.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
+import { defaultCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import { isErrorResponse, isNotification } from "./envelope.js";
 import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
+import { AcpInterruptedError } from "./errors/interrupted-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import { AcpRpcError } from "./errors/rpc-error.js";
 import type { EventGap } from "./event-stream.js";
-import { HttpTransport } from "./http.js";
+import { HttpTransport, joinUrl } from "./http.js";
 import { Inbound, type SentEnvelope } from "./inbound.js";
 import { debugLogger, type AcpLogger } from "./logger.js";
-import { normalizeReconnectPolicy } from "./reconnect.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, oversize } from "./message-size.js";
+import { normalizeReconnectPolicy, type NormalizedReconnectPolicy } from "./reconnect.js";
+import { SessionLedger, type AcpRecovery } from "./recovery.js";
 import { RpcCorrelator } from "./rpc-correlator.js";
+import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
 import type { SseFrame } from "./sse-stream.js";
 import { ConnectionStateMachine } from "./state.js";
+import { WebSocketTransport } from "./ws-transport.js";
 
 type Envelope = SentEnvelope & Record<string, unknown>;
 
 /**
- * One connection's moving parts, wired together: the HTTP transport, the event streams,
- * the inbound merge, request correlation, the agent's requests, state and the close
- * policy. `AcpHttpClient` is its public face; nothing here is exported from the package.
+ * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
+ * the event streams, the inbound merge, request correlation, the agent's requests, state,
+ * recovery and the close policy. `AcpHttpClient` is its public face; nothing here is
+ * exported from the package. Both transports feed the same inbound and correlator: a
+ * WebSocket frame is handled as a stream frame of the connection stream.
  */
 export class Connection {
   readonly http: HttpTransport;
+  /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
+  readonly socket: WebSocketTransport | undefined;
   readonly inbound: Inbound;
   readonly streams: SessionStreams;
   readonly state = new ConnectionStateMachine();
   readonly gaps = new Subject<EventGap>();
+  readonly recoveries = new Subject<AcpRecovery>();
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
@@ -37,6 +48,15 @@ export class Connection {
   readonly #correlator = new RpcCorrelator(1000);
   readonly #agentRequests: AgentRequests;
   readonly #lifetime = new AbortController();
+  readonly #ledger = new SessionLedger();
+  readonly #conflicts = new SessionConflicts();
+  readonly #policy: NormalizedReconnectPolicy;
+  readonly #maxMessageBytes: number;
+  readonly #cancelRequests: boolean;
+  readonly #recover: boolean;
+  /** The default cookie store is ours to clear on close; a caller's is not. */
+  readonly #ownCookies: AcpCookieStore | undefined;
+  #recovering: Promise<void> | undefined;
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
@@ -44,6 +64,15 @@ export class Connection {
   constructor(options: AcpHttpClientOptions) {
     const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 2000;
+    const policy = (this.#policy = normalizeReconnectPolicy(options.reconnect));
+    const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    const websocket = options.transport === "websocket";
+    this.#cancelRequests = options.cancelRequests ?? false;
+    this.#recover = options.recover ?? websocket;
+    const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
+    this.#ownCookies = options.cookies ? undefined : cookies;
+    // No store in a browser: its fetch keeps cookies itself when asked to.
+    const credentials = options.cookies === undefined && !cookies ? ("include" as const) : undefined;
     this.http = new HttpTransport({
       baseUrl: options.baseUrl,
       path: options.path ?? "/v2/rpc",
@@ -54,33 +83,59 @@ export class Connection {
       fetch: options.fetch,
       connectionId: options.connectionId,
       logger,
+      cookies,
+      credentials,
+      protocolVersionHeader: options.protocolVersionHeader,
+      maxMessageBytes,
     });
+    this.socket = websocket
+      ? new WebSocketTransport({
+          url: joinUrl(options.baseUrl, options.path ?? "/v2/rpc").replace(/^http/i, "ws"),
+          WebSocket: options.WebSocket,
+          connectionIdHeader: options.connectionIdHeader ?? "x-acp-connection-id",
+          headers: options.headers,
+          token: options.token,
+          cookies,
+          maxMessageBytes,
+          logger,
+          onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
+          onOversize: (bytes) => this.inbound.tooLarge("websocket", "", bytes, maxMessageBytes, "connection"),
+          onLost: (cause) => this.#lost(cause),
+        })
+      : undefined;
     this.streams = new SessionStreams({
       http: this.http,
-      policy: normalizeReconnectPolicy(options.reconnect),
+      policy,
       logger,
-      sessionHeader: options.sessionStreams?.header,
+      // Over a WebSocket everything arrives on the socket: no GET streams at all.
+      sessionHeader: websocket ? undefined : options.sessionStreams?.header,
       lastEventId: options.lastEventId,
       contiguousIds: options.contiguousEventIds ?? true,
       onCursor: options.onCursor,
       onFrame: (frame, stream) => this.#frame(frame, stream),
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),
-      onFatal: (reason, cause) => this.close(reason, cause),
+      onFatal: (reason, cause) => (reason === "connection-lost" ? this.#lost(cause) : void this.close(reason, cause)),
+      onSessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
     });
     this.#agentRequests = new AgentRequests({
       handlers: options.handlers ?? {},
       lifetime: this.#lifetime.signal,
-      send: (answer, method) =>
-        this.#post(answer, `answer to ${method}`, this.#lifetime.signal, (error) =>
-          logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message }),
+      send: (answer, method, sessionId) =>
+        this.#post(
+          answer,
+          `answer to ${method}`,
+          this.#lifetime.signal,
+          (error) => logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message }),
+          false,
+          sessionId,
         ),
     });
     this.inbound = new Inbound({
       correlator: this.#correlator,
       responseEcho: options.responseEcho ?? "auto",
       echoGraceMs: 1500,
-      streamStarted: () => this.streams.started,
+      streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
     });
@@ -96,21 +151,64 @@ export class Connection {
     return this.#closeInfo;
   }
 
+  get connectionId(): string | undefined {
+    return this.socket ? this.socket.connectionId : this.http.connectionId;
+  }
+
   /**
    * Sends a request and resolves with its `result`. `deferStream`: an answer in the POST
    * body opens no event stream (the caller opens it once it has read the answer).
    */
   async request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
     this.#assertOpen(method);
+    // Requests made while a lost connection is rebuilt go out on the new one.
+    if (this.#recovering) await this.#recovering;
+    return this.#send(method, params, options, deferStream);
+  }
+
+  async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
+    this.#assertOpen(method);
+    const conflict = this.#conflicts.blocking(method, params);
+    if (conflict) throw conflict;
     const id = this.#correlator.nextId();
     const { response, postSignal, postFinished } = this.#correlator.register(id, method, options);
+    this.#conflicts.track(id, params);
     const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
+    const stopCancelling = this.#cancelOnAbort(id, options.signal);
     void this.#post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
-    const answer = await response;
+    let answer;
+    try {
+      answer = await response;
+    } finally {
+      stopCancelling();
+      this.#conflicts.settled(id, method, params, answer !== undefined && !isErrorResponse(answer));
+    }
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
+    if (method === "initialize") this.#initialized(answer.result);
+    this.#ledger.note(method, params, answer.result);
     this.streams.afterResult(method, params, answer.result);
     return answer.result;
+  }
+
+  /** After `initialize`: the protocol version goes on every later request (RFD). */
+  #initialized(result: unknown): void {
+    const version = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    if (typeof version === "number" || typeof version === "string") this.http.setProtocolVersion(version);
+    if (this.socket?.open) this.state.set("open");
+  }
+
+  /** With `cancelRequests`, an abort of a pending request tells the agent (`$/cancel_request`). */
+  #cancelOnAbort(id: number, signal: AbortSignal | undefined): () => void {
+    if (!this.#cancelRequests || !signal || signal.aborted) return () => undefined;
+    const onAbort = () => {
+      const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
+      void this.#post(envelope, "$/cancel_request", this.#lifetime.signal, (error) =>
+        this.#logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
+      );
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    return () => signal.removeEventListener("abort", onAbort);
   }
 
   /** Sends a notification; resolves once the server accepted it. */
@@ -134,13 +232,17 @@ export class Connection {
     const info: CloseInfo = (this.#closeInfo = error ? { reason, error } : { reason });
     this.#logger.debug("connection closed", { reason });
     this.streams.stopAll();
+    this.socket?.close();
+    this.recoveries.complete();
     this.#lifetime.abort();
     this.inbound.close();
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
     this.gaps.complete();
     this.state.set("closed");
     const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401);
-    this.#deleting = gone ? Promise.resolve() : this.http.delete(this.#closeTimeoutMs);
+    const deleting = gone ? Promise.resolve() : this.http.delete(this.#closeTimeoutMs);
+    // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
+    this.#deleting = deleting.finally(() => this.#ownCookies?.clear());
     this.#resolveClosed(info);
     return this.#deleting;
   }
@@ -150,19 +252,32 @@ export class Connection {
     if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
   }
 
-  /** Sends one envelope; failures go to `onError`. Resolves true once the server accepted it. */
+  /**
+   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
+   * `sessionId` routes an envelope without params (an answer to the agent) to its session.
+   */
   async #post(
     envelope: Envelope,
     method: string,
     signal: AbortSignal | undefined,
     onError: (error: unknown) => void,
     deferStream = false,
+    sessionId?: string,
   ): Promise<boolean> {
     if (this.state.value === "idle") this.state.set("connecting");
     try {
-      const headers = this.streams.headersFor(envelope.params);
+      if (this.socket) {
+        await this.socket.send(JSON.stringify(envelope), method);
+        return true;
+      }
+      const headers = this.streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
       const result = await this.http.post(JSON.stringify(envelope), method, signal, headers);
       if (!deferStream || result.json === undefined) this.streams.openConnection();
+      if (result.tooLarge) {
+        const { bytes, head } = result.tooLarge;
+        onError(this.inbound.tooLarge("response-body", head, bytes, this.#maxMessageBytes));
+        return true;
+      }
       if (result.json !== undefined && !this.#body(result.json, envelope) && "id" in envelope) {
         onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
       }
@@ -170,13 +285,69 @@ export class Connection {
     } catch (error) {
       if (signal?.aborted) return false;
       if (error instanceof AcpHttpError && error.status === 404 && this.http.bootstrapped) {
-        this.close("connection-lost", error);
-        onError(new AcpConnectionClosedError("connection-lost", { method, cause: error }));
+        const recovering = this.#lost(error);
+        onError(recovering ? new AcpInterruptedError(method, error) : new AcpConnectionClosedError("connection-lost", { method, cause: error }));
         return false;
+      }
+      if (error instanceof AcpHttpError && error.status === 409) {
+        const session = sessionOfParams(envelope.params) ?? sessionId;
+        if (session !== undefined) this.#sessionConflict(session, error);
       }
       onError(error);
       return false;
     }
+  }
+
+  /** The session's stream or POST got 409: that session fails until it is loaded again. */
+  #sessionConflict(sessionId: string, error: AcpHttpError): void {
+    this.#logger.warn("session refused with 409 (held elsewhere) until session/load", { session: sessionId });
+    this.#conflicts.fail(sessionId, error, (id, cause) => this.#correlator.reject(id, cause));
+  }
+
+  /**
+   * The server no longer knows this connection (404), or the socket dropped. With recovery on
+   * and an `initialize` to repeat, a new connection is built (see `SessionLedger`) and true is
+   * returned; otherwise the connection closes as `connection-lost`.
+   */
+  #lost(cause: unknown): boolean {
+    if (this.#closeInfo) return false;
+    if (this.#recovering) return true;
+    if (!this.#recover || !this.#ledger.recoverable) {
+      void this.close("connection-lost", cause);
+      return false;
+    }
+    this.#logger.warn("connection lost: re-initializing", { error: (cause as Error).message });
+    this.state.set("reconnecting");
+    this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
+    const attempt = this.#ledger.recover({
+      policy: this.#policy,
+      signal: this.#lifetime.signal,
+      logger: this.#logger,
+      reset: () => {
+        this.socket?.reset();
+        this.streams.reset();
+        this.http.reset();
+      },
+      request: async (method, params) => {
+        const result = await this.#send(method, params, { timeoutMs: 15_000 }, method === "initialize");
+        if (method === "initialize") this.streams.openConnection();
+        return result;
+      },
+      connectionId: () => this.connectionId,
+    });
+    this.#recovering = attempt.then(
+      (recovery) => {
+        this.#recovering = undefined;
+        if (this.#closeInfo) return;
+        if (this.socket || this.state.value === "reconnecting") this.state.set("open");
+        this.recoveries.next(recovery);
+      },
+      (error: unknown) => {
+        this.#recovering = undefined;
+        void this.close("connection-lost", error);
+      },
+    );
+    return true;
   }
 
   /** A POST body; a batch is taken member by member. False when it held no usable envelope. */
@@ -188,8 +359,18 @@ export class Connection {
 
   /** A stream frame; a batch is taken member by member, each under the frame's event id. */
   #frame(frame: SseFrame, stream: string): void {
+    const bytes = oversize(frame.data, this.#maxMessageBytes);
+    if (bytes !== undefined) {
+      this.inbound.tooLarge(this.socket ? "websocket" : "stream", frame.data, bytes, this.#maxMessageBytes, stream);
+      return;
+    }
     const members = splitBatch(frame.data);
     if (!members) return this.inbound.frame(frame, stream);
     for (const data of members) this.inbound.frame({ ...frame, data }, stream);
   }
+}
+
+function sessionOfParams(params: unknown): string | undefined {
+  const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof sessionId === "string" ? sessionId : undefined;
 }

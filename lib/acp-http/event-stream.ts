@@ -50,6 +50,8 @@ export interface EventStreamOptions {
   onStatus(status: EventStreamStatus): void;
   /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
   onFatal(error: Error): void;
+  /** Statuses that end the stream at once instead of being retried. Default {@link FATAL_STATUSES}. */
+  fatalStatuses?: ReadonlySet<number>;
 }
 
 /** The stream ended cleanly; for a long-lived stream that is still a reason to reconnect. */
@@ -72,7 +74,7 @@ export class RetriesExhaustedError extends Error {
 }
 
 /** Statuses that retrying cannot change. 409 is left out: a server may still hold the previous stream's slot. */
-const FATAL_STATUSES = new Set([400, 401, 403, 404, 405, 406, 410, 415, 422]);
+export const FATAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 406, 410, 415, 422]);
 
 /**
  * One logical SSE stream: opens the GET, follows the `Last-Event-ID` cursor, drops
@@ -173,7 +175,8 @@ export class EventStream {
       this.#options.logger.debug("event stream: recovering skipped ids", { stream: this.#options.name, detail: error.message });
       return timer(0);
     }
-    if (error instanceof AcpHttpError && FATAL_STATUSES.has(error.status)) throw error;
+    const fatal = this.#options.fatalStatuses ?? FATAL_STATUSES;
+    if (error instanceof AcpHttpError && fatal.has(error.status)) throw error;
     if (attempt > this.#options.policy.maxRetries) {
       throw new RetriesExhaustedError(`event stream: ${this.#options.policy.maxRetries} reconnect attempts failed`, { cause: error });
     }

@@ -1,8 +1,10 @@
 import { BootstrapPosts } from "./bootstrap-posts.js";
+import type { AcpCookieStore } from "./cookie-store.js";
 import { AcpHttpError, type ProblemDetails } from "./errors/http-error.js";
 import { AcpNetworkError } from "./errors/network-error.js";
 import { assertHeaders, assertHeaderValue, mergeHeaders } from "./headers.js";
 import type { AcpLogger } from "./logger.js";
+import { oversize } from "./message-size.js";
 import { startDeadline } from "./timeout.js";
 import { resolveToken, type TokenSource } from "./token.js";
 import { joinUrl, withQuery } from "./url.js";
@@ -22,12 +24,22 @@ export interface HttpTransportOptions {
   /** Seed for a connection that already exists (a page reload resuming its connection). */
   connectionId: string | undefined;
   logger: AcpLogger;
+  /** Affinity cookies: applied to every request, updated from every response. */
+  cookies?: AcpCookieStore | undefined;
+  /** `fetch` credentials mode (browsers: `include` lets the page's cookie jar do the work). */
+  credentials?: RequestCredentials | undefined;
+  /** Header that carries the negotiated protocol version once known (RFD: `Acp-Protocol-Version`). */
+  protocolVersionHeader?: string | undefined;
+  /** A POST answer body larger than this is not parsed (see `PostResult.tooLarge`). */
+  maxMessageBytes?: number | undefined;
 }
 
 export interface PostResult {
   status: number;
   /** The response body when it is a JSON payload; undefined for 202 and empty bodies. */
   json: string | undefined;
+  /** Set when the body exceeded `maxMessageBytes` (its size and first KiB): `json` is then undefined. */
+  tooLarge?: { bytes: number; head: string };
 }
 
 const MAX_ERROR_BODY = 2000;
@@ -48,6 +60,9 @@ export class HttpTransport {
   #bootstrapped = false;
   /** A POST went out: the server may hold this connection (and its agent) from now on. */
   #mayExist = false;
+  #protocolVersion: string | undefined;
+  /** Spread into every fetch init: `credentials`, when configured. */
+  readonly #init: RequestInit;
 
   constructor(options: HttpTransportOptions) {
     this.#options = options;
@@ -60,6 +75,19 @@ export class HttpTransport {
     // the event stream for hours, so any deadline is the caller's to set. The global is
     // looked up per call, so a fetch replaced after construction is still the one used.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#init = options.credentials ? { credentials: options.credentials } : {};
+  }
+
+  /** Sent on every request from now on (when a `protocolVersionHeader` is configured). */
+  setProtocolVersion(version: number | string): void {
+    this.#protocolVersion = String(version);
+  }
+
+  /** Forgets the connection (its id, that it was set up): the next POST starts a new one. */
+  reset(): void {
+    this.#connectionId = undefined;
+    this.#bootstrapped = false;
+    this.#protocolVersion = undefined;
   }
 
   get connectionId(): string | undefined {
@@ -82,22 +110,24 @@ export class HttpTransport {
     const url = this.#bootstrapped || !this.#options.bootstrapQuery ? this.#url : withQuery(this.#url, this.#options.bootstrapQuery);
     const response = await this.#send(operation, signal, () => {
       if (!signal?.aborted) this.#mayExist = true;
-      if (this.#bootstrapped) return this.#fetch(url, { method: "POST", body, headers, signal });
+      if (this.#bootstrapped) return this.#fetch(url, { ...this.#init, method: "POST", body, headers, signal });
       // Until the server knows the connection, an aborted POST is still followed to its answer (see BootstrapPosts).
-      const send = (own: AbortSignal) => this.#fetch(url, { method: "POST", body, headers, signal: own });
+      const send = (own: AbortSignal) => this.#fetch(url, { ...this.#init, method: "POST", body, headers, signal: own });
       return this.#bootstrapPosts.send(signal, send, (late) => this.#learnConnectionId(late));
     });
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
     const text = await response.text();
     const isJson = /json/i.test(response.headers.get("content-type") ?? "");
+    const tooLarge = this.#options.maxMessageBytes === undefined ? undefined : oversize(text, this.#options.maxMessageBytes);
+    if (tooLarge !== undefined) return { status: response.status, json: undefined, tooLarge: { bytes: tooLarge, head: text.slice(0, 1024) } };
     return { status: response.status, json: text.length > 0 && (isJson || response.status === 200) ? text : undefined };
   }
 
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
   async openStream(extraHeaders: Record<string, string>, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
     const headers = await this.#headers({ accept: "text/event-stream", ...extraHeaders, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) });
-    const response = await this.#send("event stream", signal, () => this.#fetch(this.#url, { method: "GET", headers, signal }));
+    const response = await this.#send("event stream", signal, () => this.#fetch(this.#url, { ...this.#init, method: "GET", headers, signal }));
     if (!response.ok) throw await toHttpError("event stream", response);
     if (!response.body) throw new AcpNetworkError("event stream", new Error("response has no body"));
     return response;
@@ -126,7 +156,7 @@ export class HttpTransport {
   async #sendDelete(timeoutMs: number, extraHeaders: Record<string, string>): Promise<void> {
     try {
       const headers = await this.#headers(extraHeaders);
-      const response = await withDeadline(timeoutMs, (signal) => this.#fetch(this.#url, { method: "DELETE", headers, signal }));
+      const response = await withDeadline(timeoutMs, (signal) => this.#fetch(this.#url, { ...this.#init, method: "DELETE", headers, signal }));
       this.#learnConnectionId(response);
       if (!response.ok && response.status !== 404) this.#options.logger.warn("close: unexpected status", { status: response.status });
       await response.body?.cancel().catch(() => undefined);
@@ -148,7 +178,9 @@ export class HttpTransport {
     return response;
   }
 
+  /** Every response may carry the connection id and affinity cookies. */
   #learnConnectionId(response: Response): void {
+    this.#options.cookies?.store(response.headers);
     const id = response.headers.get(this.#options.connectionIdHeader);
     if (id && id !== this.#connectionId) {
       this.#options.logger.debug("connection id learned", { connectionId: id });
@@ -160,7 +192,11 @@ export class HttpTransport {
   async #headers(own: Record<string, string>): Promise<Headers> {
     const token = await resolveToken(this.#options.token);
     const connection = this.#connectionId ? { [this.#options.connectionIdHeader]: this.#connectionId } : {};
-    return mergeHeaders({ user: this.#options.headers, token, own: { ...own, ...connection } });
+    const { protocolVersionHeader } = this.#options;
+    const version = protocolVersionHeader && this.#protocolVersion ? { [protocolVersionHeader]: this.#protocolVersion } : {};
+    const headers = mergeHeaders({ user: this.#options.headers, token, own: { ...own, ...version, ...connection } });
+    this.#options.cookies?.apply(headers);
+    return headers;
   }
 }
 

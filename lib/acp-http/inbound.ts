@@ -10,18 +10,24 @@ import {
   type AcpResponse,
   type JsonRpcId,
 } from "./envelope.js";
+import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
 import type { SseFrame } from "./sse-stream.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
-  source: "stream" | "response-body";
+  source: "stream" | "response-body" | "websocket";
   /** The stream's name (`connection` or a session id) for stream frames. */
   stream?: string;
   eventId?: string;
   raw: string;
   error: string;
+  /** Set when the message was dropped for exceeding `maxMessageBytes` (`raw` is then its first KiB). */
+  tooLarge?: AcpMessageTooLargeError;
 }
+
+/** How much of an oversized message `AcpParseError.raw` keeps. */
+const TOO_LARGE_RAW_CHARS = 1024;
 
 /**
  * Whether the server also puts every response it returns in a POST body on the event
@@ -127,6 +133,14 @@ export class Inbound {
     }
     this.#route(parsed.envelope, false, sent);
     return true;
+  }
+
+  /** A message over `maxMessageBytes` was dropped: reported, nothing else changes. */
+  tooLarge(source: AcpParseError["source"], raw: string, bytes: number, limit: number, stream?: string): AcpMessageTooLargeError {
+    const error = new AcpMessageTooLargeError(source, bytes, limit);
+    const where = stream === undefined ? {} : { stream };
+    this.parseErrors.next({ source, ...where, raw: raw.slice(0, TOO_LARGE_RAW_CHARS), error: error.message, tooLarge: error });
+    return error;
   }
 
   /** Delivers held responses (they are real answers) and ends both streams. */

@@ -2,6 +2,7 @@ import type { CloseReason } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
 import {
   EventStream,
+  FATAL_STATUSES,
   RetriesExhaustedError,
   type CursorAdvance,
   type EventGap,
@@ -29,9 +30,13 @@ export interface SessionStreamsOptions {
   onStatus(status: EventStreamStatus): void;
   /** A stream failure that ends the whole connection. */
   onFatal(reason: CloseReason, cause: unknown): void;
+  /** A session's stream was refused with 409 (held elsewhere): that session fails, the connection lives on. */
+  onSessionConflict?(sessionId: string, error: AcpHttpError): void;
 }
 
 const CONNECTION_STREAM = "connection";
+/** A session stream refused with 409 is held elsewhere (RFD): retrying cannot win it back, `session/load` can. */
+const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 409]);
 /** Methods whose result names the session (a new one). */
 const SESSION_FROM_RESULT = new Set(["session/new", "session/fork"]);
 /** Methods that attach an existing session, named in the request: their results carry no `sessionId`. */
@@ -102,6 +107,13 @@ export class SessionStreams {
     this.#streams.delete(sessionId);
   }
 
+  /** Stops every stream and forgets them; unlike `stopAll`, streams may open again (a new connection). */
+  reset(): void {
+    for (const stream of this.#streams.values()) stream.stop();
+    this.#streams.clear();
+    this.#connection = undefined;
+  }
+
   /** Stops every stream; no stream opens afterwards. */
   stopAll(): void {
     this.#stopped = true;
@@ -129,6 +141,7 @@ export class SessionStreams {
         if (name === CONNECTION_STREAM) this.#options.onStatus(status);
       },
       onFatal: (error) => this.#failed(name, error),
+      ...(name === CONNECTION_STREAM ? {} : { fatalStatuses: SESSION_FATAL_STATUSES }),
     });
     this.#streams.set(name, stream);
     stream.start();
@@ -142,10 +155,17 @@ export class SessionStreams {
     }
     if (error.status === 401) return onFatal("unauthorized", error);
     if (error.status === 404) return onFatal("connection-lost", error);
+    if (name === CONNECTION_STREAM && error.status === 405) {
+      // As in MCP: the server offers no standalone stream; answers come in POST bodies or session streams.
+      logger.debug("the server has no connection stream (405)");
+      this.#streams.delete(name);
+      return this.#options.onStatus("open");
+    }
     if (name === CONNECTION_STREAM) return onFatal("stream-rejected", error);
+    this.#streams.delete(name);
+    if (error.status === 409) return this.#options.onSessionConflict?.(name, error);
     // A session stream refused (e.g. not owned here) ends that stream, not the connection.
     logger.warn("session stream refused", { session: name, status: error.status });
-    this.#streams.delete(name);
   }
 }
 

@@ -152,8 +152,8 @@ export class WebSocketTransport {
         fail(event.error ?? new Error(event.message ?? "WebSocket error"));
       const onClose = (event: { code?: number }) => fail(new Error(`closed before opening (code ${event.code})`));
       socket.addEventListener("open", onOpen);
-      socket.addEventListener("error", onError as (event: never) => void);
-      socket.addEventListener("close", onClose as (event: never) => void);
+      socket.addEventListener("error", onError);
+      socket.addEventListener("close", onClose);
     });
   }
 
@@ -164,13 +164,13 @@ export class WebSocketTransport {
       const bytes = oversize(event.data, maxMessageBytes);
       if (bytes !== undefined) return this.#options.onOversize(bytes);
       this.#options.onMessage(event.data);
-    }) as (event: never) => void);
+    }));
     socket.addEventListener("close", ((event: { code?: number; reason?: string }) => {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
       const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${event.reason ? `: ${event.reason}` : ""})`);
       this.#options.onLost(new AcpNetworkError("websocket", cause));
-    }) as (event: never) => void);
+    }));
   }
 }
 

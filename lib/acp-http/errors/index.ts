@@ -7,3 +7,5 @@ export { AcpAbortError } from "./abort-error.js";
 export { AcpNetworkError } from "./network-error.js";
 export { AcpProtocolError } from "./protocol-error.js";
 export { AcpInvalidHeaderError } from "./invalid-header-error.js";
+export { AcpMessageTooLargeError } from "./message-too-large-error.js";
+export { AcpInterruptedError } from "./interrupted-error.js";

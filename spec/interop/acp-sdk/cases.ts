@@ -2,13 +2,18 @@
  * The behavioural suite against the official SDK's `AcpServer`, as a table of cases that
  * a spec file runs once per transport. Each case gets a fresh server (so request logs and
  * cookie checks are its own) and a `connect` that builds our client for the transport.
- * `knownFailing` marks what this transport does not do yet: jest's `it.failing` then
- * passes only while the case fails, so fixing one turns the suite red until the mark goes.
+ * `knownFailing` marks what a transport does not do yet: jest's `it.failing` then passes
+ * only while the case fails, so fixing one turns the suite red until the mark goes.
+ * `transports` limits a case to the transports it means something on.
  */
 import { filter, firstValueFrom } from "rxjs";
 import {
   AcpHttpClient,
+  AcpInterruptedError,
+  AcpMessageTooLargeError,
   isNotification,
+  type AcpParseError,
+  type AcpRecovery,
   type AcpClientHandlers,
   type AcpEnvelope,
   type AcpHttpClientOptions,
@@ -18,8 +23,11 @@ import type { AcpSdkServer, AcpSdkServerOptions } from "../../support/acp-sdk-se
 export const COOKIE = { name: "acp-affinity", value: "backend-3" } as const;
 export const CWD = "/tmp";
 
+export type Transport = "http" | "websocket";
+
 export interface CaseContext {
   readonly server: AcpSdkServer;
+  readonly transport: Transport;
   /** Our client for this transport, disconnected after the case. */
   connect(extra?: Partial<AcpHttpClientOptions> & { handlers?: AcpClientHandlers }): AcpHttpClient;
 }
@@ -28,7 +36,8 @@ export interface InteropCase {
   readonly name: string;
   readonly server?: AcpSdkServerOptions;
   /** Transports on which this case is known to fail today (the work list). */
-  readonly knownFailing?: ReadonlyArray<"http" | "websocket">;
+  readonly knownFailing?: readonly Transport[];
+  readonly transports?: readonly Transport[];
   readonly run: (context: CaseContext) => Promise<void>;
 }
 
@@ -94,8 +103,7 @@ export const CASES: readonly InteropCase[] = [
   },
   {
     name: "permission: the agent's request is answered by handlers.requestPermission",
-    // The answer POST lacks Acp-Session-Id; AcpServer refuses it (400 Missing Acp-Session-Id).
-    knownFailing: ["http"],
+    // Over HTTP the answer POST must carry Acp-Session-Id (AcpServer: 400 "Missing Acp-Session-Id").
     run: async ({ connect }) => {
       const asked: string[] = [];
       const client = connect({
@@ -129,7 +137,6 @@ export const CASES: readonly InteropCase[] = [
   },
   {
     name: "$/cancel_request: aborting a request tells the agent, whose handler stops",
-    knownFailing: ["http", "websocket"],
     run: async ({ connect, server }) => {
       const client = connect();
       await client.initialize();
@@ -157,7 +164,8 @@ export const CASES: readonly InteropCase[] = [
   },
   {
     name: "Acp-Protocol-Version on every request after initialize",
-    knownFailing: ["http", "websocket"],
+    // A WebSocket has one upgrade, before initialize: there is no later request to carry it.
+    transports: ["http"],
     run: async ({ connect, server }) => {
       const client = connect();
       const sessionId = await openSession(client);
@@ -168,40 +176,83 @@ export const CASES: readonly InteropCase[] = [
     },
   },
   {
-    name: "cookie affinity: the server's cookie comes back on every later request",
+    name: "cookie affinity: the server's cookie comes back on every later request and upgrade, across a recovery",
     server: { cookie: COOKIE },
-    knownFailing: ["http", "websocket"],
     run: async ({ connect, server }) => {
-      const client = connect();
+      const client = connect({ recover: true, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
       const sessionId = await openSession(client);
       await prompt(client, sessionId, "sticky");
+      await server.restart();
+      await waitFor(() => server.log.loads.includes(sessionId), 10_000, "session/load after the restart");
+      await prompt(client, sessionId, "still sticky");
       await client.disconnect();
-      expect(server.requests.length).toBeGreaterThan(2);
+      expect(server.requests.length).toBeGreaterThan(1);
+      expect(server.requests.filter((r) => r.afterCookieSet).length).toBeGreaterThan(0);
       expect(server.missingCookie().map((r) => r.kind)).toEqual([]);
     },
   },
   {
-    name: "a dropped socket: the client comes back on the same connection and the session still works",
-    run: async ({ connect, server }) => {
+    name: "a dropped TCP connection: the session still works afterwards",
+    run: async ({ connect, server, transport }) => {
       const client = connect({ reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
       const sessionId = await openSession(client);
       const connectionId = client.connectionId;
       server.dropSockets();
-      await waitFor(() => client.state === "open", 1000, "reconnect").catch(() => undefined);
+      if (transport === "websocket") {
+        // The ACP connection ends with its socket: a new one is initialized and the session loaded.
+        await waitFor(() => server.log.loads.includes(sessionId), 10_000, "session/load on a new socket");
+      }
       expect((await prompt(client, sessionId, "after the blip", 15_000)).stopReason).toBe("end_turn");
-      expect(client.connectionId).toBe(connectionId);
+      // Over HTTP the GETs come back on the same connection: AcpServer kept it.
+      if (transport === "http") expect(client.connectionId).toBe(connectionId);
+      else expect(client.connectionId).not.toBe(connectionId);
     },
   },
   {
     name: "recovery: after a server restart the client re-initializes and session/loads its sessions",
-    knownFailing: ["http", "websocket"],
     run: async ({ connect, server }) => {
-      const client = connect({ reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      const client = connect({ recover: true, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      const recoveries: AcpRecovery[] = [];
+      client.recoveries$.subscribe((recovery) => recoveries.push(recovery));
       const sessionId = await openSession(client);
+      const before = client.connectionId;
       await server.restart();
-      await waitFor(() => server.log.loads.includes(sessionId), 10_000, "session/load after the restart");
+      await waitFor(() => recoveries.length === 1, 10_000, "a recovery");
+      expect(recoveries[0]).toMatchObject({ loaded: [sessionId], failed: [] });
+      expect(server.log.loads).toEqual([sessionId]);
       expect(client.closeInfo).toBeUndefined();
+      expect(client.connectionId).not.toBe(before);
       expect((await prompt(client, sessionId, "after the restart", 15_000)).stopReason).toBe("end_turn");
+    },
+  },
+  {
+    name: "recovery: a request in flight when the connection is lost fails with AcpInterruptedError",
+    run: async ({ connect, server }) => {
+      const client = connect({ recover: true, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      const sessionId = await openSession(client);
+      const started = firstChunk(client, sessionId);
+      const turn = prompt(client, sessionId, "SLOW", 20_000);
+      await started;
+      await server.restart();
+      await expect(turn).rejects.toBeInstanceOf(AcpInterruptedError);
+      expect((await prompt(client, sessionId, "next turn", 15_000)).stopReason).toBe("end_turn");
+    },
+  },
+  {
+    name: "maxMessageBytes: a larger message is a typed parse error; the connection and session go on",
+    run: async ({ connect }) => {
+      const client = connect({ maxMessageBytes: 220 });
+      const errors: AcpParseError[] = [];
+      client.parseErrors$.subscribe((error) => errors.push(error));
+      const sessionId = await openSession(client);
+      const seen = chunks(client, sessionId);
+      const long = "x".repeat(300);
+      expect((await prompt(client, sessionId, `short ${long} tail`)).stopReason).toBe("end_turn");
+      expect(seen.texts).toEqual(["echo:", " short", " tail"]);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.tooLarge).toBeInstanceOf(AcpMessageTooLargeError);
+      expect(errors[0]?.tooLarge?.limit).toBe(220);
+      seen.stop();
     },
   },
 ];
