@@ -59,7 +59,9 @@ export function optionValues(option: SessionConfigOption): string[] {
 export function modesFromOptions(options: SessionConfigOption[]): SessionModes | null {
   const mode = options.find((option) => option.category === "mode");
   if (!mode) return null;
-  const availableModes = choices(mode).map((entry) => ({
+  // One mode per value: a value listed twice (in two groups) is the first listing.
+  const unique = choices(mode).filter((entry, i, all) => all.findIndex((other) => other.value === entry.value) === i);
+  const availableModes = unique.map((entry) => ({
     id: entry.value,
     ...(entry.name !== undefined ? { name: entry.name } : {}),
   }));
