@@ -13,6 +13,8 @@ import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-re
 import { SandboxServerRoutes } from "./server-client.js";
 import { SessionSettings } from "./session-config.js";
 import type { SessionConfigOption, SessionModes } from "./session-config-schemas.js";
+import { startSandbox, type StartSandboxOptions, type StartedSandbox } from "./providers/start-sandbox.js";
+import type { SandboxCallOptions, SandboxInfo } from "./providers/types.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type {
@@ -53,6 +55,17 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   readonly #settings: SessionSettings;
   readonly #logger;
   readonly #recording: SessionRecording;
+  #sandbox: StartedSandbox | undefined;
+
+  /**
+   * Creates a sandbox with `options.sandbox` (`local()`, `docker()`, your own provider), waits for its
+   * server and connects. `destroySandbox()` tears it down; `disconnect()` alone leaves it running.
+   */
+  static async start(options: StartSandboxOptions): Promise<SandboxAgentClient> {
+    const started = await startSandbox(options);
+    started.client.#sandbox = started;
+    return started.client;
+  }
 
   constructor(options: SandboxAgentClientOptions) {
     super(options);
@@ -93,6 +106,16 @@ export class SandboxAgentClient extends SandboxServerRoutes {
 
   get connected(): boolean {
     return this.#lifecycle.connected;
+  }
+
+  /** The sandbox this client started with `SandboxAgentClient.start`, if any. */
+  get sandbox(): SandboxInfo | undefined {
+    return this.#sandbox?.info;
+  }
+
+  /** Disconnects, then destroys the sandbox `start` created (nothing for a client made with `new`). */
+  async destroySandbox(options?: SandboxCallOptions): Promise<void> {
+    await this.#sandbox?.destroy(options);
   }
 
   // --- lifecycle -------------------------------------------------------------------

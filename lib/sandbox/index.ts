@@ -76,3 +76,12 @@ export {
   type ConfigEntryRef,
   type HealthWaitResult,
 } from "./config/index.js";
+export {
+  startSandbox,
+  type SandboxProvider,
+  type SandboxInfo,
+  type SandboxCreateOptions,
+  type SandboxCallOptions,
+  type StartSandboxOptions,
+  type StartedSandbox,
+} from "./providers/index.js";

@@ -7,7 +7,7 @@ import { PassThrough } from "node:stream";
 import { local } from "../../lib/providers/local/index.js";
 import { watchdogPid } from "../../lib/providers/local/watchdog.js";
 import { freePort } from "../../lib/providers/local/ports.js";
-import { CallAbortedError } from "../../lib/sandbox/index.js";
+import { CallAbortedError, SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { SandboxNotFoundError } from "../../lib/sandbox/errors/sandbox-not-found-error.js";
 import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.js";
 import { startSandbox } from "../../lib/sandbox/providers/index.js";
@@ -65,6 +65,28 @@ describe("local() provider", () => {
     expect(isRunning(pid)).toBe(true);
     await started.destroy();
     expect(isRunning(pid)).toBe(false);
+  }, 60_000);
+
+  it("SandboxAgentClient.start() owns the sandbox: destroySandbox() ends it, disconnect() alone does not", async () => {
+    const provider = local({ mockAgent: agent });
+    const client = await SandboxAgentClient.start({ sandbox: provider, agent: "mock" });
+    const info = client.sandbox;
+    if (!info) throw new Error("a started client knows its sandbox");
+    const pid = provider.details(info.id)?.pid ?? 0;
+    try {
+      const session = await client.newSession();
+      expect((await client.prompt(session.sessionId, text("hello"))).stopReason).toBe("end_turn");
+      await client.disconnect();
+      expect(isRunning(pid)).toBe(true);
+    } finally {
+      await client.destroySandbox();
+    }
+    expect(isRunning(pid)).toBe(false);
+    expect(provider.details(info.id)).toBeUndefined();
+    // A client made with `new` owns no sandbox: destroySandbox() does nothing.
+    const plain = new SandboxAgentClient({ baseUrl: info.baseUrl, autoConnect: false });
+    expect(plain.sandbox).toBeUndefined();
+    await expect(plain.destroySandbox()).resolves.toBeUndefined();
   }, 60_000);
 
   it("writes nothing to the terminal unless asked", async () => {

@@ -20,3 +20,6 @@ export { InvalidRequestError } from "./invalid-request-error.js";
 export { DesktopDependenciesMissingError } from "./desktop-dependencies-missing-error.js";
 export { DesktopInactiveError } from "./desktop-inactive-error.js";
 export { DesktopStreamUnavailableError } from "./desktop-stream-unavailable-error.js";
+export { SandboxStartError, type SandboxStartFailure } from "./sandbox-start-error.js";
+export { SandboxProviderError } from "./sandbox-provider-error.js";
+export { SandboxNotFoundError } from "./sandbox-not-found-error.js";
