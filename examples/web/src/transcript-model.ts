@@ -22,7 +22,7 @@ export type Item =
 
 export interface Transcript {
   items: Item[];
-  /** Index of each item by id. */
+  /** Index of each item by id; shared by successive states, which is safe because items are only appended. */
   index: Map<string, number>;
   /** Incremented by each user prompt: a new turn starts new message, thought and plan items. */
   turn: number;
