@@ -178,7 +178,7 @@ export class SandboxAgentClient extends SandboxServerRoutes {
 
   async #opened(opening: Promise<sessions.SessionHandle>): Promise<sessions.SessionHandle> {
     const handle = await opening;
-    this.#settings.record(handle.sessionId, handle.raw);
+    this.#settings.record(this.#recording.agentId(handle.sessionId), handle.raw);
     return handle;
   }
 
@@ -204,15 +204,16 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   }
 
   // Session configuration: see SessionSettings for where the known modes and options come from.
+  // A stored session's local id is mapped to its agent session id, as for prompts.
 
   /** The session's modes (current and available), or null when the agent reported none. */
   getSessionModes(sessionId: string, call?: CallOptions): Promise<SessionModes | null> {
-    return this.#settings.modes(sessionId, call);
+    return this.#settings.modes(this.#recording.agentId(sessionId), call);
   }
 
   /** The session's configuration options, kept current from its update events. */
   getSessionConfigOptions(sessionId: string, call?: CallOptions): Promise<SessionConfigOption[]> {
-    return this.#settings.configOptions(sessionId, call);
+    return this.#settings.configOptions(this.#recording.agentId(sessionId), call);
   }
 
   /**
@@ -220,22 +221,22 @@ export class SandboxAgentClient extends SandboxServerRoutes {
    * ids) and is not sent; an agent without `session/set_mode` gets the `mode` config option set.
    */
   setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
-    return this.#settings.setMode(sessionId, modeId, call);
+    return this.#settings.setMode(this.#recording.agentId(sessionId), modeId, call);
   }
 
   /** Sets a config option, checked against the session's options; resolves with the agent's answer. */
   setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
-    return this.#settings.setOption(sessionId, configId, value, call);
+    return this.#settings.setOption(this.#recording.agentId(sessionId), configId, value, call);
   }
 
   /** `session/set_model`, or the `model` config option when the agent has no such method. */
   setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
-    return this.#settings.setModel(sessionId, modelId, call);
+    return this.#settings.setModel(this.#recording.agentId(sessionId), modelId, call);
   }
 
   /** Sets the config option of category `thought_level` (`UnsupportedFeatureError` when there is none). */
   async setSessionThoughtLevel(sessionId: string, level: string, call?: CallOptions): Promise<void> {
-    await this.#settings.setCategory(sessionId, "thought_level", level, call);
+    await this.#settings.setCategory(this.#recording.agentId(sessionId), "thought_level", level, call);
   }
 
   /**

@@ -5,9 +5,11 @@ import {
   AgentError,
   CallTimeoutError,
   ProtocolError,
+  SandboxAgentClient,
   UnsupportedFeatureError,
-  type SandboxAgentClient,
+  memoryStore,
 } from "../../../lib/sandbox/index.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { next, realFactory, recordingFetch, serverWithClients, v2Factory } from "./servers.js";
 
 const SANDBOX = "sandboxagent.dev";
@@ -237,4 +239,42 @@ describe("session configuration against the v2 contract server", () => {
     const result = await c.request("_sandboxagent/agent/list", {}, { schema });
     expect(result.agents.map((a) => a.id)).toContain("mock");
   });
+});
+
+describe("session configuration of a stored session resumed as a new agent session (0.4.2, no loadSession)", () => {
+  let server: SandboxAgentServer;
+  const clients: SandboxAgentClient[] = [];
+  beforeAll(async () => {
+    server = await startSandboxAgent({ env: { SCRIPTED_AGENT_NO_LOAD: "1" } });
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.disconnect().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it("the local id reaches the agent as the new session's id, and its options are the new session's", async () => {
+    const store = memoryStore();
+    const first = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store });
+    clients.push(first);
+    await first.ready;
+    await first.newSession();
+    const { sessionId: localId } = await first.newSession(); // sess-2; the next agent process starts at sess-1
+    await first.disconnect();
+    const recorder = recordingFetch();
+    const second = new SandboxAgentClient({
+      baseUrl: server.baseUrl,
+      agent: "mock",
+      store,
+      autoConnect: false,
+      fetch: recorder.fetch,
+    });
+    clients.push(second);
+    const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
+    expect(resumed?.resumedBy).toBe("replayed");
+    expect(resumed?.sessionId).not.toBe(localId);
+    await second.setSessionMode(localId, "plan");
+    const sent = recorder.requests.map((r) => r.body ?? "").find((body) => body.includes("session/set_mode"));
+    expect(JSON.parse(sent!)).toMatchObject({ params: { sessionId: resumed?.sessionId, modeId: "plan" } });
+    expect((await second.getSessionModes(localId))?.currentModeId).toBe("plan");
+  }, 60_000);
 });
