@@ -7,7 +7,7 @@ import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import { memoryStore, SessionRecording, type HistoryOptions } from "./persistence/client-side.js";
+import { memoryStore, SessionRecording, type HistoryOptions, type StoreError } from "./persistence/client-side.js";
 import { preparePrompt, restoreStored, resumeDeps, resumeStored, type ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
 import { SandboxServerRoutes } from "./server-client.js";
@@ -47,7 +47,7 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   /** Settles when auto-connect does: resolves when connected, rejects with the connect error. */
   readonly ready: Promise<ConnectInfo | undefined>;
   /** Why something was not written to the store (the session goes on regardless). */
-  readonly storeErrors$: SessionRecording["storeErrors$"];
+  readonly storeErrors$: Observable<StoreError>;
 
   readonly #options: SandboxAgentClientOptions;
   readonly #events = new Subject<SandboxEvent>();

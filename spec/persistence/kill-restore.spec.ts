@@ -16,6 +16,8 @@ import { startSandboxAgent } from "../support/sandbox-agent-server.js";
 import { startV2ContractServer } from "../support/v2-contract-server.js";
 
 const CHILD = fileURLToPath(new URL("./kill-restore/recording-child.ts", import.meta.url));
+// The same kills through SandboxAgentClient's public API (restoreSessions on a new client).
+const CLIENT_CHILD = fileURLToPath(new URL("./kill-restore/client-child.ts", import.meta.url));
 const SEED = 13;
 const KILLS = 20;
 const UPDATES = 200;
@@ -29,8 +31,8 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-function startChild(args: string[]): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+function startChild(script: string, args: string[]): Child {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   let buffered = "";
   child.stdout?.on("data", (data: Buffer) => {
@@ -94,7 +96,15 @@ const CASES: Array<[string, Case]> = [
   ],
 ];
 
-describe.each(CASES)("kill-and-restore with sqliteStore against %s", (_, spec) => {
+const VIAS: Array<[string, string]> = [
+  ["the protocol prototype", CHILD],
+  ["the client's public API", CLIENT_CHILD],
+];
+const RUNS = VIAS.flatMap(([via, script]) =>
+  CASES.map(([name, spec]): [string, Case & { script: string }] => [`${name}, through ${via}`, { ...spec, script }]),
+);
+
+describe.each(RUNS)("kill-and-restore with sqliteStore against %s", (_, spec) => {
   let server: Server;
   let dir: string;
   const children: Child[] = [];
@@ -125,7 +135,7 @@ describe.each(CASES)("kill-and-restore with sqliteStore against %s", (_, spec) =
       const threshold = thresholds[kill] ?? 0;
       const dieAt = kill === KILLS ? 0 : threshold + 5;
       const args = [kill === 0 ? "start" : "resume", spec.api, server.baseUrl, db, spec.prompt, last, String(dieAt)];
-      const child = startChild(args);
+      const child = startChild(spec.script, args);
       children.push(child);
       // A resumed child can race past its bound (replaying) before it says "ready".
       const ready = await child.next((line) => line.startsWith("ready"), "ready", kill < KILLS);
@@ -146,16 +156,22 @@ describe.each(CASES)("kill-and-restore with sqliteStore against %s", (_, spec) =
       killedAt.push(threshold);
     }
     const store = sqliteStore({ database: db });
-    const { items } = await store.listEvents({ sessionId: "local-1", limit: 1000 });
+    const { items: sessions } = await store.listSessions();
+    expect(sessions).toHaveLength(1);
+    const listed = await store.listEvents({ sessionId: sessions[0]?.id as string, limit: 1000 });
     await store.close?.();
+    // The client also stores the user's prompt (sender "client"), once.
+    expect(listed.items.filter((item) => item.sender === "client").length).toBeLessThanOrEqual(1);
+    const items = listed.items.filter((item) => item.sender === "agent");
     const texts = items.map((item) => (item.payload as unknown as Chunk).params.update.content.text);
     expect(texts).toEqual(spec.texts);
-    expect(items.map((item) => item.eventIndex)).toEqual(Array.from({ length: UPDATES }, (_, i) => i + 1));
+    const first = items[0]?.eventIndex ?? 1;
+    expect(items.map((item) => item.eventIndex)).toEqual(Array.from({ length: UPDATES }, (_, i) => i + first));
     expect(new Set(items.map((item) => item.id)).size).toBe(UPDATES);
     expect(killedAt).toHaveLength(KILLS);
     // The figures for the report.
     process.stderr.write(
-      `kill-and-restore (${spec.api}): ${KILLS} kills after stored counts [${killedAt.join(", ")}]; ` +
+      `kill-and-restore (${spec.api}, ${spec.script === CLIENT_CHILD ? "client" : "prototype"}): ${KILLS} kills after stored counts [${killedAt.join(", ")}]; ` +
         `${selfKills} of them self-inflicted (stored 5 past the threshold first); restarts resumed from stream ids ` +
         `[${resumedFrom.join(", ")}]; ${Date.now() - started} ms\n`,
     );

@@ -53,8 +53,11 @@ export function resumeDeps(recording: SessionRecording, lifecycle: ConnectionLif
   };
 }
 
-/** The ids already stored for a session, and the connection stream's last stored cursor. */
-async function scanStored(recording: SessionRecording, record: SessionRecord) {
+/**
+ * Maps a stored session (with the ids already stored, so a replayed stream is recognised) before any
+ * connection can replay its events; returns the connection stream's last stored cursor.
+ */
+async function adopt(recording: SessionRecording, record: SessionRecord): Promise<string | undefined> {
   await recording.flush();
   const seen = new Set<string>();
   const prefix = `sse:${record.lastConnectionId}:connection:`;
@@ -68,7 +71,14 @@ async function scanStored(recording: SessionRecording, record: SessionRecord) {
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  return { seen, lastEventId };
+  recording.adopt(record, seen);
+  return lastEventId;
+}
+
+/** The earlier of two stream cursors (numeric when both are; an unknown one means "from the start"). */
+function earlier(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  return /^\d+$/.test(a) && /^\d+$/.test(b) && Number(b) < Number(a) ? b : a;
 }
 
 /**
@@ -80,12 +90,12 @@ export async function resumeStored(
   deps: ResumeDeps,
   localId: string,
   call?: CallOptions,
+  prepared?: { record: SessionRecord; lastEventId: string | undefined },
 ): Promise<ResumedSession | undefined> {
   const { recording } = deps;
-  const record = recording.record(localId) ?? (await recording.store.getSession(localId));
+  const record = prepared?.record ?? recording.record(localId) ?? (await recording.store.getSession(localId));
   if (!record) return undefined;
-  const { seen, lastEventId } = await scanStored(recording, record);
-  recording.adopt(record, seen);
+  const lastEventId = prepared ? prepared.lastEventId : await adopt(recording, record);
   let reattached = false;
   if (!deps.connected()) {
     const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
@@ -139,9 +149,18 @@ export async function restoreStored(deps: ResumeDeps, call?: CallOptions): Promi
     records.push(...page.items.filter((record) => record.endedAt === undefined));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
+  // Every session is mapped before the first connection is made: sessions that share the stored
+  // connection all see its replay, which starts at the earliest of their cursors.
+  const cursors = new Map<string, string | undefined>();
+  for (const record of records) {
+    const lastEventId = await adopt(deps.recording, record);
+    const key = record.lastConnectionId;
+    cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), lastEventId) : lastEventId);
+  }
   const resumed: ResumedSession[] = [];
   for (const record of records) {
-    const session = await resumeStored(deps, record.id, call);
+    const lastEventId = cursors.get(record.lastConnectionId);
+    const session = await resumeStored(deps, record.id, call, { record, lastEventId });
     if (session) resumed.push(session);
   }
   return resumed;
