@@ -72,7 +72,6 @@ export async function officialSdkScenario(log: (line: string) => void = console.
         for (let round = 0; round < ROUNDS; round++) {
           for (const name of rotate(CONTENDERS, round)) {
             const peer = await openPeer(name, transport, server);
-            if (!peer) continue;
             const result = await roundTrips(peer, count, inFlight);
             await peer.close();
             rates[name].push(result.requests / (result.wallMs / 1000));

@@ -152,8 +152,8 @@ async function rawWs(server: AcpSdkServer): Promise<Peer> {
   return { call, close: async () => socket.close() };
 }
 
-/** A warmed-up peer of `name` on `transport` against `server` (null: that pairing does not exist yet). */
-export async function openPeer(name: OfficialContender, transport: Transport, server: AcpSdkServer): Promise<Peer | null> {
+/** A warmed-up peer of `name` on `transport` against `server`. */
+export async function openPeer(name: OfficialContender, transport: Transport, server: AcpSdkServer): Promise<Peer> {
   let peer: Peer;
   if (name === "raw") peer = transport === "http" ? await rawHttp(server) : await rawWs(server);
   else if (name === "official") {
@@ -163,18 +163,11 @@ export async function openPeer(name: OfficialContender, transport: Transport, se
     peer = official(connect);
     await peer.call("initialize", INIT);
   } else {
-    const extra = transport === "websocket" ? ({ transport: "websocket", WebSocket } as Record<string, unknown>) : {};
-    if (transport === "websocket" && !("transport" in (RFD_PROFILE as object)) && !supportsWebSocket()) return null;
-    peer = ours({ baseUrl: server.baseUrl, ...extra });
+    peer = ours({ baseUrl: server.baseUrl, ...(transport === "websocket" ? { transport, WebSocket } : {}) });
     await peer.call("initialize", INIT);
   }
   for (let i = 0; i < 300; i++) await peer.call("_test/ping", { warmup: i });
   return peer;
-}
-
-/** Whether our client has the WebSocket transport (it arrived after this scenario was written). */
-function supportsWebSocket(): boolean {
-  return Boolean((AcpHttpClient as unknown as { transports?: readonly string[] }).transports?.includes("websocket"));
 }
 
 export async function roundTrips(peer: Peer, count: number, inFlight: number): Promise<Sample & { requests: number }> {

@@ -2,7 +2,7 @@ import { Subject } from "rxjs";
 import { AgentRequests } from "./agent-requests.js";
 import { splitBatch } from "./batch.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import { defaultCookieStore, type AcpCookieStore } from "./cookie-store.js";
+import type { AcpCookieStore } from "./cookie-store.js";
 import { isErrorResponse, isNotification } from "./envelope.js";
 import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
@@ -10,18 +10,19 @@ import { AcpInterruptedError } from "./errors/interrupted-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import { AcpRpcError } from "./errors/rpc-error.js";
 import type { EventGap } from "./event-stream.js";
-import { HttpTransport, joinUrl } from "./http.js";
+import type { HttpTransport } from "./http.js";
 import { Inbound, type SentEnvelope } from "./inbound.js";
 import { debugLogger, type AcpLogger } from "./logger.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, oversize } from "./message-size.js";
-import { normalizeReconnectPolicy, type NormalizedReconnectPolicy } from "./reconnect.js";
-import { SessionLedger, type AcpRecovery } from "./recovery.js";
+import { normalizeReconnectPolicy } from "./reconnect.js";
+import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
 import { RpcCorrelator } from "./rpc-correlator.js";
 import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
 import type { SseFrame } from "./sse-stream.js";
 import { ConnectionStateMachine } from "./state.js";
-import { WebSocketTransport } from "./ws-transport.js";
+import { createTransports } from "./transports.js";
+import type { WebSocketTransport } from "./ws-transport.js";
 
 type Envelope = SentEnvelope & Record<string, unknown>;
 
@@ -48,15 +49,12 @@ export class Connection {
   readonly #correlator = new RpcCorrelator(1000);
   readonly #agentRequests: AgentRequests;
   readonly #lifetime = new AbortController();
-  readonly #ledger = new SessionLedger();
   readonly #conflicts = new SessionConflicts();
-  readonly #policy: NormalizedReconnectPolicy;
+  readonly #recovery: ConnectionRecovery;
   readonly #maxMessageBytes: number;
   readonly #cancelRequests: boolean;
-  readonly #recover: boolean;
   /** The default cookie store is ours to clear on close; a caller's is not. */
   readonly #ownCookies: AcpCookieStore | undefined;
-  #recovering: Promise<void> | undefined;
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
@@ -64,45 +62,18 @@ export class Connection {
   constructor(options: AcpHttpClientOptions) {
     const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 2000;
-    const policy = (this.#policy = normalizeReconnectPolicy(options.reconnect));
+    const policy = normalizeReconnectPolicy(options.reconnect);
     const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const websocket = options.transport === "websocket";
     this.#cancelRequests = options.cancelRequests ?? false;
-    this.#recover = options.recover ?? websocket;
-    const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
-    this.#ownCookies = options.cookies ? undefined : cookies;
-    // No store in a browser: its fetch keeps cookies itself when asked to.
-    const credentials = options.cookies === undefined && !cookies ? ("include" as const) : undefined;
-    this.http = new HttpTransport({
-      baseUrl: options.baseUrl,
-      path: options.path ?? "/v2/rpc",
-      connectionIdHeader: options.connectionIdHeader ?? "x-acp-connection-id",
-      bootstrapQuery: options.bootstrapQuery,
-      headers: options.headers,
-      token: options.token,
-      fetch: options.fetch,
-      connectionId: options.connectionId,
-      logger,
-      cookies,
-      credentials,
-      protocolVersionHeader: options.protocolVersionHeader,
-      maxMessageBytes,
+    const transports = createTransports(options, { maxMessageBytes }, logger, {
+      onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
+      onOversize: (bytes) => this.inbound.tooLarge("websocket", "", bytes, maxMessageBytes, "connection"),
+      onLost: (cause) => this.#lost(cause),
     });
-    this.socket = websocket
-      ? new WebSocketTransport({
-          url: joinUrl(options.baseUrl, options.path ?? "/v2/rpc").replace(/^http/i, "ws"),
-          WebSocket: options.WebSocket,
-          connectionIdHeader: options.connectionIdHeader ?? "x-acp-connection-id",
-          headers: options.headers,
-          token: options.token,
-          cookies,
-          maxMessageBytes,
-          logger,
-          onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
-          onOversize: (bytes) => this.inbound.tooLarge("websocket", "", bytes, maxMessageBytes, "connection"),
-          onLost: (cause) => this.#lost(cause),
-        })
-      : undefined;
+    this.http = transports.http;
+    this.socket = transports.socket;
+    this.#ownCookies = transports.ownCookies;
     this.streams = new SessionStreams({
       http: this.http,
       policy,
@@ -144,6 +115,7 @@ export class Connection {
         this.#agentRequests.withdraw((envelope.params as { requestId?: unknown } | undefined)?.requestId);
       }
     });
+    this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
@@ -162,7 +134,8 @@ export class Connection {
   async request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
     this.#assertOpen(method);
     // Requests made while a lost connection is rebuilt go out on the new one.
-    if (this.#recovering) await this.#recovering;
+    const recovering = this.#recovery.pending;
+    if (recovering) await recovering;
     return this.#send(method, params, options, deferStream);
   }
 
@@ -186,7 +159,7 @@ export class Connection {
     }
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
     if (method === "initialize") this.#initialized(answer.result);
-    this.#ledger.note(method, params, answer.result);
+    this.#recovery.ledger.note(method, params, answer.result);
     this.streams.afterResult(method, params, answer.result);
     return answer.result;
   }
@@ -306,23 +279,22 @@ export class Connection {
 
   /**
    * The server no longer knows this connection (404), or the socket dropped. With recovery on
-   * and an `initialize` to repeat, a new connection is built (see `SessionLedger`) and true is
-   * returned; otherwise the connection closes as `connection-lost`.
+   * and an `initialize` to repeat, a new connection is built and true is returned; otherwise
+   * the connection closes as `connection-lost`.
    */
   #lost(cause: unknown): boolean {
     if (this.#closeInfo) return false;
-    if (this.#recovering) return true;
-    if (!this.#recover || !this.#ledger.recoverable) {
-      void this.close("connection-lost", cause);
-      return false;
-    }
-    this.#logger.warn("connection lost: re-initializing", { error: (cause as Error).message });
-    this.state.set("reconnecting");
-    this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
-    const attempt = this.#ledger.recover({
-      policy: this.#policy,
-      signal: this.#lifetime.signal,
-      logger: this.#logger,
+    if (this.#recovery.start(cause)) return true;
+    void this.close("connection-lost", cause);
+    return false;
+  }
+
+  #recoveryFor(enabled: boolean, policy: ReturnType<typeof normalizeReconnectPolicy>): ConnectionRecovery {
+    return new ConnectionRecovery(enabled, { policy, signal: this.#lifetime.signal, logger: this.#logger }, {
+      started: (cause) => {
+        this.state.set("reconnecting");
+        this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
+      },
       reset: () => {
         this.socket?.reset();
         this.streams.reset();
@@ -334,20 +306,13 @@ export class Connection {
         return result;
       },
       connectionId: () => this.connectionId,
-    });
-    this.#recovering = attempt.then(
-      (recovery) => {
-        this.#recovering = undefined;
+      recovered: (recovery) => {
         if (this.#closeInfo) return;
         if (this.socket || this.state.value === "reconnecting") this.state.set("open");
         this.recoveries.next(recovery);
       },
-      (error: unknown) => {
-        this.#recovering = undefined;
-        void this.close("connection-lost", error);
-      },
-    );
-    return true;
+      failed: (error) => void this.close("connection-lost", error),
+    });
   }
 
   /** A POST body; a batch is taken member by member. False when it held no usable envelope. */

@@ -121,3 +121,54 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
       resolve();
     }
   });
+
+export interface RecoveryHooks extends Pick<RecoverOptions, "reset" | "request" | "connectionId"> {
+  /** A recovery begins: move the state, fail what was in flight. */
+  started(cause: unknown): void;
+  recovered(recovery: AcpRecovery): void;
+  /** Every attempt failed: the connection closes. */
+  failed(error: unknown): void;
+}
+
+/**
+ * When a connection is lost: one recovery at a time, built from the ledger of what was
+ * opened. Requests made meanwhile wait for it (`pending`) and then go out on the new one.
+ */
+export class ConnectionRecovery {
+  readonly ledger = new SessionLedger();
+  readonly #enabled: boolean;
+  readonly #base: Pick<RecoverOptions, "policy" | "signal" | "logger">;
+  readonly #hooks: RecoveryHooks;
+  #pending: Promise<void> | undefined;
+
+  constructor(enabled: boolean, base: Pick<RecoverOptions, "policy" | "signal" | "logger">, hooks: RecoveryHooks) {
+    this.#enabled = enabled;
+    this.#base = base;
+    this.#hooks = hooks;
+  }
+
+  /** The recovery under way, if any. */
+  get pending(): Promise<void> | undefined {
+    return this.#pending;
+  }
+
+  /** Starts a recovery (or joins the one under way); false when there is nothing to recover. */
+  start(cause: unknown): boolean {
+    if (this.#pending) return true;
+    if (!this.#enabled || !this.ledger.recoverable) return false;
+    this.#base.logger.warn("connection lost: re-initializing", { error: (cause as Error | undefined)?.message });
+    this.#hooks.started(cause);
+    const { reset, request, connectionId } = this.#hooks;
+    this.#pending = this.ledger.recover({ ...this.#base, reset, request, connectionId }).then(
+      (recovery) => {
+        this.#pending = undefined;
+        this.#hooks.recovered(recovery);
+      },
+      (error: unknown) => {
+        this.#pending = undefined;
+        this.#hooks.failed(error);
+      },
+    );
+    return true;
+  }
+}
