@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startStreamOutageProxy, type StreamOutageProxy } from "../support/stream-outage-proxy.js";
 import { CHROMIUM, describeWith } from "../support/system-component.js";
-import { TIMEOUT, useWebBuild, useWebFixture, WAIT, waitUntil } from "./web-fixture.js";
+import { TIMEOUT, TOKEN, useWebBuild, useWebFixture, WAIT, waitUntil } from "./web-fixture.js";
 
 const build = useWebBuild();
 
@@ -124,6 +124,32 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     expect(await tab.textContent(".item.message")).toContain("Run the tests to check the new helper.");
     const thought = (await tab.textContent(".item.thought .thought-text")) ?? "";
     expect(thought.match(/The request is/g)).toHaveLength(1);
+    await tab.close();
+  }, TIMEOUT);
+
+  it("reloads mid-turn and resumes from IndexedDB: the transcript comes back and the turn finishes", async () => {
+    const tab = await web.connected(web.agentServer.baseUrl);
+    await web.newSession(tab, "Reload mid-turn");
+    await web.send(tab, "add a greeting helper across a reload");
+    await tab.waitForSelector(".item.thought", WAIT);
+    await tab.reload();
+    await tab.fill("#connect input[name=token]", TOKEN);
+    await tab.click("#connect button[type=submit]");
+    // Straight back to the session (remembered by the tab), its history read from IndexedDB.
+    await tab.waitForSelector("#composer", WAIT);
+    await tab.waitForSelector(".item.user >> text=add a greeting helper across a reload", WAIT);
+    await tab.waitForSelector(".item.plan", WAIT);
+    // The turn went on while the page was gone; its permission request reaches the new page.
+    await tab.waitForSelector("#permission[open]", WAIT);
+    await tab.click("#permission button[data-kind=allow_once]");
+    const finished = () => document.querySelector(".item.message")?.textContent?.includes("Run the tests");
+    await tab.waitForFunction(finished, undefined, WAIT);
+    for (const kind of ["user", "plan", "thought", "message"]) {
+      expect(await tab.locator(`.item.${kind}`).count()).toBe(1);
+    }
+    const thought = (await tab.textContent(".item.thought .thought-text")) ?? "";
+    expect(thought.match(/The request is/g)).toHaveLength(1);
+    await web.screenshot(tab, "web-resumed.png");
     await tab.close();
   }, TIMEOUT);
 

@@ -1,10 +1,11 @@
 // The web example's shell: connect → session list → session page, one SandboxAgentClient at a time.
 // Only the package's public API is used (`sandbox-agent-rx`, aliased to lib/ by vite.config.ts).
 import { Subscription } from "rxjs";
-import { SandboxAgentClient, type SessionHandle } from "sandbox-agent-rx";
+import { indexedDbStore, SandboxAgentClient, type SessionHandle } from "sandbox-agent-rx";
 import { connectionBadge, renderBadge } from "./connection-badge.js";
 import { connectView, prefilledTarget, type ConnectTarget } from "./connect-view.js";
 import { byId, errorText, h } from "./dom.js";
+import { openSessionOf, rememberOpenSession } from "./open-session.js";
 import { permissionHandler } from "./permission-dialog.js";
 import { rememberTitle, sessionListView, sessionTitle } from "./session-list-view.js";
 import { sessionPage } from "./session-page.js";
@@ -14,6 +15,7 @@ const badge = byId<HTMLElement>("badge");
 const serverLabel = byId<HTMLElement>("server");
 const disconnectButton = byId<HTMLButtonElement>("disconnect");
 
+const persistent = "indexedDB" in globalThis;
 let client: SandboxAgentClient | undefined;
 let target = prefilledTarget();
 let clientSubscription = new Subscription();
@@ -39,6 +41,11 @@ async function connect(next: ConnectTarget): Promise<void> {
     agent: next.agent,
     ...(next.token ? { token: next.token } : {}),
     onPermissionRequest: permissionHandler(),
+    // Sessions and their events are kept in IndexedDB (one database per server and agent), so a
+    // reload can reattach to the open session and rebuild its transcript from the store.
+    ...(persistent ? { store: indexedDbStore({ name: `sandbox-agent-rx ${next.agent} ${next.baseUrl}` }) } : {}),
+    // Connecting is explicit: a session to resume reattaches the stored connection instead.
+    autoConnect: false,
   });
   client = current;
   clientSubscription = connectionBadge(current).subscribe((state) => renderBadge(badge, state));
@@ -46,8 +53,15 @@ async function connect(next: ConnectTarget): Promise<void> {
   disconnectButton.hidden = false;
   show(h("p", { class: "muted center" }, "Connecting…"));
   try {
-    await current.ready;
-    if (client === current) await showSessions();
+    const open = openSessionOf(next);
+    // A session this tab had open is resumed (reattached, loaded or replayed); failing that, a plain connect.
+    const resumed = open
+      ? await current.resumeSession(open.localId, {}, { timeoutMs: 30_000 }).catch(() => undefined)
+      : undefined;
+    if (!current.connected) await current.connect({ timeoutMs: 30_000 });
+    if (client !== current) return;
+    if (resumed && open) openSession(resumed.sessionId, open.title, undefined, resumed.localId);
+    else await showSessions();
   } catch (error) {
     if (client === current) showConnect(`Could not connect: ${errorText(error)}`);
   }
@@ -100,16 +114,24 @@ async function showSessions(): Promise<void> {
   }));
 }
 
-function openSession(sessionId: string, title: string, handle?: SessionHandle): void {
+/** `localId` is set for a session resumed from the store. */
+function openSession(sessionId: string, title: string, handle?: SessionHandle, localId?: string): void {
   const current = client;
   if (!current) return;
-  const back = (): void => void showSessions();
-  const page = sessionPage({ client: current, sessionId, title, ...(handle ? { handle } : {}), onBack: back });
+  rememberOpenSession(target, { localId: localId ?? sessionId, title });
+  const back = (): void => {
+    rememberOpenSession(target, undefined);
+    void showSessions();
+  };
+  const page = sessionPage({
+    client: current, sessionId, title, ...(handle ? { handle } : {}), resumed: localId !== undefined, onBack: back,
+  });
   show(page.element, page.subscription);
 }
 
 disconnectButton.addEventListener("click", () => void teardown().then(() => showConnect()));
-// Closing the tab should not leave the agent process waiting on a dead connection.
-addEventListener("pagehide", () => void client?.disconnect());
+// Closing the tab should not leave the agent process waiting on a dead connection. With a store the
+// connection stays, because a reload (indistinguishable from closing) reattaches to it.
+addEventListener("pagehide", () => void (persistent ? undefined : client?.disconnect()));
 
 showConnect();

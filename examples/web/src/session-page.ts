@@ -1,8 +1,11 @@
 // The session page: the transcript as a reduction of the session's events (plus the page's own
 // entries), re-rendered at most once per animation frame; a composer; cancel; pickers; panels.
-import { animationFrameScheduler, auditTime, merge, scan, share, startWith, Subject, Subscription } from "rxjs";
+import {
+  animationFrameScheduler, auditTime, filter, map, merge, scan, share, startWith, Subject, Subscription,
+} from "rxjs";
 import type { SandboxAgentClient, SessionHandle } from "sandbox-agent-rx";
 import { errorText, h } from "./dom.js";
+import { historyEntry } from "./history-entries.js";
 import { panels } from "./panels/panels.js";
 import { modelPicker, modePicker } from "./pickers.js";
 import { emptyTranscript, reduce, type LocalEntry } from "./transcript-model.js";
@@ -14,20 +17,29 @@ export interface SessionPageOptions {
   title: string;
   /** What session/new answered, when this page created the session. */
   handle?: SessionHandle;
+  /** A session resumed from the store (after a reload): its transcript is the stored history, then live. */
+  resumed?: boolean;
   onBack(): void;
 }
+
+const notUserPrompt = (entry: LocalEntry): boolean => entry.kind !== "user-prompt";
 
 export function sessionPage(options: SessionPageOptions): { element: HTMLElement; subscription: Subscription } {
   const { client, sessionId } = options;
   const subscription = new Subscription();
   const local = new Subject<LocalEntry>();
   const transcriptRoot = h("div", { class: "transcript", id: "transcript" });
-  const view = new TranscriptView(transcriptRoot);
-  const events$ = client.session(sessionId).events$.pipe(share());
+  const transcriptView = new TranscriptView(transcriptRoot);
+  const view = client.session(sessionId);
+  const events$ = view.events$.pipe(share());
+  // A resumed session's history holds its user prompts too, so the page adds none of its own then.
+  const source$ = options.resumed
+    ? merge(view.history$().pipe(map(historyEntry), filter((e) => e !== undefined)), local.pipe(filter(notUserPrompt)))
+    : merge(events$, local);
   subscription.add(
-    merge(events$, local)
+    source$
       .pipe(scan(reduce, emptyTranscript()), startWith(emptyTranscript()), auditTime(0, animationFrameScheduler))
-      .subscribe((transcript) => view.render(transcript)),
+      .subscribe((transcript) => transcriptView.render(transcript)),
   );
 
   const placeholder = "Ask the agent… (Enter sends, Shift+Enter: new line)";
