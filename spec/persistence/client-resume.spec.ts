@@ -66,12 +66,14 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("reattaches mid-turn with Last-Event-ID: every update stored once, in order; events$ without repeats", async () => {
+  it("reattaches mid-turn with Last-Event-ID: each update stored once, in order; events$ without repeats", async () => {
     const file = join(dir, "sessions.db");
     const killable = killableFetch();
     const storeA = sqliteStore({ database: file });
     const reconnect = { maxRetries: 0 };
-    const a = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: storeA, fetch: killable.fetch, reconnect });
+    const a = new SandboxAgentClient({
+      baseUrl: server.baseUrl, agent: "mock", store: storeA, fetch: killable.fetch, reconnect,
+    });
     clients.push(a);
     await a.ready;
     const { sessionId } = await a.newSession({ cwd: tmpdir() });
@@ -114,6 +116,46 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
     expect([...before, ...liveTexts]).toEqual(spec.texts);
     const record = await storeB.getSession(sessionId);
     expect(record).toMatchObject({ id: sessionId, agent: "mock", agentSessionId: sessionId });
+    await watcher.close?.();
+  }, 120_000);
+
+  it("restores two sessions of one connection mid-turn: both complete, once each", async () => {
+    const file = join(dir, "two.db");
+    const killable = killableFetch();
+    const storeA = sqliteStore({ database: file });
+    const reconnect = { maxRetries: 0 };
+    const a = new SandboxAgentClient({
+      baseUrl: server.baseUrl, agent: "mock", store: storeA, fetch: killable.fetch, reconnect,
+    });
+    clients.push(a);
+    await a.ready;
+    const ids = [(await a.newSession({ cwd: tmpdir() })).sessionId, (await a.newSession({ cwd: tmpdir() })).sessionId];
+    for (const id of ids) void a.prompt(id, spec.prompt).catch(() => undefined);
+    const watcher = sqliteStore({ database: file });
+    const counts = () => Promise.all(ids.map(async (id) => texts(await allEvents(watcher, id)).length));
+    for (let i = 0; i < 600 && Math.min(...(await counts())) < UPDATES / 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    killable.kill();
+    await storeA.close?.();
+
+    const storeB = sqliteStore({ database: file });
+    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: storeB, autoConnect: false });
+    clients.push(b);
+    const resumed = await b.restoreSessions({ timeoutMs: 20_000 });
+    expect(resumed.map((r) => r.resumedBy).sort()).toEqual(["attached", "reattached"]);
+    const last = spec.texts.at(-1);
+    await Promise.all(
+      ids.map((id) =>
+        firstValueFrom(b.session(id).history$().pipe(filter((e) => chunkText(e.payload) === last), timeout(60_000))),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const id of ids) {
+      const stored = await allEvents(storeB, id);
+      expect(texts(stored)).toEqual(spec.texts);
+      expect(new Set(stored.map((e) => e.id)).size).toBe(stored.length);
+    }
     await watcher.close?.();
   }, 120_000);
 });

@@ -171,7 +171,8 @@ describe.each(RUNS)("kill-and-restore with sqliteStore against %s", (_, spec) =>
     expect(killedAt).toHaveLength(KILLS);
     // The figures for the report.
     process.stderr.write(
-      `kill-and-restore (${spec.api}, ${spec.script === CLIENT_CHILD ? "client" : "prototype"}): ${KILLS} kills after stored counts [${killedAt.join(", ")}]; ` +
+      `kill-and-restore (${spec.api}, ${spec.script === CLIENT_CHILD ? "client" : "prototype"}): ` +
+        `${KILLS} kills after stored counts [${killedAt.join(", ")}]; ` +
         `${selfKills} of them self-inflicted (stored 5 past the threshold first); restarts resumed from stream ids ` +
         `[${resumedFrom.join(", ")}]; ${Date.now() - started} ms\n`,
     );

@@ -104,7 +104,8 @@ export class SessionRecording {
   outbound(conn: SandboxConnection, agentSessionId: string, prompt: PromptBlock[]): void {
     if (!this.#local.has(agentSessionId)) return;
     const key = connectionKey(conn);
-    const payload = { jsonrpc: "2.0" as const, method: "session/prompt", params: { sessionId: agentSessionId, prompt } };
+    const params = { sessionId: agentSessionId, prompt };
+    const payload = { jsonrpc: "2.0" as const, method: "session/prompt", params };
     this.#enqueue(agentSessionId, `client:${key}:${globalThis.crypto.randomUUID()}`, key, "client", payload);
   }
 
