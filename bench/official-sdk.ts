@@ -1,6 +1,6 @@
-// Scenario 8 (bench/scenarios/official-sdk.ts): ours vs the official ACP SDK 2.4.0 client vs raw.
+// Scenario 9 (bench/scenarios/official-sdk.ts): ours vs the official ACP SDK 2.4.0 client vs raw.
 // Standalone: `node --import tsx --expose-gc bench/official-sdk.ts`; bench/run.ts runs it as
-// BENCH_ONLY=8. Knobs: BENCH_ROUNDS (default 3), BENCH_SCALE (default 1).
+// BENCH_ONLY=9. Knobs: BENCH_ROUNDS (default 3), BENCH_SCALE (default 1).
 import { median, rotate } from "./support/measure.js";
 import { buildBody } from "./support/synthetic.js";
 import {
@@ -35,10 +35,10 @@ const ratio = (line: Line, other: OfficialContender): string => {
 export function renderOfficialTable(lines: readonly Line[]): string {
   const fmt = (value: number | undefined, digits: number) =>
     value === undefined ? "–" : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  const out = ["| 8 | metric | ours | official SDK 2.4.0 | raw | ours vs official | ours vs raw |", "|---|---|---:|---:|---:|---:|---:|"];
+  const out = ["| 9 | metric | ours | official SDK 2.4.0 | raw | ours vs official | ours vs raw |", "|---|---|---:|---:|---:|---:|---:|"];
   for (const line of lines) {
     const [o, s, r] = CONTENDERS.map((name) => fmt(line.values[name], line.digits));
-    out.push(`| 8 | ${line.metric} | ${o} | ${s} | ${r} | ${ratio(line, "official")} | ${ratio(line, "raw")} |`);
+    out.push(`| 9 | ${line.metric} | ${o} | ${s} | ${r} | ${ratio(line, "official")} | ${ratio(line, "raw")} |`);
   }
   return out.join("\n");
 }
@@ -53,7 +53,7 @@ export async function officialSdkScenario(log: (line: string) => void = console.
       const result = await inboundRfd(name, body);
       inbound[name].push((result.cpuMs * 1000) / result.envelopes);
       inboundRate[name].push(result.envelopes / (result.wallMs / 1000));
-      log(`  8a round ${round + 1} ${name}: ${((result.cpuMs * 1000) / result.envelopes).toFixed(2)} µs/envelope`);
+      log(`  9a round ${round + 1} ${name}: ${((result.cpuMs * 1000) / result.envelopes).toFixed(2)} µs/envelope`);
     }
   }
   const pick = (samples: Record<OfficialContender, number[]>) =>
@@ -75,7 +75,7 @@ export async function officialSdkScenario(log: (line: string) => void = console.
             const result = await roundTrips(peer, count, inFlight);
             await peer.close();
             rates[name].push(result.requests / (result.wallMs / 1000));
-            log(`  8b ${transport} ${label} round ${round + 1} ${name}: ${rates[name].at(-1)?.toFixed(0)} req/s`);
+            log(`  9b ${transport} ${label} round ${round + 1} ${name}: ${rates[name].at(-1)?.toFixed(0)} req/s`);
           }
         }
         lines.push({ metric: `AcpServer ${transport}, ${label}, requests / s`, values: pick(rates), higherIsBetter: true, digits: 0 });

@@ -1,7 +1,7 @@
-// Scenario 7: the official ACP SDK 2.4.0 client (`createHttpStream` / `createWebSocketStream` under
+// Scenario 9: the official ACP SDK 2.4.0 client (`createHttpStream` / `createWebSocketStream` under
 // its `client()` app, the 2.x successor of ClientSideConnection) as a contender beside ours and raw.
-//   7a  inbound cost per envelope, injected fetch (as scenario 1), RFD shape (connection id header)
-//   7b  round trips through the SDK's own AcpServer on loopback, HTTP and WebSocket, sequential
+//   9a  inbound cost per envelope, injected fetch (as scenario 1), RFD shape (connection id header)
+//   9b  round trips through the SDK's own AcpServer on loopback, HTTP and WebSocket, sequential
 //       and 64 in flight; `_test/ping` answers its params at once (spec/support/acp-sdk-agent.ts)
 import { client as clientApp, type ClientConnection } from "@agentclientprotocol/sdk";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
