@@ -8,6 +8,7 @@ import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-err
 import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
 import { pollHealth } from "../../sandbox/providers/health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
+import type { LogSink } from "./log-sink.js";
 import { OutputTail } from "./output-tail.js";
 import { freePort } from "./ports.js";
 import { settlesWithin, spawnServer, stopServerProcess, type ServerProcess } from "./process-group.js";
@@ -30,7 +31,7 @@ export interface LocalProviderOptions {
   cwd?: string;
   cors?: CorsOptions;
   /** Receives the server's log lines (tokens redacted), e.g. `process.stderr`; by default nothing is written. */
-  log?: NodeJS.WritableStream;
+  log?: LogSink;
   /** How long the server may take to answer `GET /v1/health`; default 15000 ms. */
   startTimeoutMs?: number;
 }

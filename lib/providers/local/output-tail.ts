@@ -1,6 +1,7 @@
 // The server's output (its log lines on stderr when SANDBOX_AGENT_LOG_STDOUT is set): kept as a
 // bounded tail for error messages, and passed on to a stream only when the user asks for one.
 import type { Readable } from "node:stream";
+import type { LogSink } from "./log-sink.js";
 
 const MAX_LINES = 60;
 const MAX_LINE_CHARS = 2000;
@@ -8,14 +9,14 @@ const MAX_LINE_CHARS = 2000;
 export class OutputTail {
   readonly #lines: string[] = [];
   readonly #redact: string[];
-  readonly #sink: NodeJS.WritableStream | undefined;
+  readonly #sink: LogSink | undefined;
   readonly #prefix: string;
   #partial = "";
   #listeners: ((line: string) => void)[] = [];
   readonly #ends: Promise<void>[] = [];
 
   /** `redact`: secrets (the token) replaced in every line kept or passed on. */
-  constructor(options: { redact?: (string | undefined)[]; sink?: NodeJS.WritableStream | undefined; prefix?: string }) {
+  constructor(options: { redact?: (string | undefined)[]; sink?: LogSink | undefined; prefix?: string }) {
     this.#redact = (options.redact ?? []).filter((s): s is string => typeof s === "string" && s.length > 0);
     this.#sink = options.sink;
     this.#prefix = options.prefix ?? "";

@@ -125,8 +125,12 @@ export function createServerDirs(prefix: string, agentScript: string | undefined
 }
 
 /** The server's environment: ours, its dirs, then `extra` (where `undefined` removes a variable). */
-export function serverEnv(dirs: ServerDirs, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
+export function serverEnv(
+  dirs: ServerDirs,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
+  // A plain record, not NodeJS.ProcessEnv: the emitted declarations must not need Node's types.
+  const env: Record<string, string | undefined> = {
     ...process.env,
     // Agent scripts start with `#!/usr/bin/env node`: let them find the node running us.
     PATH: [dirname(process.execPath), process.env.PATH].filter(Boolean).join(delimiter),
