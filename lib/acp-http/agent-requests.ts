@@ -15,7 +15,11 @@ export interface AgentRequestsOptions {
    * Posts one answer; resolves when it was delivered or given up. `sessionId` is the session the
    * request named: RFD servers route the answer by it (and refuse one without `Acp-Session-Id`).
    */
-  send(answer: { jsonrpc: "2.0"; id: JsonRpcId } & AgentRequestAnswer, method: string, sessionId: string | undefined): Promise<unknown>;
+  send(
+    answer: { jsonrpc: "2.0"; id: JsonRpcId } & AgentRequestAnswer,
+    method: string,
+    sessionId: string | undefined,
+  ): Promise<unknown>;
 }
 
 interface Pending {

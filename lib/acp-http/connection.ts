@@ -97,7 +97,8 @@ export class Connection {
           answer,
           `answer to ${method}`,
           this.#lifetime.signal,
-          (error) => logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message }),
+          (error) =>
+            logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message }),
           false,
           sessionId,
         ),
@@ -259,7 +260,11 @@ export class Connection {
       if (signal?.aborted) return false;
       if (error instanceof AcpHttpError && error.status === 404 && this.http.bootstrapped) {
         const recovering = this.#lost(error);
-        onError(recovering ? new AcpInterruptedError(method, error) : new AcpConnectionClosedError("connection-lost", { method, cause: error }));
+        onError(
+          recovering
+            ? new AcpInterruptedError(method, error)
+            : new AcpConnectionClosedError("connection-lost", { method, cause: error }),
+        );
         return false;
       }
       if (error instanceof AcpHttpError && error.status === 409) {

@@ -119,8 +119,11 @@ export class HttpTransport {
     this.#bootstrapped = true;
     const text = await response.text();
     const isJson = /json/i.test(response.headers.get("content-type") ?? "");
-    const tooLarge = this.#options.maxMessageBytes === undefined ? undefined : oversize(text, this.#options.maxMessageBytes);
-    if (tooLarge !== undefined) return { status: response.status, json: undefined, tooLarge: { bytes: tooLarge, head: text.slice(0, 1024) } };
+    const limit = this.#options.maxMessageBytes;
+    const tooLarge = limit === undefined ? undefined : oversize(text, limit);
+    if (tooLarge !== undefined) {
+      return { status: response.status, json: undefined, tooLarge: { bytes: tooLarge, head: text.slice(0, 1024) } };
+    }
     return { status: response.status, json: text.length > 0 && (isJson || response.status === 200) ? text : undefined };
   }
 
