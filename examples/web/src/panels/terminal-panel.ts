@@ -1,7 +1,6 @@
 // The terminal panel: xterm.js over client.processes.terminal(). A bash under a PTY is spawned on
 // first open; keystrokes go to Terminal.send, PTY bytes from output$ go straight to xterm.
-import { Terminal as XTerm } from "@xterm/xterm";
-import "@xterm/xterm/css/xterm.css";
+import type { Terminal as XTerm } from "@xterm/xterm";
 import type { SandboxAgentClient, Terminal } from "sandbox-agent-rx";
 import type { Subscription } from "rxjs";
 import { errorText, h } from "../dom.js";
@@ -13,14 +12,7 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
   const screen = h("div", { class: "xterm-host", id: "terminal" });
   const status = h("span", { class: "muted", id: "terminal-status" }, "starting…");
   const element = h("div", { class: "panel terminal-panel" }, h("div", { class: "panel-bar" }, status), screen);
-  const xterm = new XTerm({
-    cols: COLS,
-    rows: ROWS,
-    convertEol: false,
-    fontFamily: "ui-monospace, 'DejaVu Sans Mono', monospace",
-    fontSize: 12,
-    theme: { background: "#10141c", foreground: "#d8dee9", cursor: "#88c0d0" },
-  });
+  let xterm: XTerm | undefined;
   let terminal: Terminal | undefined;
   let processId: string | undefined;
   // Closing the tab ends the shell too (best effort: the page may be gone before the answer).
@@ -29,19 +21,31 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
   owner.add(() => {
     removeEventListener("pagehide", onPageHide);
     terminal?.close();
-    xterm.dispose();
+    xterm?.dispose();
     // The shell was started for this page: end it with the page rather than leave it running.
     if (processId) client.processes.kill(processId).catch(() => undefined);
   });
 
-  // xterm measures its container, so it opens once the panel is in the document.
-  requestAnimationFrame(() => {
-    xterm.open(screen);
-    void start();
-  });
+  // xterm.js is most of the bundle: it loads with the first terminal, in a chunk of its own.
+  // It measures its container, so it opens once the panel is in the document.
+  requestAnimationFrame(() => void start());
 
   async function start(): Promise<void> {
     try {
+      const [{ Terminal: XTermClass }] = await Promise.all([
+        import("@xterm/xterm"),
+        import("@xterm/xterm/css/xterm.css"),
+      ]);
+      if (owner.closed) return;
+      const screenTerm = (xterm = new XTermClass({
+        cols: COLS,
+        rows: ROWS,
+        convertEol: false,
+        fontFamily: "ui-monospace, 'DejaVu Sans Mono', monospace",
+        fontSize: 12,
+        theme: { background: "#10141c", foreground: "#d8dee9", cursor: "#88c0d0" },
+      }));
+      screenTerm.open(screen);
       const shell = await client.processes.spawn({
         command: "bash",
         args: ["--norc", "--noprofile", "-i"],
@@ -51,9 +55,9 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
       });
       processId = shell.id;
       terminal = client.processes.terminal(shell.id, { cols: COLS, rows: ROWS });
-      owner.add(terminal.output$.subscribe((bytes) => xterm.write(bytes)));
-      owner.add(terminal.errors$.subscribe((error) => xterm.writeln(`\r\n\x1b[31m${error.message}\x1b[0m`)));
-      const input = xterm.onData((data) => terminal?.send(data));
+      owner.add(terminal.output$.subscribe((bytes) => screenTerm.write(bytes)));
+      owner.add(terminal.errors$.subscribe((error) => screenTerm.writeln(`\r\n\x1b[31m${error.message}\x1b[0m`)));
+      const input = screenTerm.onData((data) => terminal?.send(data));
       owner.add(() => input.dispose());
       await terminal.ready;
       // The server replays nothing: bash's first prompt went out before the socket opened, so ask
