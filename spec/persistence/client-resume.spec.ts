@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { filter, firstValueFrom, timeout } from "rxjs";
-import { SandboxAgentClient, type SandboxEvent, type SessionEvent } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, type SandboxEvent, type SessionEvent, type SessionStore } from "../../lib/sandbox/index.js";
 import { sqliteStore } from "../../lib/sqlite/index.js";
 import { startSandboxAgent } from "../support/sandbox-agent-server.js";
 import { startV2ContractServer } from "../support/v2-contract-server.js";
@@ -140,7 +140,18 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
     await storeA.close?.();
 
     const storeB = sqliteStore({ database: file });
-    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: storeB, autoConnect: false });
+    // Reading the second session is slow: its replayed events must still be recognised as its own.
+    const slow: SessionStore = {
+      getSession: (id) => storeB.getSession(id),
+      listSessions: (request) => storeB.listSessions(request),
+      updateSession: (record) => storeB.updateSession(record),
+      insertEvent: (id, event) => storeB.insertEvent(id, event),
+      listEvents: async (request) => {
+        if (request.sessionId === ids[1]) await new Promise((resolve) => setTimeout(resolve, 1500));
+        return storeB.listEvents(request);
+      },
+    };
+    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: slow, autoConnect: false });
     clients.push(b);
     const resumed = await b.restoreSessions({ timeoutMs: 20_000 });
     expect(resumed.map((r) => r.resumedBy).sort()).toEqual(["attached", "reattached"]);
