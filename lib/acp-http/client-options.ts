@@ -62,10 +62,17 @@ export interface AcpHttpClientOptions {
   /**
    * Affinity cookies, returned on every POST, GET, DELETE and WebSocket upgrade and kept across
    * reconnects and recoveries. Default: an in-memory store outside browsers, cleared on close (a
-   * store passed here is the caller's and is not cleared); in browsers the page's own cookies
-   * (`credentials: "include"`). `false`: no cookies.
+   * store passed here is the caller's and is not cleared); in browsers the page's own cookie jar
+   * (see `credentials`). `false`: no cookies.
    */
   cookies?: AcpCookieStore | false;
+  /**
+   * `fetch`'s credentials mode. Default: fetch's own (`same-origin`), so a browser returns the page's
+   * cookies to a same-origin server. A cross-origin server's affinity cookies need `"include"`, which
+   * the server's CORS must allow (`Access-Control-Allow-Credentials: true`); the default stays off
+   * because a preflight to a server without it fails every request.
+   */
+  credentials?: RequestCredentials;
   /**
    * The largest inbound message (an SSE event, a POST answer body, a WebSocket frame), in UTF-8
    * bytes. A larger one is dropped and reported on `parseErrors$` (the request it answered

@@ -21,8 +21,8 @@ export interface SocketCallbacks {
 
 /**
  * The HTTP transport (always: DELETE and the RFD GETs use it) and, for `transport: "websocket"`,
- * the socket, sharing one cookie store. Without a store (a browser) fetch is asked to include
- * the page's cookies instead.
+ * the socket, sharing one cookie store. Without a store (a browser) the page's cookie jar serves,
+ * with fetch's credentials mode as the caller set it.
  */
 export function createTransports(
   options: AcpHttpClientOptions,
@@ -31,7 +31,7 @@ export function createTransports(
   socket: SocketCallbacks,
 ): Transports {
   const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
-  const credentials = options.cookies === undefined && !cookies ? ("include" as const) : undefined;
+  const credentials = options.credentials;
   const path = options.path ?? "/v2/rpc";
   const connectionIdHeader = options.connectionIdHeader ?? "x-acp-connection-id";
   const http = new HttpTransport({
