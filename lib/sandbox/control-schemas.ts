@@ -29,11 +29,14 @@ export const AgentInfoSchema = v.looseObject({
   serverStatus: v.optional(
     v.nullable(v.looseObject({ status: v.string(), uptimeMs: v.optional(v.nullable(v.number())) })),
   ),
-  /** Present when asked for with `config: true`. */
   configOptions: v.optional(v.nullable(v.array(AgentConfigOptionSchema))),
-  /** Why the server could not read the agent's options, when it could not. */
   configError: v.optional(v.nullable(v.string())),
 });
+/**
+ * One agent as the server reports it.
+ * - `configOptions`: present when asked for with `config: true`.
+ * - `configError`: why the server could not read the agent's options, when it could not.
+ */
 export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;
 
 /** What to ask of the agent routes (`listAgents`, `getAgent`). */

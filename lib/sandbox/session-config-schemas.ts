@@ -29,13 +29,15 @@ export const SessionConfigOptionSchema = v.looseObject({
   id: v.string(),
   name: v.optional(v.string()),
   description: v.optional(v.nullable(v.string())),
-  /** `model`, `mode`, `thought_level`, ... (what `setSessionModel`/`Mode`/`ThoughtLevel` look for). */
   category: v.optional(v.nullable(v.string())),
   type: v.optional(v.string()),
   currentValue: v.optional(v.unknown()),
   options: v.optional(v.array(ChoiceSchema)),
 });
-/** One configuration option of a session (a select of values, with the current one). */
+/**
+ * One configuration option of a session (a select of values, with the current one).
+ * - `category`: `model`, `mode`, `thought_level`, ... (what `setSessionModel`/`Mode`/`ThoughtLevel` look for).
+ */
 export type SessionConfigOption = v.InferOutput<typeof SessionConfigOptionSchema>;
 export const SessionConfigOptionsSchema = v.array(SessionConfigOptionSchema);
 

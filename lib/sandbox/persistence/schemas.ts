@@ -18,19 +18,14 @@ export const SenderSchema = v.picklist(["client", "agent"]);
 export const PayloadSchema = v.looseObject({ jsonrpc: v.literal("2.0") });
 
 export const SessionRecordSchema = v.looseObject({
-  /** The local session id: stable across connections, reloads and restarts. */
   id: NonEmpty,
   agent: v.string(),
-  /** The session id the agent gave this session on its latest connection. */
   agentSessionId: v.string(),
-  /** The connection the session was last attached to (resume sends it back to a stateful server). */
   lastConnectionId: v.string(),
-  /** The connection stream's `Last-Event-ID` cursor when last seen. */
   lastEventId: v.optional(v.string()),
   createdAt: Timestamp,
   endedAt: v.optional(Timestamp),
   metadata: v.optional(v.record(v.string(), Json)),
-  /** The parameters the session was created with (cwd, MCP servers), to create it again. */
   sessionInit: v.optional(v.record(v.string(), Json)),
   modes: v.optional(v.nullable(Json)),
   configOptions: v.optional(v.array(Json)),
@@ -38,7 +33,6 @@ export const SessionRecordSchema = v.looseObject({
 
 /** An event as handed to `insertEvent`: the store assigns `eventIndex`. */
 export const NewSessionEventSchema = v.object({
-  /** The event's identity (see `eventIdentity`): a second insert with the same id is a no-op. */
   id: NonEmpty,
   sessionId: NonEmpty,
   createdAt: Timestamp,
@@ -49,11 +43,28 @@ export const NewSessionEventSchema = v.object({
 
 export const SessionEventSchema = v.object({
   ...NewSessionEventSchema.entries,
-  /** 1, 2, 3, ... per session, in insertion order, never reused. */
   eventIndex: v.pipe(v.number(), v.integer(), v.minValue(1)),
 });
 
 export type Sender = v.InferOutput<typeof SenderSchema>;
+/**
+ * A stored session.
+ * - `id`: the local session id: stable across connections, reloads and restarts.
+ * - `agentSessionId`: the session id the agent gave this session on its latest connection.
+ * - `lastConnectionId`: the connection the session was last attached to (resume sends it back to a
+ *   stateful server).
+ * - `lastEventId`: the connection stream's `Last-Event-ID` cursor when last seen.
+ * - `sessionInit`: the parameters the session was created with (cwd, MCP servers), to create it again.
+ */
 export type SessionRecord = v.InferOutput<typeof SessionRecordSchema>;
+/**
+ * An event as handed to `insertEvent`: the store assigns `eventIndex`.
+ * - `id`: the event's identity (see `eventIdentity`): a second insert with the same id is a no-op.
+ */
 export type NewSessionEvent = v.InferOutput<typeof NewSessionEventSchema>;
+/**
+ * A stored event.
+ * - `id`: the event's identity (see `eventIdentity`): a second insert with the same id is a no-op.
+ * - `eventIndex`: 1, 2, 3, ... per session, in insertion order, never reused.
+ */
 export type SessionEvent = v.InferOutput<typeof SessionEventSchema>;

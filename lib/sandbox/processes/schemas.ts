@@ -21,19 +21,20 @@ export const ProcessInfoSchema = v.looseObject({
   interactive: v.boolean(),
   owner: v.string(),
   status: ProcessStatusSchema,
-  /** Absent once a signal-killed process is reaped. */
   pid: v.optional(v.nullable(v.number())),
-  /** Set when the process exited by itself; absent (or null) when a signal ended it. */
   exitCode: v.optional(v.nullable(v.number())),
   createdAtMs: v.number(),
   exitedAtMs: v.optional(v.nullable(v.number())),
 });
-/** One managed process as the server reports it. */
+/**
+ * One managed process as the server reports it.
+ * - `pid`: absent once a signal-killed process is reaped.
+ * - `exitCode`: set when the process exited by itself; absent (or null) when a signal ended it.
+ */
 export type ProcessInfo = v.InferOutput<typeof ProcessInfoSchema>;
 export const ProcessListSchema = v.looseObject({ processes: v.array(ProcessInfoSchema) });
 
 export const RunResultSchema = v.looseObject({
-  /** Null when the command timed out (it was killed). */
   exitCode: v.optional(v.nullable(v.number()), null),
   timedOut: v.boolean(),
   stdout: v.string(),
@@ -42,7 +43,10 @@ export const RunResultSchema = v.looseObject({
   stderrTruncated: v.boolean(),
   durationMs: v.number(),
 });
-/** The outcome of {@link Processes.run}: a non-zero exit code is a result, not an error. */
+/**
+ * The outcome of {@link Processes.run}: a non-zero exit code is a result, not an error.
+ * - `exitCode`: null when the command timed out (it was killed).
+ */
 export type RunResult = v.InferOutput<typeof RunResultSchema>;
 
 export const ProcessConfigSchema = v.looseObject({
