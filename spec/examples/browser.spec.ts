@@ -5,21 +5,12 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { buildBrowserExample, browserDir } from "../../examples/browser/build.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { CHROMIUM, chromiumExecutable, describeWith } from "../support/system-component.js";
+import { launchChromium } from "../support/chromium.js";
+import { CHROMIUM, describeWith } from "../support/system-component.js";
 
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
 const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
 const TIMEOUT = 60_000;
@@ -61,7 +52,7 @@ describeWith([CHROMIUM])("examples/browser in headless Chromium", () => {
         headers: ["content-type", "accept", "authorization", "last-event-id"],
       },
     });
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, TIMEOUT);
 
   afterAll(async () => {

@@ -6,11 +6,11 @@ import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { seedWorkspace } from "../../examples/web/workspace.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { chromiumExecutable } from "../support/system-component.js";
-import { buildWebExample, CHROMIUM_ARGS, pixelStats, serveStatic } from "./web-support.js";
+import { launchChromium } from "../support/chromium.js";
+import { buildWebExample, pixelStats, serveStatic } from "./web-support.js";
 
 const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
 const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
@@ -68,7 +68,7 @@ export function useWebFixture(
     agentServer = await startSandboxAgent({ agentScript: demoAgent, token: TOKEN, cors: cors(page.origin) });
     seedWorkspace(agentServer.home);
     if (options.scripted) scripted = await startSandboxAgent({ token: TOKEN, cors: cors(page.origin) });
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     mkdirSync(artifacts, { recursive: true });
   }, TIMEOUT);
 

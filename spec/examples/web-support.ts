@@ -8,17 +8,6 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 
 /** `vite build` of examples/web into `outDir` (a child process: Vite and its native bundler stay out of jest). */

@@ -6,12 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../support/chromium.js";
 import { CHROMIUM, describeWith } from "../support/system-component.js";
 import { storeChecks, durableChecks } from "./store-contract.js";
 
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const TITLES = Object.keys({ ...storeChecks, ...durableChecks });
 
 describeWith([CHROMIUM])("indexedDbStore in headless Chromium", () => {
@@ -44,7 +43,7 @@ describeWith([CHROMIUM])("indexedDbStore in headless Chromium", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
     origin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => "runChecks" in globalThis, undefined, { timeout: 20_000 });

@@ -1,4 +1,3 @@
-import type { Problem } from "./http-error.js";
 import { SandboxAgentHttpError } from "./http-error.js";
 
 /**
@@ -12,14 +11,9 @@ export class DesktopDependenciesMissingError extends SandboxAgentHttpError {
   /** The server's install command, e.g. `sandbox-agent install desktop --yes`. */
   readonly installCommand: string | undefined;
 
-  constructor(
-    operation: string,
-    status: number,
-    problem: Problem | undefined,
-    bodyText: string | undefined,
-    options?: { cause?: unknown },
-  ) {
-    super(operation, status, problem, bodyText, options);
+  constructor(...args: ConstructorParameters<typeof SandboxAgentHttpError>) {
+    super(...args);
+    const problem = this.problem;
     const missing: unknown = problem?.missingDependencies;
     this.missingDependencies = Array.isArray(missing)
       ? missing.filter((name): name is string => typeof name === "string")
