@@ -1,39 +1,30 @@
 import { Subject, distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { consoleLogger } from "../acp-http/index.js";
-import { agentHandlers } from "./agent-handlers.js";
+import { clientConnection } from "./client-connection.js";
 import { sandboxName, type CallOptions, type SandboxConnection } from "./connection.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
-import { ConnectionLifecycle } from "./lifecycle.js";
+import type { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import { memoryStore, SessionRecording, type HistoryOptions, type StoreError } from "./persistence/client-side.js";
+import type { HistoryOptions, SessionRecording, StoreError } from "./persistence/client-side.js";
 import { preparePrompt, restoreStored, resumeDeps, resumeStored, type ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
-import { SandboxServerRoutes } from "./server-client.js";
-import { SessionSettings } from "./session-config.js";
-import type { SessionConfigOption, SessionModes } from "./session-config-schemas.js";
+import { SandboxSessionConfig } from "./session-config-client.js";
 import { startSandbox, type StartSandboxOptions, type StartedSandbox } from "./providers/start-sandbox.js";
 import type { SandboxCallOptions, SandboxInfo } from "./providers/types.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
-import type {
-  ConnectInfo,
-  ConnectOptions,
-  ConnectionState,
-  DisconnectInfo,
-  PromptEvent,
-  SandboxAgentClientOptions,
-  SessionView,
-} from "./types.js";
+import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
+import type { Logger, SandboxAgentClientOptions, SessionView } from "./types.js";
 
 export type * from "./types.js";
 
 /**
  * The client for a sandbox-agent server: one connection to one agent, session
- * methods, events as observables, and the server's own routes (see `SandboxServerRoutes`).
+ * methods, events as observables, the sessions' configuration (see `SandboxSessionConfig`) and the
+ * server's own routes (see `SandboxServerRoutes`).
  */
-export class SandboxAgentClient extends SandboxServerRoutes {
+export class SandboxAgentClient extends SandboxSessionConfig {
   /** Every session event of the current connection (and later ones); hot, no replay. */
   readonly events$: Observable<SandboxEvent>;
   /** Sessions that ended (terminated, finished, or their agent exited). */
@@ -50,10 +41,9 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   readonly storeErrors$: Observable<StoreError>;
 
   readonly #options: SandboxAgentClientOptions;
-  readonly #events = new Subject<SandboxEvent>();
+  readonly #events: Subject<SandboxEvent>;
   readonly #lifecycle: ConnectionLifecycle;
-  readonly #settings: SessionSettings;
-  readonly #logger;
+  readonly #logger: Logger | undefined;
   readonly #recording: SessionRecording;
   #sandbox: StartedSandbox | undefined;
 
@@ -68,25 +58,17 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   }
 
   constructor(options: SandboxAgentClientOptions) {
-    super(options);
+    const events = new Subject<SandboxEvent>();
+    const events$ = events.asObservable();
+    super(options, events$);
+    this.#events = events;
+    this.events$ = events$;
     this.#options = options;
-    this.#logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
-    this.#recording = new SessionRecording(options.store ?? memoryStore(), options.replay);
+    const connection = clientConnection(options, events, () => this.contract.api());
+    this.#lifecycle = connection.lifecycle;
+    this.#recording = connection.recording;
+    this.#logger = connection.logger;
     this.storeErrors$ = this.#recording.storeErrors$;
-    this.#lifecycle = new ConnectionLifecycle({
-      options,
-      events: this.#events,
-      serverApi: () => this.contract.api(),
-      handlers: agentHandlers(options),
-      logger: this.#logger,
-      tap: (connection) => this.#recording.tap(connection),
-    });
-    this.events$ = this.#events.asObservable();
-    this.#settings = new SessionSettings({
-      events$: this.events$,
-      send: (method, params, call) => this.#on(sandboxName(method), call, (c, b) => c.call(method, params, b)),
-      agentOptions: async (call) => (await this.getAgent(this.#agent(), { ...call, config: true })).configOptions,
-    });
     this.sessionEnded$ = this.events$.pipe(sessionEndedOnly(), share());
     this.parseErrors$ = this.events$.pipe(parseErrorsOnly(), share());
     this.state$ = this.#lifecycle.state.pipe(distinctUntilChanged());
@@ -147,6 +129,14 @@ export class SandboxAgentClient extends SandboxServerRoutes {
     return this.#lifecycle.with(method, call, run);
   }
 
+  protected sessionCall(method: string, params: Record<string, unknown>, call?: CallOptions): Promise<unknown> {
+    return this.#on(sandboxName(method), call, (c, bounds) => c.call(method, params, bounds));
+  }
+
+  protected agentSessionId(sessionId: string): string {
+    return this.#recording.agentId(sessionId);
+  }
+
   protected extensionCall(operation: string, flag: string, method: string, params: object, call?: CallOptions) {
     return this.#on(operation, call, (connection, bounds) => {
       connection.requireExtension(operation, flag, method);
@@ -178,7 +168,7 @@ export class SandboxAgentClient extends SandboxServerRoutes {
 
   async #opened(opening: Promise<sessions.SessionHandle>): Promise<sessions.SessionHandle> {
     const handle = await opening;
-    this.#settings.record(this.#recording.agentId(handle.sessionId), handle.raw);
+    this.recordSessionConfig(this.#recording.agentId(handle.sessionId), handle.raw);
     return handle;
   }
 
@@ -201,42 +191,6 @@ export class SandboxAgentClient extends SandboxServerRoutes {
   cancel(sessionId: string): Promise<void> {
     const id = this.#recording.agentId(sessionId);
     return this.#on("cancel", undefined, (c) => c.notify("session/cancel", { sessionId: id }));
-  }
-
-  // Session configuration: see SessionSettings for where the known modes and options come from.
-  // A stored session's local id is mapped to its agent session id, as for prompts.
-
-  /** The session's modes (current and available), or null when the agent reported none. */
-  getSessionModes(sessionId: string, call?: CallOptions): Promise<SessionModes | null> {
-    return this.#settings.modes(this.#recording.agentId(sessionId), call);
-  }
-
-  /** The session's configuration options, kept current from its update events. */
-  getSessionConfigOptions(sessionId: string, call?: CallOptions): Promise<SessionConfigOption[]> {
-    return this.#settings.configOptions(this.#recording.agentId(sessionId), call);
-  }
-
-  /**
-   * Switches mode. A mode the session does not list is an `UnsupportedFeatureError` (with the valid
-   * ids) and is not sent; an agent without `session/set_mode` gets the `mode` config option set.
-   */
-  setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
-    return this.#settings.setMode(this.#recording.agentId(sessionId), modeId, call);
-  }
-
-  /** Sets a config option, checked against the session's options; resolves with the agent's answer. */
-  setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
-    return this.#settings.setOption(this.#recording.agentId(sessionId), configId, value, call);
-  }
-
-  /** `session/set_model`, or the `model` config option when the agent has no such method. */
-  setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
-    return this.#settings.setModel(this.#recording.agentId(sessionId), modelId, call);
-  }
-
-  /** Sets the config option of category `thought_level` (`UnsupportedFeatureError` when there is none). */
-  async setSessionThoughtLevel(sessionId: string, level: string, call?: CallOptions): Promise<void> {
-    await this.#settings.setCategory(this.#recording.agentId(sessionId), "thought_level", level, call);
   }
 
   /**
@@ -315,9 +269,5 @@ export class SandboxAgentClient extends SandboxServerRoutes {
 
   #cwd(): string {
     return this.#options.cwd ?? "/";
-  }
-
-  #agent(): string {
-    return this.#options.agent ?? "";
   }
 }

@@ -18,6 +18,7 @@ export type {
   HealthWaitBounds,
 } from "./types.js";
 export type { SandboxServerRoutes } from "./server-client.js";
+export type { SandboxSessionConfig } from "./session-config-client.js";
 export type { RawRequestOptions, RequestResult } from "./raw-request.js";
 export type { SessionModes, SessionMode, SessionConfigOption } from "./session-config-schemas.js";
 export type { CallOptions } from "./connection.js";

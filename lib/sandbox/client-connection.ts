@@ -1,0 +1,36 @@
+import type { Subject } from "rxjs";
+import { consoleLogger } from "../acp-http/index.js";
+import { agentHandlers } from "./agent-handlers.js";
+import type { SandboxEvent } from "./events.js";
+import { ConnectionLifecycle, type LifecycleDeps } from "./lifecycle.js";
+import { memoryStore, SessionRecording } from "./persistence/client-side.js";
+import type { Logger, SandboxAgentClientOptions } from "./types.js";
+
+/** What a client's session methods run on: its connection lifecycle, the store's recording of it, the logger. */
+export interface ClientConnection {
+  lifecycle: ConnectionLifecycle;
+  recording: SessionRecording;
+  logger: Logger | undefined;
+}
+
+/**
+ * Builds a client's connection side from its options: every connection it makes pushes its session
+ * events into `events` and is tapped by the recording, so the store sees each session it opens.
+ */
+export function clientConnection(
+  options: SandboxAgentClientOptions,
+  events: Subject<SandboxEvent>,
+  serverApi: LifecycleDeps["serverApi"],
+): ClientConnection {
+  const logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
+  const recording = new SessionRecording(options.store ?? memoryStore(), options.replay);
+  const lifecycle = new ConnectionLifecycle({
+    options,
+    events,
+    serverApi,
+    handlers: agentHandlers(options),
+    logger,
+    tap: (connection) => recording.tap(connection),
+  });
+  return { lifecycle, recording, logger };
+}
