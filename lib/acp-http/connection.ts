@@ -1,19 +1,19 @@
 import { Subject } from "rxjs";
 import { AgentRequests } from "./agent-requests.js";
-import { splitBatch } from "./batch.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import type { AcpCookieStore } from "./cookie-store.js";
+import { ClosePolicy } from "./close-policy.js";
 import { isErrorResponse, isNotification } from "./envelope.js";
 import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
-import { AcpHttpError } from "./errors/http-error.js";
+import type { AcpHttpError } from "./errors/http-error.js";
 import { AcpInterruptedError } from "./errors/interrupted-error.js";
-import { AcpProtocolError } from "./errors/protocol-error.js";
 import { AcpRpcError } from "./errors/rpc-error.js";
 import type { EventGap } from "./event-stream.js";
 import type { HttpTransport } from "./http.js";
-import { Inbound, type SentEnvelope } from "./inbound.js";
+import { Inbound } from "./inbound.js";
+import { takeFrame } from "./intake.js";
 import { debugLogger, type AcpLogger } from "./logger.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, oversize } from "./message-size.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
+import { Outbox } from "./outbox.js";
 import { normalizeReconnectPolicy } from "./reconnect.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
 import { RpcCorrelator } from "./rpc-correlator.js";
@@ -23,8 +23,6 @@ import type { SseFrame } from "./sse-stream.js";
 import { ConnectionStateMachine } from "./state.js";
 import { createTransports } from "./transports.js";
 import type { WebSocketTransport } from "./ws-transport.js";
-
-type Envelope = SentEnvelope & Record<string, unknown>;
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -45,27 +43,20 @@ export class Connection {
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
-  readonly #closeTimeoutMs: number;
   readonly #correlator = new RpcCorrelator(1000);
   readonly #agentRequests: AgentRequests;
+  readonly #outbox: Outbox;
   readonly #lifetime = new AbortController();
   readonly #conflicts = new SessionConflicts();
   readonly #recovery: ConnectionRecovery;
   readonly #maxMessageBytes: number;
-  readonly #cancelRequests: boolean;
-  /** The default cookie store is ours to clear on close; a caller's is not. */
-  readonly #ownCookies: AcpCookieStore | undefined;
-  #resolveClosed!: (info: CloseInfo) => void;
-  #closeInfo: CloseInfo | undefined;
-  #deleting: Promise<void> | undefined;
+  readonly #closing: ClosePolicy;
 
   constructor(options: AcpHttpClientOptions) {
     const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
-    this.#closeTimeoutMs = options.closeTimeoutMs ?? 2000;
     const policy = normalizeReconnectPolicy(options.reconnect);
     const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const websocket = options.transport === "websocket";
-    this.#cancelRequests = options.cancelRequests ?? false;
     const transports = createTransports(options, { maxMessageBytes }, logger, {
       onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
       onOversize: (bytes) => this.inbound.tooLarge("websocket", "", bytes, maxMessageBytes, "connection"),
@@ -73,7 +64,14 @@ export class Connection {
     });
     this.http = transports.http;
     this.socket = transports.socket;
-    this.#ownCookies = transports.ownCookies;
+    this.#closing = new ClosePolicy({
+      http: this.http,
+      closeTimeoutMs: options.closeTimeoutMs ?? 2000,
+      ownCookies: transports.ownCookies,
+      logger,
+      teardown: (reason, cause) => this.#teardown(reason, cause),
+    });
+    this.closed = this.#closing.closed;
     this.streams = new SessionStreams({
       http: this.http,
       policy,
@@ -92,16 +90,7 @@ export class Connection {
     this.#agentRequests = new AgentRequests({
       handlers: options.handlers ?? {},
       lifetime: this.#lifetime.signal,
-      send: (answer, method, sessionId) =>
-        this.#post(
-          answer,
-          `answer to ${method}`,
-          this.#lifetime.signal,
-          (error) =>
-            logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message }),
-          false,
-          sessionId,
-        ),
+      send: (answer, method, sessionId) => this.#outbox.answer(answer, method, sessionId),
     });
     this.inbound = new Inbound({
       correlator: this.#correlator,
@@ -111,17 +100,24 @@ export class Connection {
       streamOpen: () => this.state.value === "open",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
     });
+    this.#outbox = new Outbox(this, {
+      maxMessageBytes,
+      lifetime: this.#lifetime.signal,
+      logger,
+      cancelRequests: options.cancelRequests ?? false,
+      lost: (cause) => this.#lost(cause),
+      sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
+    });
     this.inbound.envelopes.subscribe((envelope) => {
       if (isNotification(envelope) && envelope.method === "$/cancel_request") {
         this.#agentRequests.withdraw((envelope.params as { requestId?: unknown } | undefined)?.requestId);
       }
     });
     this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);
-    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
   get closeInfo(): CloseInfo | undefined {
-    return this.#closeInfo;
+    return this.#closing.info;
   }
 
   get connectionId(): string | undefined {
@@ -133,7 +129,7 @@ export class Connection {
    * body opens no event stream (the caller opens it once it has read the answer).
    */
   async request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
-    this.#assertOpen(method);
+    this.#closing.assertOpen(method);
     // Requests made while a lost connection is rebuilt go out on the new one.
     const recovering = this.#recovery.pending;
     if (recovering) await recovering;
@@ -141,7 +137,7 @@ export class Connection {
   }
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
-    this.#assertOpen(method);
+    this.#closing.assertOpen(method);
     const conflict = this.#conflicts.blocking(method, params);
     if (conflict) throw conflict;
     const id = this.#correlator.nextId();
@@ -149,8 +145,8 @@ export class Connection {
     this.#conflicts.track(id, params);
     const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
-    const stopCancelling = this.#cancelOnAbort(id, options.signal);
-    void this.#post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
+    const stopCancelling = this.#outbox.cancelOnAbort(id, options.signal);
+    void this.#outbox.post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
     let answer;
     try {
       answer = await response;
@@ -172,39 +168,27 @@ export class Connection {
     if (this.socket?.open) this.state.set("open");
   }
 
-  /** With `cancelRequests`, an abort of a pending request tells the agent (`$/cancel_request`). */
-  #cancelOnAbort(id: number, signal: AbortSignal | undefined): () => void {
-    if (!this.#cancelRequests || !signal || signal.aborted) return () => undefined;
-    const onAbort = () => {
-      const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
-      void this.#post(envelope, "$/cancel_request", this.#lifetime.signal, (error) =>
-        this.#logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
-      );
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    return () => signal.removeEventListener("abort", onAbort);
-  }
-
   /** Sends a notification; resolves once the server accepted it. */
   async notify(method: string, params: unknown): Promise<void> {
-    this.#assertOpen(method);
+    this.#closing.assertOpen(method);
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
     // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered `cancelled`).
     if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
     let failure: unknown;
     const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
     // The connection's lifetime signal: a close aborts a notification the server is holding.
-    const delivered = await this.#post(envelope, method, this.#lifetime.signal, (error) => (failure = error));
+    const delivered = await this.#outbox.post(envelope, method, this.#lifetime.signal, (error) => (failure = error));
     if (failure !== undefined) throw failure;
-    if (!delivered) throw new AcpConnectionClosedError(this.#closeInfo?.reason ?? "disconnected", { method });
+    if (!delivered) throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
   }
 
   /** Ends the connection (first call wins) and resolves once the bounded DELETE is done. */
   close(reason: CloseReason, cause?: unknown): Promise<void> {
-    if (this.#closeInfo) return this.#deleting ?? Promise.resolve();
-    const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
-    const info: CloseInfo = (this.#closeInfo = error ? { reason, error } : { reason });
-    this.#logger.debug("connection closed", { reason });
+    return this.#closing.close(reason, cause);
+  }
+
+  /** The close policy's teardown: every part stops, everything in flight fails with `reason`. */
+  #teardown(reason: CloseReason, cause: unknown): void {
     this.streams.stopAll();
     this.socket?.close();
     this.recoveries.complete();
@@ -213,67 +197,6 @@ export class Connection {
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
     this.gaps.complete();
     this.state.set("closed");
-    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401);
-    const deleting = gone ? Promise.resolve() : this.http.delete(this.#closeTimeoutMs);
-    // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
-    this.#deleting = deleting.finally(() => this.#ownCookies?.clear());
-    this.#resolveClosed(info);
-    return this.#deleting;
-  }
-
-  #assertOpen(method: string): void {
-    const info = this.#closeInfo;
-    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
-  }
-
-  /**
-   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
-   * `sessionId` routes an envelope without params (an answer to the agent) to its session.
-   */
-  async #post(
-    envelope: Envelope,
-    method: string,
-    signal: AbortSignal | undefined,
-    onError: (error: unknown) => void,
-    deferStream = false,
-    sessionId?: string,
-  ): Promise<boolean> {
-    if (this.state.value === "idle") this.state.set("connecting");
-    try {
-      if (this.socket) {
-        await this.socket.send(JSON.stringify(envelope), method);
-        return true;
-      }
-      const headers = this.streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
-      const result = await this.http.post(JSON.stringify(envelope), method, signal, headers);
-      if (!deferStream || result.json === undefined) this.streams.openConnection();
-      if (result.tooLarge) {
-        const { bytes, head } = result.tooLarge;
-        onError(this.inbound.tooLarge("response-body", head, bytes, this.#maxMessageBytes));
-        return true;
-      }
-      if (result.json !== undefined && !this.#body(result.json, envelope) && "id" in envelope) {
-        onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
-      }
-      return true;
-    } catch (error) {
-      if (signal?.aborted) return false;
-      if (error instanceof AcpHttpError && error.status === 404 && this.http.bootstrapped) {
-        const recovering = this.#lost(error);
-        onError(
-          recovering
-            ? new AcpInterruptedError(method, error)
-            : new AcpConnectionClosedError("connection-lost", { method, cause: error }),
-        );
-        return false;
-      }
-      if (error instanceof AcpHttpError && error.status === 409) {
-        const session = sessionOfParams(envelope.params) ?? sessionId;
-        if (session !== undefined) this.#sessionConflict(session, error);
-      }
-      onError(error);
-      return false;
-    }
   }
 
   /** The session's stream or POST got 409: that session fails until it is loaded again. */
@@ -288,7 +211,7 @@ export class Connection {
    * the connection closes as `connection-lost`.
    */
   #lost(cause: unknown): boolean {
-    if (this.#closeInfo) return false;
+    if (this.closeInfo) return false;
     if (this.#recovery.start(cause)) return true;
     void this.close("connection-lost", cause);
     return false;
@@ -312,7 +235,7 @@ export class Connection {
       },
       connectionId: () => this.connectionId,
       recovered: (recovery) => {
-        if (this.#closeInfo) return;
+        if (this.closeInfo) return;
         if (this.socket || this.state.value === "reconnecting") this.state.set("open");
         this.recoveries.next(recovery);
       },
@@ -320,27 +243,8 @@ export class Connection {
     });
   }
 
-  /** A POST body; a batch is taken member by member. False when it held no usable envelope. */
-  #body(text: string, sent: SentEnvelope): boolean {
-    const members = splitBatch(text);
-    if (!members) return this.inbound.body(text, sent);
-    return members.map((member) => this.inbound.body(member)).some(Boolean);
-  }
-
-  /** A stream frame; a batch is taken member by member, each under the frame's event id. */
+  /** A stream frame (a WebSocket message is one of the connection stream). */
   #frame(frame: SseFrame, stream: string): void {
-    const bytes = oversize(frame.data, this.#maxMessageBytes);
-    if (bytes !== undefined) {
-      this.inbound.tooLarge(this.socket ? "websocket" : "stream", frame.data, bytes, this.#maxMessageBytes, stream);
-      return;
-    }
-    const members = splitBatch(frame.data);
-    if (!members) return this.inbound.frame(frame, stream);
-    for (const data of members) this.inbound.frame({ ...frame, data }, stream);
+    takeFrame(this.inbound, frame, stream, this.#maxMessageBytes, this.socket ? "websocket" : "stream");
   }
-}
-
-function sessionOfParams(params: unknown): string | undefined {
-  const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
 }

@@ -1,8 +1,8 @@
 import { BootstrapPosts } from "./bootstrap-posts.js";
 import type { AcpCookieStore } from "./cookie-store.js";
-import { AcpHttpError, type ProblemDetails } from "./errors/http-error.js";
 import { AcpNetworkError } from "./errors/network-error.js";
 import { assertHeaders, assertHeaderValue, mergeHeaders } from "./headers.js";
+import { toHttpError } from "./http-problem.js";
 import type { AcpLogger } from "./logger.js";
 import { oversize } from "./message-size.js";
 import { startDeadline } from "./timeout.js";
@@ -11,6 +11,7 @@ import { joinUrl, withQuery } from "./url.js";
 
 export type { TokenSource } from "./token.js";
 export { assertHeaderValue } from "./headers.js";
+export { readHttpProblem, toHttpError } from "./http-problem.js";
 export { joinUrl } from "./url.js";
 
 export interface HttpTransportOptions {
@@ -42,7 +43,6 @@ export interface PostResult {
   tooLarge?: { bytes: number; head: string };
 }
 
-const MAX_ERROR_BODY = 2000;
 /** How long a connection-creating POST that was given up on is still followed for a last DELETE. */
 const LATE_ANSWER_MS = 30_000;
 
@@ -205,35 +205,6 @@ export class HttpTransport {
 
 export function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
-}
-
-/** Turns a non-2xx response into the error the caller of `operation` sees. */
-export async function toHttpError(operation: string, response: Response): Promise<AcpHttpError> {
-  const { problem, bodyText } = await readHttpProblem(response);
-  return new AcpHttpError(operation, response, problem, bodyText);
-}
-
-/**
- * Reads an error body once: problem+json (or any JSON object) becomes `problem`,
- * anything else (HTML, plain text) a capped `bodyText`.
- */
-export async function readHttpProblem(response: Response): Promise<{ problem: ProblemDetails | undefined; bodyText: string | undefined }> {
-  let text = "";
-  try {
-    text = await response.text();
-  } catch {
-    // A body that cannot be read still leaves the status to report.
-  }
-  let problem: ProblemDetails | undefined;
-  if (/json/i.test(response.headers.get("content-type") ?? "") && text) {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) problem = parsed as ProblemDetails;
-    } catch {
-      // Not JSON after all: keep it as text below.
-    }
-  }
-  return { problem, bodyText: problem || !text ? undefined : text.slice(0, MAX_ERROR_BODY) };
 }
 
 /**
