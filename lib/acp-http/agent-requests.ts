@@ -1,6 +1,7 @@
 import { linkSignal } from "./abort.js";
 import { idKey, type AcpRequest, type JsonRpcId } from "./envelope.js";
 import { answerAgentRequest, type AcpClientHandlers, type AgentRequestAnswer } from "./handlers.js";
+import { sessionOf } from "./session-of.js";
 
 /** What the client answers a permission request whose turn it cancelled (the protocol asks for this outcome). */
 const TURN_CANCELLED: AgentRequestAnswer = { result: { outcome: { outcome: "cancelled" } } };
@@ -89,9 +90,3 @@ export class AgentRequests {
     await this.#options.send({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method, entry.sessionId);
   }
 }
-
-function sessionOf(params: unknown): string | undefined {
-  const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
-}
-

@@ -148,12 +148,18 @@ export class EventStream {
               const verdict = this.#cursor.check(frame.id);
               if (verdict.kind === "duplicate") return;
               if (verdict.kind === "gap") {
-                if (!first) return fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
-                this.#options.onGap({ ...this.#names(), firstMissing: verdict.firstMissing, lastMissing: verdict.lastMissing });
+                if (!first)
+                  return fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+                this.#options.onGap({
+                  ...this.#names(),
+                  firstMissing: verdict.firstMissing,
+                  lastMissing: verdict.lastMissing,
+                });
               }
               first = false;
               this.#cursor.advance(frame.id);
-              if (frame.id !== undefined && frame.id !== "") this.#options.onCursor?.({ ...this.#names(), lastEventId: frame.id });
+              if (frame.id !== undefined && frame.id !== "")
+                this.#options.onCursor?.({ ...this.#names(), lastEventId: frame.id });
               subscriber.next(frame);
             },
           });
@@ -172,16 +178,26 @@ export class EventStream {
 
   #retryDelay(error: Error, attempt: number): Observable<number> {
     if (error instanceof GapRecoveryError) {
-      this.#options.logger.debug("event stream: recovering skipped ids", { stream: this.#options.name, detail: error.message });
+      this.#options.logger.debug("event stream: recovering skipped ids", {
+        stream: this.#options.name,
+        detail: error.message,
+      });
       return timer(0);
     }
     const fatal = this.#options.fatalStatuses ?? FATAL_STATUSES;
     if (error instanceof AcpHttpError && fatal.has(error.status)) throw error;
     if (attempt > this.#options.policy.maxRetries) {
-      throw new RetriesExhaustedError(`event stream: ${this.#options.policy.maxRetries} reconnect attempts failed`, { cause: error });
+      throw new RetriesExhaustedError(`event stream: ${this.#options.policy.maxRetries} reconnect attempts failed`, {
+        cause: error,
+      });
     }
     const delay = reconnectDelay(this.#options.policy, attempt, this.#serverRetryMs);
-    this.#options.logger.debug("event stream: reconnecting", { stream: this.#options.name, attempt, delay, reason: error.message });
+    this.#options.logger.debug("event stream: reconnecting", {
+      stream: this.#options.name,
+      attempt,
+      delay,
+      reason: error.message,
+    });
     this.#options.onStatus("reconnecting");
     return timer(delay);
   }

@@ -105,14 +105,27 @@ export class HttpTransport {
     return this.#bootstrapped;
   }
 
-  async post(body: string, operation: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<PostResult> {
-    const headers = await this.#headers({ "content-type": "application/json", accept: "application/json", ...extraHeaders });
-    const url = this.#bootstrapped || !this.#options.bootstrapQuery ? this.#url : withQuery(this.#url, this.#options.bootstrapQuery);
+  async post(
+    body: string,
+    operation: string,
+    signal: AbortSignal | undefined,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<PostResult> {
+    const headers = await this.#headers({
+      "content-type": "application/json",
+      accept: "application/json",
+      ...extraHeaders,
+    });
+    const url =
+      this.#bootstrapped || !this.#options.bootstrapQuery
+        ? this.#url
+        : withQuery(this.#url, this.#options.bootstrapQuery);
     const response = await this.#send(operation, signal, () => {
       if (!signal?.aborted) this.#mayExist = true;
       if (this.#bootstrapped) return this.#fetch(url, { ...this.#init, method: "POST", body, headers, signal });
       // Until the server knows the connection, an aborted POST is still followed to its answer (see BootstrapPosts).
-      const send = (own: AbortSignal) => this.#fetch(url, { ...this.#init, method: "POST", body, headers, signal: own });
+      const send = (own: AbortSignal) =>
+        this.#fetch(url, { ...this.#init, method: "POST", body, headers, signal: own });
       return this.#bootstrapPosts.send(signal, send, (late) => this.#learnConnectionId(late));
     });
     if (!response.ok) throw await toHttpError(operation, response);
@@ -128,9 +141,19 @@ export class HttpTransport {
   }
 
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
-  async openStream(extraHeaders: Record<string, string>, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
-    const headers = await this.#headers({ accept: "text/event-stream", ...extraHeaders, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) });
-    const response = await this.#send("event stream", signal, () => this.#fetch(this.#url, { ...this.#init, method: "GET", headers, signal }));
+  async openStream(
+    extraHeaders: Record<string, string>,
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const headers = await this.#headers({
+      accept: "text/event-stream",
+      ...extraHeaders,
+      ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}),
+    });
+    const response = await this.#send("event stream", signal, () =>
+      this.#fetch(this.#url, { ...this.#init, method: "GET", headers, signal }),
+    );
     if (!response.ok) throw await toHttpError("event stream", response);
     if (!response.body) throw new AcpNetworkError("event stream", new Error("response has no body"));
     return response;
@@ -159,9 +182,12 @@ export class HttpTransport {
   async #sendDelete(timeoutMs: number, extraHeaders: Record<string, string>): Promise<void> {
     try {
       const headers = await this.#headers(extraHeaders);
-      const response = await withDeadline(timeoutMs, (signal) => this.#fetch(this.#url, { ...this.#init, method: "DELETE", headers, signal }));
+      const response = await withDeadline(timeoutMs, (signal) =>
+        this.#fetch(this.#url, { ...this.#init, method: "DELETE", headers, signal }),
+      );
       this.#learnConnectionId(response);
-      if (!response.ok && response.status !== 404) this.#options.logger.warn("close: unexpected status", { status: response.status });
+      if (!response.ok && response.status !== 404)
+        this.#options.logger.warn("close: unexpected status", { status: response.status });
       await response.body?.cancel().catch(() => undefined);
     } catch (error) {
       this.#options.logger.debug("close: request abandoned", { error: (error as Error).message });
@@ -196,7 +222,8 @@ export class HttpTransport {
     const token = await resolveToken(this.#options.token);
     const connection = this.#connectionId ? { [this.#options.connectionIdHeader]: this.#connectionId } : {};
     const { protocolVersionHeader } = this.#options;
-    const version = protocolVersionHeader && this.#protocolVersion ? { [protocolVersionHeader]: this.#protocolVersion } : {};
+    const version =
+      protocolVersionHeader && this.#protocolVersion ? { [protocolVersionHeader]: this.#protocolVersion } : {};
     const headers = mergeHeaders({ user: this.#options.headers, token, own: { ...own, ...version, ...connection } });
     this.#options.cookies?.apply(headers);
     return headers;

@@ -13,6 +13,7 @@ import {
 import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
 import type { SseFrame } from "./sse-stream.js";
+import { sessionOf } from "./session-of.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
@@ -136,10 +137,22 @@ export class Inbound {
   }
 
   /** A message over `maxMessageBytes` was dropped: reported, nothing else changes. */
-  tooLarge(source: AcpParseError["source"], raw: string, bytes: number, limit: number, stream?: string): AcpMessageTooLargeError {
+  tooLarge(
+    source: AcpParseError["source"],
+    raw: string,
+    bytes: number,
+    limit: number,
+    stream?: string,
+  ): AcpMessageTooLargeError {
     const error = new AcpMessageTooLargeError(source, bytes, limit);
     const where = stream === undefined ? {} : { stream };
-    this.parseErrors.next({ source, ...where, raw: raw.slice(0, TOO_LARGE_RAW_CHARS), error: error.message, tooLarge: error });
+    this.parseErrors.next({
+      source,
+      ...where,
+      raw: raw.slice(0, TOO_LARGE_RAW_CHARS),
+      error: error.message,
+      tooLarge: error,
+    });
     return error;
   }
 
@@ -223,7 +236,8 @@ export class Inbound {
   #hold(key: string, response: AcpResponse, answers: JsonRpcId | undefined, rule: HoldRule): void {
     const since = Date.now();
     const maxMs = rule.maxMs ?? MAX_HOLD_MS;
-    const lastFrameAt = () => (rule.session === undefined ? this.#lastFrameAt : this.#sessionFrameAt.get(rule.session) ?? 0);
+    const lastFrameAt = () =>
+      rule.session === undefined ? this.#lastFrameAt : (this.#sessionFrameAt.get(rule.session) ?? 0);
     const check = () => {
       const now = Date.now();
       const last = lastFrameAt();
@@ -247,10 +261,4 @@ function answeredBy(sent: SentEnvelope | undefined, carried: JsonRpcId): JsonRpc
   if (typeof sent?.method !== "string") return undefined;
   const id = sent.id;
   return (typeof id === "string" || typeof id === "number") && id !== carried ? id : undefined;
-}
-
-/** The `sessionId` a params or result object names, if any. */
-function sessionOf(value: unknown): string | undefined {
-  const id = (value as { sessionId?: unknown } | null | undefined)?.sessionId;
-  return typeof id === "string" ? id : undefined;
 }

@@ -9,6 +9,7 @@ import type { AcpLogger } from "./logger.js";
 import type { SessionStreams } from "./session-streams.js";
 import type { ConnectionStateMachine } from "./state.js";
 import type { WebSocketTransport } from "./ws-transport.js";
+import { sessionOf } from "./session-of.js";
 
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
@@ -94,7 +95,7 @@ export class Outbox {
         return false;
       }
       if (error instanceof AcpHttpError && error.status === 409) {
-        const session = sessionOfParams(envelope.params) ?? sessionId;
+        const session = sessionOf(envelope.params) ?? sessionId;
         if (session !== undefined) this.#options.sessionConflict(session, error);
       }
       onError(error);
@@ -122,9 +123,4 @@ export class Outbox {
     signal.addEventListener("abort", onAbort, { once: true });
     return () => signal.removeEventListener("abort", onAbort);
   }
-}
-
-function sessionOfParams(params: unknown): string | undefined {
-  const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
 }

@@ -23,7 +23,9 @@ export interface ReconnectPolicy {
   stallTimeoutMs?: number;
 }
 
-export type NormalizedReconnectPolicy = Required<Omit<ReconnectPolicy, "stallTimeoutMs">> & { stallTimeoutMs: number | undefined };
+export type NormalizedReconnectPolicy = Required<Omit<ReconnectPolicy, "stallTimeoutMs">> & {
+  stallTimeoutMs: number | undefined;
+};
 
 export function normalizeReconnectPolicy(policy: ReconnectPolicy = {}): NormalizedReconnectPolicy {
   return {
@@ -48,7 +50,8 @@ export function reconnectDelay(
   serverRetryMs?: number,
   random: () => number = Math.random,
 ): number {
-  const base = serverRetryMs ?? Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** Math.max(0, attempt - 1));
+  const base =
+    serverRetryMs ?? Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** Math.max(0, attempt - 1));
   const spread = base * policy.jitter;
   return Math.max(0, Math.round(base - spread + random() * 2 * spread));
 }

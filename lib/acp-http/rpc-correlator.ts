@@ -79,7 +79,9 @@ export class RpcCorrelator {
         options.signal.addEventListener("abort", onAbort, { once: true });
       }
       if (timeoutMs !== undefined) {
-        cancelDeadline = startDeadline(timeoutMs, () => this.reject(id, new AcpTimeoutError(method, timeoutMs), { abortPost: true }));
+        cancelDeadline = startDeadline(timeoutMs, () =>
+          this.reject(id, new AcpTimeoutError(method, timeoutMs), { abortPost: true }),
+        );
       }
     });
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a

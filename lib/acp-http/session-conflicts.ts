@@ -1,4 +1,5 @@
 import type { AcpHttpError } from "./errors/http-error.js";
+import { sessionOf } from "./session-of.js";
 
 /** Requests that attach a session anew: they are how a conflicted session comes back. */
 const REATTACH = new Set(["session/load", "session/resume"]);
@@ -40,9 +41,4 @@ export class SessionConflicts {
       reject(id, error);
     }
   }
-}
-
-function sessionOf(params: unknown): string | undefined {
-  const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
 }

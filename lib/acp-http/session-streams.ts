@@ -12,6 +12,7 @@ import type { HttpTransport } from "./http.js";
 import type { AcpLogger } from "./logger.js";
 import type { NormalizedReconnectPolicy } from "./reconnect.js";
 import type { SseFrame } from "./sse-stream.js";
+import { sessionOf } from "./session-of.js";
 
 export interface SessionStreamsOptions {
   http: HttpTransport;
@@ -71,7 +72,7 @@ export class SessionStreams {
   /** The session header for a POST whose params name a session (RFD profile only). */
   headersFor(params: unknown): Record<string, string> {
     const header = this.#options.sessionHeader;
-    const sessionId = sessionIdOf(params);
+    const sessionId = sessionOf(params);
     return header && sessionId !== undefined ? { [header]: sessionId } : {};
   }
 
@@ -88,11 +89,11 @@ export class SessionStreams {
 
   /** Follows a successful request: opens the stream of the session it created or attached, or closes one. */
   afterResult(method: string, params: unknown, result: unknown): void {
-    if (method === "session/close") return this.close(sessionIdOf(params));
+    if (method === "session/close") return this.close(sessionOf(params));
     const sessionId = SESSION_FROM_RESULT.has(method)
-      ? sessionIdOf(result)
+      ? sessionOf(result)
       : SESSION_FROM_PARAMS.has(method)
-        ? sessionIdOf(params)
+        ? sessionOf(params)
         : undefined;
     const header = this.#options.sessionHeader;
     if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
@@ -167,9 +168,4 @@ export class SessionStreams {
     // A session stream refused (e.g. not owned here) ends that stream, not the connection.
     logger.warn("session stream refused", { session: name, status: error.status });
   }
-}
-
-function sessionIdOf(value: unknown): string | undefined {
-  const sessionId = (value as { sessionId?: unknown } | null | undefined)?.sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
 }

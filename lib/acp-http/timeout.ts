@@ -22,7 +22,11 @@ export function normalizeTimeout(timeoutMs: number | undefined, what = "timeoutM
  * Starts a timer for a normalised deadline, or none when there is no deadline.
  * `unref`: the timer does not keep a Node process alive. Returns the function that cancels it.
  */
-export function startDeadline(timeoutMs: number | undefined, onTimeout: () => void, options: { unref?: boolean } = {}): () => void {
+export function startDeadline(
+  timeoutMs: number | undefined,
+  onTimeout: () => void,
+  options: { unref?: boolean } = {},
+): () => void {
   const ms = normalizeTimeout(timeoutMs);
   if (ms === undefined) return () => undefined;
   const handle = setTimeout(onTimeout, ms);

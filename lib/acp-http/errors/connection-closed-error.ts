@@ -22,8 +22,9 @@ export class AcpConnectionClosedError extends AcpError {
   readonly method: string | undefined;
 
   constructor(reason: CloseReason, options?: { method?: string; cause?: unknown }) {
+    const prefix = options?.method ? `${options.method} failed: ` : "";
     super(
-      `${options?.method ? `${options.method} failed: ` : ""}connection closed (${reason})${causeSuffix(options?.cause)}`,
+      `${prefix}connection closed (${reason})${causeSuffix(options?.cause)}`,
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.reason = reason;

@@ -23,7 +23,12 @@ export class AcpHttpError extends AcpError {
   readonly bodyText: string | undefined;
   declare readonly response: Response;
 
-  constructor(operation: string, response: Response, problem: ProblemDetails | undefined, bodyText: string | undefined) {
+  constructor(
+    operation: string,
+    response: Response,
+    problem: ProblemDetails | undefined,
+    bodyText: string | undefined,
+  ) {
     super(describe(operation, response.status, problem, bodyText));
     this.status = response.status;
     this.problem = problem;
@@ -32,7 +37,12 @@ export class AcpHttpError extends AcpError {
   }
 }
 
-function describe(operation: string, status: number, problem: ProblemDetails | undefined, bodyText: string | undefined): string {
+function describe(
+  operation: string,
+  status: number,
+  problem: ProblemDetails | undefined,
+  bodyText: string | undefined,
+): string {
   const summary = problem?.detail ?? problem?.title ?? (bodyText ? bodyText.slice(0, 200) : undefined);
   return `${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}`;
 }

@@ -8,7 +8,10 @@ export class AcpProtocolError extends AcpError {
   readonly detail: string;
 
   constructor(message: string, options?: { method?: string; cause?: unknown }) {
-    super(options?.method ? `${options.method}: ${message}` : message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      options?.method ? `${options.method}: ${message}` : message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.method = options?.method;
     this.detail = message;
   }
