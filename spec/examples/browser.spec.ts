@@ -1,40 +1,20 @@
 // The browser example in real headless Chromium against the real sandbox-agent 0.4.2 server, which
 // must allow the page's origin (CORS). The page is served from a separate loopback origin, so every
 // SDK request is a cross-origin one, as in a real deployment.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { extname, join, normalize, sep } from "node:path";
+import { mkdirSync } from "node:fs";
+import type { Server } from "node:http";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { buildBrowserExample, browserDir } from "../../examples/browser/build.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { launchChromium } from "../support/chromium.js";
+import { serveStatic } from "../support/static-server.js";
 import { CHROMIUM, describeWith } from "../support/system-component.js";
 
 const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
 const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
 const TIMEOUT = 60_000;
-
-const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".map": "application/json" };
-
-/** Serves examples/browser/ (index.html and the bundle) and nothing outside it. */
-function serveStatic(root: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((request, response) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname)));
-    const file = path.endsWith(sep) ? join(path, "index.html") : path;
-    if (!file.startsWith(root) || !existsSync(file)) {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      resolve({ server, origin: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}` });
-    }),
-  );
-}
 
 describeWith([CHROMIUM])("examples/browser in headless Chromium", () => {
   let page: { server: Server; origin: string } | undefined;

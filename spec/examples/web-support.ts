@@ -1,9 +1,7 @@
 // Helpers of the web example's browser suite: the production Vite build, a static server for it on
 // its own loopback origin, and a check that a screenshot is not blank.
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { extname, join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Page } from "playwright-core";
@@ -26,32 +24,7 @@ export async function buildWebExample(outDir: string): Promise<void> {
   );
 }
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript",
-  ".css": "text/css",
-  ".map": "application/json",
-};
-
-/** Serves `root` (and nothing outside it) on a free loopback port. */
-export function serveStatic(root: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((request, response) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname)));
-    const file = path.endsWith(sep) ? join(path, "index.html") : path;
-    if (!file.startsWith(root) || !existsSync(file)) {
-      response.writeHead(404).end();
-      return;
-    }
-    const type = TYPES[extname(file)] ?? "application/octet-stream";
-    response.writeHead(200, { "content-type": type }).end(readFileSync(file));
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      resolve({ server, origin: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}` });
-    }),
-  );
-}
+export { serveStatic } from "../support/static-server.js";
 
 export interface PixelStats {
   width: number;
