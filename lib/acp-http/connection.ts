@@ -43,7 +43,7 @@ export class Connection {
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
-  readonly #correlator = new RpcCorrelator(1000);
+  readonly #correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id));
   readonly #agentRequests: AgentRequests;
   readonly #outbox: Outbox;
   readonly #lifetime = new AbortController();
@@ -61,6 +61,7 @@ export class Connection {
       onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
       onOversize: (bytes) => this.inbound.tooLarge("websocket", "", bytes, maxMessageBytes, "connection"),
       onLost: (cause) => this.#lost(cause),
+      busy: () => this.#correlator.size > 0,
     });
     this.http = transports.http;
     this.socket = transports.socket;
@@ -145,13 +146,11 @@ export class Connection {
     this.#conflicts.track(id, params);
     const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
-    const stopCancelling = this.#outbox.cancelOnAbort(id, options.signal);
     void this.#outbox.post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
     let answer;
     try {
       answer = await response;
     } finally {
-      stopCancelling();
       this.#conflicts.settled(id, method, params, answer !== undefined && !isErrorResponse(answer));
     }
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);

@@ -3,6 +3,7 @@ import { AcpHttpError } from "./errors/http-error.js";
 import { AcpInterruptedError } from "./errors/interrupted-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import type { HttpTransport } from "./http.js";
+import type { JsonRpcId } from "./envelope.js";
 import type { Inbound, SentEnvelope } from "./inbound.js";
 import { takeBody } from "./intake.js";
 import type { AcpLogger } from "./logger.js";
@@ -30,7 +31,7 @@ export interface OutboxOptions {
   /** Aborted when the connection closes: answers and `$/cancel_request` are bound to it. */
   readonly lifetime: AbortSignal;
   readonly logger: AcpLogger;
-  /** With it, an abort of a pending request tells the agent (`$/cancel_request`). */
+  /** With it, a pending request given up (aborted, timed out) tells the agent (`$/cancel_request`). */
   readonly cancelRequests: boolean;
   /** The server no longer knows the connection (404 after bootstrap); true when a recovery started. */
   lost(cause: unknown): boolean;
@@ -111,16 +112,15 @@ export class Outbox {
     return this.post(answer, `answer to ${method}`, lifetime, onError, false, sessionId);
   }
 
-  /** With `cancelRequests`, an abort of pending request `id` tells the agent; returns the unhook. */
-  cancelOnAbort(id: number, signal: AbortSignal | undefined): () => void {
-    if (!this.#options.cancelRequests || !signal || signal.aborted) return () => undefined;
-    const onAbort = () => {
-      const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
-      void this.post(envelope, "$/cancel_request", this.#options.lifetime, (error) =>
-        this.#options.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
-      );
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    return () => signal.removeEventListener("abort", onAbort);
+  /**
+   * With `cancelRequests`, tells the agent that the caller gave up pending request `id` (aborted,
+   * or past its deadline), so it can stop working on it. Best effort: a failure is only logged.
+   */
+  cancelRequest(id: JsonRpcId): void {
+    if (!this.#options.cancelRequests || this.#options.lifetime.aborted) return;
+    const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
+    void this.post(envelope, "$/cancel_request", this.#options.lifetime, (error) =>
+      this.#options.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
+    );
   }
 }

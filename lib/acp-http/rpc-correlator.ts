@@ -33,9 +33,20 @@ export class RpcCorrelator {
   #nextId = 1;
   /** How long a POST may stay open after its response arrived on the stream. */
   readonly #postReleaseMs: number;
+  readonly #onAbandon: ((id: JsonRpcId) => void) | undefined;
 
-  constructor(postReleaseMs: number) {
+  /**
+   * `onAbandon`: a request that was sent is given up by its caller (its signal aborted or its
+   * deadline passed) and the agent may still be working on it (the outbox tells it so).
+   */
+  constructor(postReleaseMs: number, onAbandon?: (id: JsonRpcId) => void) {
     this.#postReleaseMs = postReleaseMs;
+    this.#onAbandon = onAbandon;
+  }
+
+  /** Requests waiting for their answer. */
+  get size(): number {
+    return this.#pending.size;
   }
 
   nextId(): number {
@@ -74,14 +85,14 @@ export class RpcCorrelator {
       this.#pending.set(key, entry);
       registered = entry;
       if (options.signal) {
-        onAbort = () => this.reject(id, new AcpAbortError(method, options.signal?.reason), { abortPost: true });
-        if (options.signal.aborted) return onAbort();
+        // Aborted before it was sent: there is nothing for the agent to stop.
+        const reason = options.signal.reason;
+        if (options.signal.aborted) return this.reject(id, new AcpAbortError(method, reason), { abortPost: true });
+        onAbort = () => this.#abandon(id, new AcpAbortError(method, options.signal?.reason));
         options.signal.addEventListener("abort", onAbort, { once: true });
       }
       if (timeoutMs !== undefined) {
-        cancelDeadline = startDeadline(timeoutMs, () =>
-          this.reject(id, new AcpTimeoutError(method, timeoutMs), { abortPost: true }),
-        );
+        cancelDeadline = startDeadline(timeoutMs, () => this.#abandon(id, new AcpTimeoutError(method, timeoutMs)));
       }
     });
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a
@@ -129,6 +140,11 @@ export class RpcCorrelator {
     if (options.abortPost) entry.post.abort();
     entry.reject(error);
     return true;
+  }
+
+  /** The caller gave up on a pending request: it fails, its POST ends, the agent is told. */
+  #abandon(id: JsonRpcId, error: unknown): void {
+    if (this.reject(id, error, { abortPost: true })) this.#onAbandon?.(id);
   }
 
   /** Rejects every pending request (the connection is gone) and aborts their POSTs. */

@@ -17,6 +17,8 @@ export interface SocketCallbacks {
   onMessage(data: string): void;
   onOversize(bytes: number): void;
   onLost(cause: AcpNetworkError): void;
+  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
+  busy?(): boolean;
 }
 
 /**

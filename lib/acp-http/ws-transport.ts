@@ -27,6 +27,8 @@ export interface WebSocketTransportOptions {
   onOversize(bytes: number): void;
   /** The socket went away without `close()` being called; `cause` says how. */
   onLost(cause: AcpNetworkError): void;
+  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
+  busy?(): boolean;
 }
 
 /** How long to wait for a socket to open before the send fails. */
