@@ -2,6 +2,7 @@
  * `sandbox-agent-rx/docker`: sandboxes as Docker containers through the Engine API. Needs the
  * optional peer dependency `dockerode`; Node only.
  */
-export { docker, type DockerProviderOptions, type DockerProvider } from "./docker.js";
+export { docker, type DockerProvider } from "./docker.js";
+export type { DockerProviderOptions } from "./options.js";
 export { buildSandboxImage, IMAGE_LAYOUT, type BuildImageOptions } from "./image.js";
 export { LABELS as DOCKER_LABELS } from "./ownership.js";

@@ -1,0 +1,69 @@
+// The create request for a sandbox's container, and the way back: where the server of a container
+// answers, read from what that request wrote into it (so reconnect and resume need no state).
+import type Dockerode from "dockerode";
+import type { SandboxInfo } from "../../sandbox/providers/types.js";
+import { IMAGE_LAYOUT } from "./image.js";
+import type { DockerProviderOptions, Lazy } from "./options.js";
+
+/** What one container is made for: its host port, its token (none with `--no-token`), its labels. */
+export interface ContainerPlan {
+  port: number;
+  token: string | undefined;
+  labels: Record<string, string>;
+}
+
+const isHostNetwork = (options: DockerProviderOptions): boolean => (options.networkMode ?? "host") === "host";
+
+export async function containerSpec(
+  options: DockerProviderOptions,
+  plan: ContainerPlan,
+): Promise<Dockerode.ContainerCreateOptions> {
+  const hostNetwork = isHostNetwork(options);
+  const { port, token } = plan;
+  const serverPort = hostNetwork ? port : (options.agentPort ?? 2468);
+  const bind = hostNetwork ? "127.0.0.1" : "0.0.0.0";
+  const binary = options.binary ?? IMAGE_LAYOUT.binary;
+  const cmd = [binary, "server", "--no-telemetry", "-H", bind, "-p", String(serverPort)];
+  cmd.push(token === undefined ? "--no-token" : `--token=${token}`);
+  const binds = await resolve(options.binds);
+  const host: Dockerode.HostConfig = hostNetwork
+    ? { NetworkMode: "host", Binds: binds }
+    : {
+        NetworkMode: options.networkMode,
+        Binds: binds,
+        PortBindings: { [`${serverPort}/tcp`]: [{ HostIp: "127.0.0.1", HostPort: String(port) }] },
+      };
+  // SANDBOX_AGENT_LOG_STDOUT: the server logs to stderr, so `docker logs` has its output.
+  const env = [
+    `HOME=${IMAGE_LAYOUT.home}`,
+    `XDG_DATA_HOME=${IMAGE_LAYOUT.dataHome}`,
+    "SANDBOX_AGENT_LOG_STDOUT=1",
+    "PATH=/usr/local/bin:/usr/bin:/bin",
+  ];
+  return {
+    Image: options.image,
+    Cmd: cmd,
+    Env: [...env, ...(await resolve(options.env))],
+    WorkingDir: options.defaultCwd ?? IMAGE_LAYOUT.home,
+    Labels: { ...options.labels, ...plan.labels },
+    ...(hostNetwork ? {} : { ExposedPorts: { [`${serverPort}/tcp`]: {} } }),
+    HostConfig: host,
+    ...options.createContainerOptions,
+  };
+}
+
+/** Where a container's server answers, from the command line and ports `containerSpec` gave it. */
+export function infoFromContainer(details: Dockerode.ContainerInspectInfo): SandboxInfo {
+  const cmd = details.Config.Cmd ?? [];
+  const token = cmd.find((arg) => arg.startsWith("--token="))?.slice("--token=".length);
+  const inner = cmd[cmd.indexOf("-p") + 1] ?? "";
+  const published = details.HostConfig.PortBindings?.[`${inner}/tcp`]?.[0]?.HostPort;
+  const port = details.HostConfig.NetworkMode === "host" ? inner : published;
+  const defaultCwd = details.Config.WorkingDir || IMAGE_LAYOUT.home;
+  return { id: details.Id, baseUrl: `http://127.0.0.1:${port}`, ...(token ? { token } : {}), defaultCwd };
+}
+
+async function resolve<T>(value: Lazy<T[]> | undefined): Promise<T[]> {
+  if (value === undefined) return [];
+  return typeof value === "function" ? await value() : value;
+}

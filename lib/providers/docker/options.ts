@@ -1,0 +1,34 @@
+// What a docker() provider is configured with: the image, the engine, and what each container gets.
+import type Dockerode from "dockerode";
+
+/** A value, or a function giving it per sandbox. */
+export type Lazy<T> = T | (() => T | Promise<T>);
+
+export interface DockerProviderOptions {
+  /** The image: one with sandbox-agent at `binary` (see `buildSandboxImage()`), no registry needed. */
+  image: string;
+  /** The engine client; default one for `DOCKER_HOST` or the default socket. */
+  docker?: Dockerode;
+  /** Extra container environment (`KEY=value`), or a function giving it per sandbox. */
+  env?: Lazy<string[]>;
+  /** Bind mounts (`host:container[:ro]`), or a function giving them per sandbox. */
+  binds?: Lazy<string[]>;
+  /** Docker network mode; default `host`. */
+  networkMode?: string;
+  /** Server port inside the container when the network mode is not `host`; default 2468. */
+  agentPort?: number;
+  /** Bearer token: default a random one per sandbox; `false` starts the server with `--no-token`. */
+  token?: string | false;
+  /** More labels; ownership labels (`sandbox-agent-rx.*`) are always added. */
+  labels?: Record<string, string>;
+  /** Path of the server binary in the image; default `/bin/sandbox-agent`. */
+  binary?: string;
+  /** Working directory for sessions inside the container; default `/home/sandbox`. */
+  defaultCwd?: string;
+  /** Merged into the create request last (escape hatch for anything not covered above). */
+  createContainerOptions?: Partial<Dockerode.ContainerCreateOptions>;
+  /** How long the server may take to answer after the container starts; default 30000 ms. */
+  startTimeoutMs?: number;
+  /** Seconds `destroy` lets the server stop before the engine kills it; default 2. */
+  stopTimeoutSeconds?: number;
+}
