@@ -2,60 +2,32 @@
  * The sandbox client against small loopback servers that misbehave on purpose: they
  * record headers, never answer, or send headers and then stall the body.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import {
   CallAbortedError,
   CallTimeoutError,
   NotConnectedError,
   SandboxAgentClient,
 } from "../../../lib/sandbox/index.js";
+import {
+  neverAnswer,
+  serveLoopback,
+  type LoopbackHandler,
+  type LoopbackServer,
+} from "../../support/loopback-server.js";
 
-interface Loopback {
-  url: string;
-  requests: IncomingMessage[];
-  close(): Promise<void>;
-}
-
-/** An HTTP server on 127.0.0.1 whose every request goes to `handle` (which may never answer). */
-async function loopback(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
-  const sockets = new Set<Socket>();
-  const requests: IncomingMessage[] = [];
-  const server: Server = createServer((req, res) => {
-    requests.push(req);
-    handle(req, res);
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+/** Answers every request with `body` as JSON. */
+function answering(body: unknown): LoopbackHandler {
+  return (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
   };
 }
 
-/** Answers every request with `body` as JSON. */
-const answering = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-};
-
 /** Sends the headers and the first bytes of a longer body, then nothing more. */
-const stalling = (_req: IncomingMessage, res: ServerResponse): void => {
+const stalling: LoopbackHandler = (_req, res) => {
   res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
   res.write('{"path":"/tmp/x",');
 };
-
-const hanging = (): void => undefined;
 
 /** How `promise` settled within `ms` (a hang shows as "pending" instead of a jest timeout). */
 async function settled(promise: Promise<unknown>, ms = 5000): Promise<unknown> {
@@ -69,9 +41,9 @@ async function settled(promise: Promise<unknown>, ms = 5000): Promise<unknown> {
 }
 
 describe("control-plane headers (defect 3)", () => {
-  let server: Loopback;
+  let server: LoopbackServer;
   beforeAll(async () => {
-    server = await loopback(answering({ status: "ok", path: "/tmp/x", bytesWritten: 2 }));
+    server = await serveLoopback(answering({ status: "ok", path: "/tmp/x", bytesWritten: 2 }));
   });
   afterAll(() => server.close());
 
@@ -105,9 +77,9 @@ describe("control-plane headers (defect 3)", () => {
 });
 
 describe("control-plane timeoutMs covers the body (defect 4)", () => {
-  let server: Loopback;
+  let server: LoopbackServer;
   beforeAll(async () => {
-    server = await loopback(stalling);
+    server = await serveLoopback(stalling);
   });
   afterAll(() => server.close());
 
@@ -131,9 +103,9 @@ describe("control-plane timeoutMs covers the body (defect 4)", () => {
 });
 
 describe("timeoutMs values (defect 13)", () => {
-  let server: Loopback;
+  let server: LoopbackServer;
   beforeAll(async () => {
-    server = await loopback(answering({ status: "ok" }));
+    server = await serveLoopback(answering({ status: "ok" }));
   });
   afterAll(() => server.close());
 
@@ -156,9 +128,9 @@ describe("timeoutMs values (defect 13)", () => {
 });
 
 describe("waits for a connection are bounded (defects 4 and 10)", () => {
-  let server: Loopback;
+  let server: LoopbackServer;
   beforeAll(async () => {
-    server = await loopback(hanging);
+    server = await serveLoopback(neverAnswer);
   });
   afterAll(() => server.close());
 
