@@ -1,4 +1,5 @@
 import { normalizeTimeout } from "./timeout.js";
+import type { WebSocketWatchdogPolicy } from "./ws-watchdog.js";
 
 /**
  * How the event stream comes back after a drop. Every reconnect counts against
@@ -21,9 +22,15 @@ export interface ReconnectPolicy {
    * Off by default: a quiet stream is not a broken one.
    */
   stallTimeoutMs?: number;
+  /**
+   * `transport: "websocket"`: the liveness watchdog (pings with `ws`; silence while requests wait
+   * elsewhere). A stall closes the socket and goes the lost-connection way (`recover`).
+   */
+  webSocket?: WebSocketWatchdogPolicy;
 }
 
-export type NormalizedReconnectPolicy = Required<Omit<ReconnectPolicy, "stallTimeoutMs">> & {
+/** The WebSocket watchdog's settings are normalised by the socket's transport (`normalizeWatchdogPolicy`). */
+export type NormalizedReconnectPolicy = Required<Omit<ReconnectPolicy, "stallTimeoutMs" | "webSocket">> & {
   stallTimeoutMs: number | undefined;
 };
 

@@ -4,6 +4,7 @@ import type { AcpNetworkError } from "./errors/network-error.js";
 import { HttpTransport, joinUrl } from "./http.js";
 import type { AcpLogger } from "./logger.js";
 import { WebSocketTransport } from "./ws-transport.js";
+import { normalizeWatchdogPolicy } from "./ws-watchdog.js";
 
 export interface Transports {
   http: HttpTransport;
@@ -61,6 +62,7 @@ export function createTransports(
           token: options.token,
           cookies,
           maxMessageBytes: limits.maxMessageBytes,
+          watchdog: normalizeWatchdogPolicy(options.reconnect?.webSocket),
           logger,
           ...socket,
         })

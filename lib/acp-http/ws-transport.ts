@@ -10,6 +10,7 @@ import {
   type WebSocketConstructor,
   type WebSocketLike,
 } from "./web-socket.js";
+import { SocketWatchdog, type NormalizedWatchdogPolicy } from "./ws-watchdog.js";
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` URL of the endpoint. */
@@ -20,6 +21,8 @@ export interface WebSocketTransportOptions {
   token: TokenSource | undefined;
   cookies: AcpCookieStore | undefined;
   maxMessageBytes: number;
+  /** The liveness watchdog's settings (`reconnect.webSocket`); none without. */
+  watchdog?: NormalizedWatchdogPolicy;
   logger: AcpLogger;
   /** One text frame: one JSON-RPC message. */
   onMessage(data: string): void;
@@ -41,13 +44,16 @@ const OPEN_TIMEOUT_MS = 15_000;
  * shows its headers (`ws` emits `upgrade`); standard constructors cannot send headers, so
  * there the browser's own cookie jar and no bearer header apply. A lost socket is reported,
  * never reopened here: on a server without replay the next socket is a new connection,
- * which only `initialize` can start (the caller's recovery does that).
+ * which only `initialize` can start (the caller's recovery does that). A socket the watchdog
+ * finds stalled is dropped at once (a half-open one would never deliver its close event) and
+ * reported lost the same way.
  */
 export class WebSocketTransport {
   readonly #options: WebSocketTransportOptions;
   #socket: WebSocketLike | undefined;
   #opening: Promise<WebSocketLike> | undefined;
   #connectionId: string | undefined;
+  #watchdog: SocketWatchdog | undefined;
   #closed = false;
 
   constructor(options: WebSocketTransportOptions) {
@@ -77,7 +83,7 @@ export class WebSocketTransport {
   /** Drops the current socket (a new connection starts with the next send). */
   reset(): void {
     const socket = this.#socket;
-    this.#socket = undefined;
+    this.#detach();
     this.#opening = undefined;
     this.#connectionId = undefined;
     if (socket) closeQuietly(socket, 1000);
@@ -160,8 +166,10 @@ export class WebSocketTransport {
   }
 
   #listen(socket: WebSocketLike): void {
-    const { maxMessageBytes } = this.#options;
+    const { maxMessageBytes, watchdog: policy, busy = () => false } = this.#options;
+    const watchdog = (this.#watchdog = SocketWatchdog.start(socket, policy, busy, (ms) => this.#stalled(socket, ms)));
     socket.addEventListener("message", ((event: { data: unknown }) => {
+      watchdog?.heard();
       if (typeof event.data !== "string") return; // binary frames carry no ACP messages
       const bytes = oversize(event.data, maxMessageBytes);
       if (bytes !== undefined) return this.#options.onOversize(bytes);
@@ -169,10 +177,28 @@ export class WebSocketTransport {
     }));
     socket.addEventListener("close", ((event: { code?: number; reason?: string }) => {
       if (this.#socket !== socket) return;
-      this.#socket = undefined;
+      this.#detach();
       const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${event.reason ? `: ${event.reason}` : ""})`);
       this.#options.onLost(new AcpNetworkError("websocket", cause));
     }));
+  }
+
+  /** The watchdog heard nothing for `silentMs`: the peer is gone, whatever the socket says. */
+  #stalled(socket: WebSocketLike, silentMs: number): void {
+    if (this.#socket !== socket) return;
+    this.#detach();
+    const terminate = (socket as { terminate?: () => void }).terminate;
+    // `ws` can drop the TCP connection at once; a closing handshake would wait on a dead peer.
+    if (typeof terminate === "function") terminate.call(socket);
+    else closeQuietly(socket, 4000);
+    const cause = new Error(`WebSocket stalled: no frame or pong for ${silentMs} ms`);
+    this.#options.onLost(new AcpNetworkError("websocket", cause));
+  }
+
+  #detach(): void {
+    this.#socket = undefined;
+    this.#watchdog?.stop();
+    this.#watchdog = undefined;
   }
 }
 
