@@ -7,7 +7,9 @@
 // `dropSockets()` cuts TCP only (the ACP connection survives server-side, as after a network
 // blip) and `restart()` also replaces the AcpServer (every connection id is forgotten, as after
 // a server restart; sessions stay loadable).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
@@ -18,12 +20,38 @@ import { createTestAgent, newAgentLog, type AgentLog } from "./acp-sdk-agent.js"
 export interface AcpSdkServerOptions {
   /** Set `name=value` on every response (and the 101) and record whether later requests bring it back. */
   cookie?: { name: string; value: string };
+  /**
+   * Serve HTTP/2 over TLS (ALPN `h2`, HTTP/1.1 still accepted) with the loopback certificate in
+   * spec/support/tls (self-signed, for 127.0.0.1). Upgrades are HTTP/1.1 only, so no WebSocket.
+   */
+  http2?: boolean;
+}
+
+const TLS_DIR = new URL("./tls/", import.meta.url);
+
+/**
+ * The SDK's Node adapter copies request headers into a fetch `Headers`, which refuses HTTP/2's
+ * pseudo-headers (`:authority`, `:path`, ...) with a 500: hand it the request without them.
+ */
+function withoutPseudoHeaders(req: IncomingMessage): IncomingMessage {
+  const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !name.startsWith(":")));
+  headers.host ??= req.headers[":authority"] as string | undefined;
+  const rawHeaders: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (!name.startsWith(":")) rawHeaders.push(name, req.rawHeaders[i + 1] as string);
+  }
+  Object.defineProperty(req, "headers", { value: headers, configurable: true });
+  Object.defineProperty(req, "rawHeaders", { value: rawHeaders, configurable: true });
+  return req;
 }
 
 /** One request as the loopback server saw it. */
 export interface SeenRequest {
   readonly kind: "POST" | "GET" | "DELETE" | "UPGRADE" | "OTHER";
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** `1.1` or `2.0`. */
+  readonly httpVersion: string;
   /** Whether the `Cookie` header carried the affinity cookie. */
   readonly carriedCookie: boolean;
   /** Whether this request came after the server had set the cookie at least once. */
@@ -76,12 +104,13 @@ export async function startAcpSdkServer(options: AcpSdkServerOptions = {}): Prom
     requests.push({
       kind,
       headers: { ...req.headers },
+      httpVersion: req.httpVersion,
       carriedCookie: cookieCarried(req, options.cookie),
       afterCookieSet: cookieSet,
     });
   };
 
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const kind = req.method === "POST" || req.method === "GET" || req.method === "DELETE" ? req.method : "OTHER";
     if (setCookie) {
       res.setHeader("Set-Cookie", setCookie);
@@ -89,7 +118,15 @@ export async function startAcpSdkServer(options: AcpSdkServerOptions = {}): Prom
     }
     record(req, kind);
     current.http(req, res);
+  };
+  const tls = () => ({
+    key: readFileSync(new URL("loopback-key.pem", TLS_DIR)),
+    cert: readFileSync(new URL("loopback-cert.pem", TLS_DIR)),
   });
+  const server = options.http2
+    ? createSecureServer({ ...tls(), allowHTTP1: true }, (req, res) =>
+      handle(withoutPseudoHeaders(req as unknown as IncomingMessage), res as unknown as ServerResponse))
+    : createServer(handle);
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
@@ -107,7 +144,7 @@ export async function startAcpSdkServer(options: AcpSdkServerOptions = {}): Prom
   };
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `${options.http2 ? "https" : "http"}://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/acp`,
     port,
     log,
@@ -123,7 +160,7 @@ export async function startAcpSdkServer(options: AcpSdkServerOptions = {}): Prom
     stop: async () => {
       dropSockets();
       await current.acp.close();
-      server.closeAllConnections();
+      if ("closeAllConnections" in server) server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
