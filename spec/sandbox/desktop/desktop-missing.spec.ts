@@ -5,25 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
 import WebSocket from "ws";
-import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
-import { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
 import { DesktopDependenciesMissingError } from "../../../lib/sandbox/errors/desktop-dependencies-missing-error.js";
 import { DesktopStreamUnavailableError } from "../../../lib/sandbox/errors/desktop-stream-unavailable-error.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
 import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { rejection } from "../../support/rejection.js";
+import type { SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { startDesktopServer, type DesktopServer } from "./desktop-server.js";
 
 const TOKEN = "desktop-missing-secret-7f3a";
 const MISSING = ["Xvfb", "openbox", "xdotool", "import", "xrandr"];
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
 
 function expectMissing(error: unknown): void {
   expect(error).toBeInstanceOf(DesktopDependenciesMissingError);
@@ -37,20 +29,19 @@ function expectMissing(error: unknown): void {
 }
 
 describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
+  let running: DesktopServer;
   let server: SandboxAgentServer;
   let desktop: Desktop;
   let emptyPath: string;
 
   beforeAll(async () => {
     emptyPath = mkdtempSync(join(tmpdir(), "empty-path-"));
-    server = await startSandboxAgent({ token: TOKEN, env: { PATH: emptyPath } });
-    const token = (): string => TOKEN;
-    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token, headers: undefined, fetch: undefined });
-    desktop = new Desktop(http, { baseUrl: server.baseUrl });
+    running = await startDesktopServer({ token: TOKEN, env: { PATH: emptyPath } });
+    ({ server, desktop } = running);
   });
 
   afterAll(async () => {
-    await server?.stop();
+    await running?.stop();
     rmSync(emptyPath, { recursive: true, force: true });
   });
 

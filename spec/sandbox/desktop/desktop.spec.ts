@@ -5,9 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as v from "valibot";
-import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
-import { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import type { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
+import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
 import { CallAbortedError } from "../../../lib/sandbox/errors/call-errors.js";
 import { ConflictError } from "../../../lib/sandbox/errors/conflict-error.js";
 import { DesktopInactiveError } from "../../../lib/sandbox/errors/desktop-inactive-error.js";
@@ -15,80 +14,35 @@ import { DesktopStreamUnavailableError } from "../../../lib/sandbox/errors/deskt
 import { InvalidRequestError } from "../../../lib/sandbox/errors/invalid-request-error.js";
 import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { rejection } from "../../support/rejection.js";
 import { describeWith } from "../../support/system-component.js";
-import { DESKTOP, freeDisplayNumber, leftoverDesktopPids, typedText } from "./desktop-component.js";
+import { DESKTOP, freeDisplayNumber, typedText } from "./desktop-component.js";
+import { startDesktopServer, type DesktopServer } from "./desktop-server.js";
+import { identify, pngSize } from "./images.js";
+import { outputUntil } from "./process-output.js";
 
 jest.setTimeout(60_000);
 
 const WIDTH = 1024;
 const HEIGHT = 768;
 
-const LogsSchema = v.looseObject({ entries: v.array(v.looseObject({ data: v.string() })) });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
-
-/** Width and height from a PNG's IHDR chunk, after checking the signature. */
-function pngSize(bytes: Uint8Array): { width: number; height: number } {
-  expect(Buffer.from(bytes.subarray(0, 8)).toString("hex")).toBe("89504e470d0a1a0a");
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { width: view.getUint32(16), height: view.getUint32(20) };
-}
-
-/** ImageMagick's reading of an image file: proves the bytes decode, not just that the header is right. */
-function identify(dir: string, name: string, bytes: Uint8Array): string {
-  const path = join(dir, name);
-  writeFileSync(path, bytes);
-  return execFileSync("identify", ["-format", "%m %w %h", path], { encoding: "utf8" }).trim();
-}
-
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
-  let server: SandboxAgentServer;
+  let running: DesktopServer;
   let http: ControlPlaneHttp;
   let desktop: Desktop;
   let dir: string;
   const measured: Record<string, string> = {};
 
-  const processOutput = async (processId: string): Promise<string> => {
-    const path = `/v1/processes/${processId}/logs`;
-    const logs = await http.json("logs", LogsSchema, "get", path, { query: { stream: "stdout" } });
-    return logs.entries.map((entry) => Buffer.from(entry.data, "base64").toString("utf8")).join("");
-  };
-
-  /** Polls a process's output until `done` holds (xev writes each event as it happens). */
-  const outputUntil = async (processId: string, done: (output: string) => boolean): Promise<string> => {
-    const deadline = Date.now() + 10_000;
-    let output = "";
-    while (Date.now() < deadline) {
-      output = await processOutput(processId);
-      if (done(output)) return output;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return output;
-  };
-
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "desktop-spec-"));
-    server = await startSandboxAgent();
-    http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch: undefined });
-    desktop = new Desktop(http, { baseUrl: server.baseUrl });
+    running = await startDesktopServer();
+    ({ http, desktop } = running);
   });
 
   afterAll(async () => {
-    await desktop?.stop().catch(() => undefined);
-    const home = server?.home;
-    await server?.stop();
-    // xclip (from clipboard.set) and dbus-daemon outlive the server; they are this suite's own.
-    if (home) for (const pid of leftoverDesktopPids(home)) process.kill(pid, "SIGKILL");
+    await running?.stop();
     rmSync(dir, { recursive: true, force: true });
     process.stderr.write(`desktop suite measured: ${JSON.stringify(measured)}\n`);
   });
@@ -155,7 +109,7 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     await desktop.keyboard.press("c");
     await desktop.keyboard.up("shift");
     await desktop.keyboard.press("d");
-    const output = await outputUntil(typingProcess, (out) => typedText(out) === `${text}ACd`);
+    const output = await outputUntil(http, typingProcess, (out) => typedText(out) === `${text}ACd`);
     expect(typedText(output)).toBe(`${text}ACd`);
   });
 
@@ -174,7 +128,7 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     const y = target!.y + Math.floor(target!.height / 2);
     expect(await desktop.mouse.click(x, y)).toMatchObject({ x, y });
     expect((await desktop.windows.focused()).id).toBe(typingWindow);
-    const output = await outputUntil(typingProcess, (out) => out.includes("ButtonPress event"));
+    const output = await outputUntil(http, typingProcess, (out) => out.includes("ButtonPress event"));
     expect(output).toContain("ButtonPress event");
     expect(await desktop.mouse.position()).toMatchObject({ x, y });
 
@@ -213,7 +167,8 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     // The caller's own abort ends it at once, without the read-back.
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const aborted = await rejection(desktop.clipboard.set("other", {}, { signal: controller.signal, timeoutMs: 20_000 }));
+    const call = { signal: controller.signal, timeoutMs: 20_000 };
+    const aborted = await rejection(desktop.clipboard.set("other", {}, call));
     expect(aborted).toBeInstanceOf(CallAbortedError);
   });
 

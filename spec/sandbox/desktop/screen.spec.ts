@@ -2,12 +2,12 @@
 // the loop instead of piling requests up, and unsubscribing aborts the request in flight.
 import { jest } from "@jest/globals";
 import { firstValueFrom, take, toArray } from "rxjs";
-import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
-import { Desktop, type ScreenFrame } from "../../../lib/sandbox/desktop/index.js";
+import type { Desktop, ScreenFrame } from "../../../lib/sandbox/desktop/index.js";
 import { DesktopInactiveError } from "../../../lib/sandbox/errors/desktop-inactive-error.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { describeWith } from "../../support/system-component.js";
-import { DESKTOP, freeDisplayNumber, leftoverDesktopPids } from "./desktop-component.js";
+import { DESKTOP, freeDisplayNumber } from "./desktop-component.js";
+import { startDesktopServer, type DesktopServer } from "./desktop-server.js";
+import { pngSize } from "./images.js";
 
 jest.setTimeout(60_000);
 
@@ -42,23 +42,18 @@ class CountingFetch {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
-  let server: SandboxAgentServer;
+  let running: DesktopServer;
   let counting: CountingFetch;
   let desktop: Desktop;
 
   beforeAll(async () => {
-    server = await startSandboxAgent();
     counting = new CountingFetch();
-    const { fetch } = counting;
-    const http = new ControlPlaneHttp({ baseUrl: server.baseUrl, token: undefined, headers: undefined, fetch });
-    desktop = new Desktop(http, { baseUrl: server.baseUrl });
+    running = await startDesktopServer({ fetch: counting.fetch });
+    ({ desktop } = running);
   });
 
   afterAll(async () => {
-    await desktop?.stop().catch(() => undefined);
-    const home = server?.home;
-    await server?.stop();
-    if (home) for (const pid of leftoverDesktopPids(home)) process.kill(pid, "SIGKILL");
+    await running?.stop();
   });
 
   beforeEach(() => {
@@ -123,15 +118,16 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
     const frames = await firstValueFrom(desktop.screen$({ intervalMs: 400, scale: 0.5 }).pipe(take(3), toArray()));
     const gaps = frames.slice(1).map((frame, i) => frame.capturedAt - frames[i]!.capturedAt);
     // Each gap is at least the interval less the jitter of one request's latency.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(400 - 50 - Math.max(...frames.map((f) => f.latencyMs)));
+    const slowest = Math.max(...frames.map((f) => f.latencyMs));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(400 - 50 - slowest);
     expect(counting.maxInFlight).toBe(1);
   });
 
   it("takes only the region when given one", async () => {
-    const frame = await firstValueFrom(desktop.screen$({ intervalMs: 10, region: { x: 10, y: 10, width: 64, height: 32 } }));
+    const region = { x: 10, y: 10, width: 64, height: 32 };
+    const frame = await firstValueFrom(desktop.screen$({ intervalMs: 10, region }));
     expect(frame.contentType).toBe("image/png");
-    const view = new DataView(frame.bytes.buffer, frame.bytes.byteOffset, frame.bytes.byteLength);
-    expect([view.getUint32(16), view.getUint32(20)]).toEqual([64, 32]);
+    expect(pngSize(frame.bytes)).toEqual({ width: 64, height: 32 });
   });
 
   it("aborts the request in flight when unsubscribed, and starts no other", async () => {
