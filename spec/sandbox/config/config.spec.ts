@@ -9,15 +9,7 @@ import { InvalidRequestError } from "../../../lib/sandbox/errors/invalid-request
 import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
+import { rejection } from "../../support/rejection.js";
 
 describe("config, agents and connections against the real 0.4.2 server", () => {
   let server: SandboxAgentServer;

@@ -7,20 +7,12 @@ import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js
 import { freePort } from "../../../examples/demo/server.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
+import { rejection } from "../../support/rejection.js";
 
 const TOKEN = "health-spec-secret-91c2";
 
 const httpFor = (baseUrl: string, token?: string): ControlPlaneHttp =>
   new ControlPlaneHttp({ baseUrl, token, headers: undefined, fetch: undefined });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
 
 describe("waitForHealth and inspectorUrl against the real 0.4.2 server", () => {
   let server: SandboxAgentServer;

@@ -11,17 +11,9 @@ import {
 } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { next, realFactory, recordingFetch, serverWithClients, v2Factory } from "./servers.js";
+import { rejection } from "../../support/rejection.js";
 
 const SANDBOX = "sandboxagent.dev";
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error,
-  );
-}
 
 /** The config options as [id, currentValue] pairs. */
 async function values(c: SandboxAgentClient, sessionId: string): Promise<Array<[string, unknown]>> {
