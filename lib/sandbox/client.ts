@@ -6,16 +6,18 @@ import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import type { HistoryOptions, SessionRecording, StoreError } from "./persistence/client-side.js";
-import { preparePrompt, restoreStored, resumeDeps, resumeStored, type ResumedSession } from "./persistence/resume.js";
+import type { SessionRecording, StoreError } from "./persistence/client-side.js";
+import type { ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
+import type { SessionState } from "./session-config.js";
+import { RecordedSessions } from "./recorded-sessions.js";
 import { SandboxSessionConfig } from "./session-config-client.js";
 import { startSandbox, type StartSandboxOptions, type StartedSandbox } from "./providers/start-sandbox.js";
 import type { SandboxCallOptions, SandboxInfo } from "./providers/types.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
-import type { Logger, SandboxAgentClientOptions, SessionView } from "./types.js";
+import type { SandboxAgentClientOptions, SessionView } from "./types.js";
 
 export type * from "./types.js";
 
@@ -41,10 +43,9 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   readonly storeErrors$: Observable<StoreError>;
 
   readonly #options: SandboxAgentClientOptions;
-  readonly #events: Subject<SandboxEvent>;
   readonly #lifecycle: ConnectionLifecycle;
-  readonly #logger: Logger | undefined;
   readonly #recording: SessionRecording;
+  readonly #sessions: RecordedSessions;
   #sandbox: StartedSandbox | undefined;
 
   /**
@@ -61,13 +62,17 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     const events = new Subject<SandboxEvent>();
     const events$ = events.asObservable();
     super(options, events$);
-    this.#events = events;
     this.events$ = events$;
     this.#options = options;
     const connection = clientConnection(options, events, () => this.contract.api());
     this.#lifecycle = connection.lifecycle;
     this.#recording = connection.recording;
-    this.#logger = connection.logger;
+    this.#sessions = new RecordedSessions({
+      ...connection,
+      cwd: () => this.#cwd(),
+      recordConfig: (id, result) => this.recordSessionConfig(id, result),
+      restoreConfig: (id, result, stored, call) => this.restoreSessionConfig(id, result, stored, call),
+    });
     this.storeErrors$ = this.#recording.storeErrors$;
     this.sessionEnded$ = this.events$.pipe(sessionEndedOnly(), share());
     this.parseErrors$ = this.events$.pipe(parseErrorsOnly(), share());
@@ -137,6 +142,10 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return this.#recording.agentId(sessionId);
   }
 
+  protected override sessionConfigChanged(agentSessionId: string, known: SessionState): void {
+    this.#recording.configChanged(agentSessionId, known);
+  }
+
   protected extensionCall(operation: string, flag: string, method: string, params: object, call?: CallOptions) {
     return this.#on(operation, call, (connection, bounds) => {
       connection.requireExtension(operation, flag, method);
@@ -147,10 +156,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   // --- sessions ----------------------------------------------------------------------
 
   newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
-    const opening = this.#on("newSession", call, async (c, b) =>
-      this.#recording.opened(c, await sessions.newSession(c, options, this.#cwd(), b), options, this.#cwd()),
-    );
-    return this.#opened(opening);
+    return this.#sessions.newSession(options, call);
   }
 
   /** Opens an existing session on this connection (`session/load`): the agent replays its history. */
@@ -159,25 +165,12 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     options: sessions.NewSessionOptions = {},
     call?: CallOptions,
   ): Promise<sessions.SessionHandle> {
-    const cwd = this.#cwd();
-    const opening = this.#on("loadSession", call, async (c, b) =>
-      this.#recording.opened(c, await sessions.loadSession(c, sessionId, options, cwd, b), options, cwd),
-    );
-    return this.#opened(opening);
-  }
-
-  async #opened(opening: Promise<sessions.SessionHandle>): Promise<sessions.SessionHandle> {
-    const handle = await opening;
-    this.recordSessionConfig(this.#recording.agentId(handle.sessionId), handle.raw);
-    return handle;
+    return this.#sessions.loadSession(sessionId, options, call);
   }
 
   /** Runs one turn. Aborting `call.signal` before the outcome also cancels the turn on the server. */
   prompt(sessionId: string, prompt: sessions.PromptInput, call?: CallOptions): Promise<sessions.PromptOutcome> {
-    return this.#on("prompt", call, (c, bounds) => {
-      const { sessionId: id, blocks } = preparePrompt(this.#recording, c, sessionId, prompt);
-      return sessions.prompt(c, id, blocks, bounds, this.#logger);
-    });
+    return this.#sessions.prompt(sessionId, prompt, call);
   }
 
   /**
@@ -185,12 +178,11 @@ export class SandboxAgentClient extends SandboxSessionConfig {
    * then a `stop` event, then completion. Unsubscribing before the end cancels the turn.
    */
   prompt$(sessionId: string, prompt: sessions.PromptInput): Observable<PromptEvent> {
-    return promptStream(this.#views(), this.#recording.agentId(sessionId), prompt);
+    return promptStream(this.#sessions.views(this.events$), this.#recording.agentId(sessionId), prompt);
   }
 
   cancel(sessionId: string): Promise<void> {
-    const id = this.#recording.agentId(sessionId);
-    return this.#on("cancel", undefined, (c) => c.notify("session/cancel", { sessionId: id }));
+    return this.#sessions.cancel(sessionId);
   }
 
   /**
@@ -209,30 +201,26 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return this.#on("listSessions", call, (c, b) => sessions.listSessions(c, params, b));
   }
 
+  /** `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent. */
   forkSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<{ sessionId: string }> {
-    const cwd = options.cwd ?? this.#cwd();
-    return this.#on("forkSession", call, (c, b) => sessions.forkSession(c, sessionId, cwd, b));
+    return this.#sessions.forkSession(sessionId, options.cwd ?? this.#cwd(), call);
   }
 
   /**
    * A session the store has a record of (local id) comes back as `resumeStored` says (reattach,
-   * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined.
+   * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined
+   * (the session is recorded from then on).
    */
   async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
-    const stored = await resumeStored(this.#resumeDeps, sessionId, call);
+    const stored = await this.#sessions.resumeStored(sessionId, call);
     if (stored) return stored;
-    const cwd = options.cwd ?? this.#cwd();
-    await this.#on("resumeSession", call, (c, b) => sessions.resumeSession(c, sessionId, cwd, b));
+    await this.#sessions.agentResume(sessionId, options.cwd ?? this.#cwd(), call);
     return undefined;
   }
 
   /** Resumes every stored session that has not ended (see `resumeSession`); with `autoConnect: false` to reattach. */
   restoreSessions(call?: CallOptions): Promise<ResumedSession[]> {
-    return restoreStored(this.#resumeDeps, call);
-  }
-
-  get #resumeDeps() {
-    return resumeDeps(this.#recording, this.#lifecycle, this.#cwd());
+    return this.#sessions.restoreStored(call);
   }
 
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
@@ -253,18 +241,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
 
   /** A view of one session: its events (completing when it ends or its connection closes) and its calls. */
   session(sessionId: string): SessionView {
-    return sessionView(this.#views(), sessionId);
-  }
-
-  #views() {
-    return {
-      events$: this.events$,
-      connectionEnded$: this.#lifecycle.ended,
-      prompt: (id: string, input: sessions.PromptInput, call?: CallOptions) => this.prompt(id, input, call),
-      cancel: (id: string) => this.cancel(id),
-      history$: (id: string, options?: HistoryOptions) => this.#recording.history$(id, options),
-      agentId: (id: string) => this.#recording.agentId(id),
-    };
+    return sessionView(this.#sessions.views(this.events$), sessionId);
   }
 
   #cwd(): string {

@@ -2,7 +2,7 @@ import type { Observable } from "rxjs";
 import type { CallOptions } from "./connection.js";
 import type { SandboxEvent } from "./events.js";
 import { SandboxServerRoutes } from "./server-client.js";
-import { SessionSettings } from "./session-config.js";
+import { SessionSettings, type SessionState, type StoredSessionState } from "./session-config.js";
 import type { SessionConfigOption, SessionModes } from "./session-config-schemas.js";
 import type { SandboxAgentClientOptions } from "./types.js";
 
@@ -22,6 +22,7 @@ export abstract class SandboxSessionConfig extends SandboxServerRoutes {
       events$,
       send: (method, params, call) => this.sessionCall(method, params, call),
       agentOptions: async (call) => (await this.getAgent(options.agent ?? "", { ...call, config: true })).configOptions,
+      changed: (sessionId, known) => this.sessionConfigChanged(sessionId, known),
     });
   }
 
@@ -34,6 +35,24 @@ export abstract class SandboxSessionConfig extends SandboxServerRoutes {
   /** Records the modes and options a `session/new` or `session/load` result reports for the agent's session. */
   protected recordSessionConfig(agentSessionId: string, result: unknown): void {
     this.#settings.record(agentSessionId, result);
+  }
+
+  /** Called whenever what is known of a session's modes and options changes (the agent's session id). */
+  protected sessionConfigChanged(_agentSessionId: string, _known: SessionState): void {}
+
+  /**
+   * The stored configuration for a session the agent opened afresh (see `SessionSettings.restore`),
+   * or, with `result` undefined, for one it still has (taken as known, nothing sent).
+   */
+  protected async restoreSessionConfig(
+    agentSessionId: string,
+    result: unknown,
+    stored: StoredSessionState,
+    call?: CallOptions,
+  ): Promise<{ state: SessionState; failures: unknown[] }> {
+    if (result === undefined) this.#settings.adopt(agentSessionId, stored);
+    const failures = result === undefined ? [] : await this.#settings.restore(agentSessionId, result, stored, call);
+    return { state: this.#settings.known(agentSessionId), failures };
   }
 
   /** The session's modes (current and available), or null when the agent reported none. */

@@ -20,16 +20,37 @@ export interface SessionConfigSource {
   send(method: string, params: Record<string, unknown>, call?: CallOptions): Promise<unknown>;
   /** The agent's options from the server's agent route, for a session that never reported any. */
   agentOptions(call?: CallOptions): Promise<unknown>;
+  /** Called with a session's modes and options each time what is known of them changes. */
+  changed?(sessionId: string, known: SessionState): void;
 }
 
-interface Known {
+/** What is known of a session's configuration (either part absent when the agent never reported it). */
+export interface SessionState {
   modes?: SessionModes | null;
   configOptions?: SessionConfigOption[];
+}
+
+type Known = SessionState;
+
+/** Modes and options as a store keeps them (checked before use). */
+export interface StoredSessionState {
+  modes?: unknown;
+  configOptions?: unknown;
 }
 
 const METHOD_NOT_FOUND = -32601;
 const clone = <T>(value: T): T => structuredClone(value);
 const unsupported = (error: unknown): boolean => error instanceof AgentError && error.code === METHOD_NOT_FOUND;
+
+/** A stored record's modes and options, where they parse. */
+function storedState(stored: StoredSessionState): Known {
+  const modes = v.safeParse(SessionModesSchema, stored.modes);
+  const options = v.safeParse(SessionConfigOptionsSchema, stored.configOptions);
+  return {
+    ...(modes.success ? { modes: modes.output } : {}),
+    ...(options.success ? { configOptions: options.output } : {}),
+  };
+}
 
 /**
  * Each session's modes and configuration options, as the agent last reported them: from the
@@ -41,6 +62,8 @@ const unsupported = (error: unknown): boolean => error instanceof AgentError && 
 export class SessionSettings {
   readonly #known = new Map<string, Known>();
   readonly #source: SessionConfigSource;
+  /** Sessions whose changes are reported once, at the end (while `restore` runs). */
+  readonly #quiet = new Set<string>();
 
   constructor(source: SessionConfigSource) {
     this.#source = source;
@@ -49,13 +72,45 @@ export class SessionSettings {
 
   /** Records what a `session/new` / `session/load` result says (values that do not parse are ignored). */
   record(sessionId: string, result: unknown): void {
-    const raw = (result ?? {}) as Record<string, unknown>;
-    const modes = v.safeParse(SessionModesSchema, raw.modes);
-    const options = v.safeParse(SessionConfigOptionsSchema, raw.configOptions);
-    this.#update(sessionId, {
-      ...(modes.success ? { modes: modes.output } : {}),
-      ...(options.success ? { configOptions: options.output } : {}),
-    });
+    this.#update(sessionId, storedState((result ?? {}) as Record<string, unknown>));
+  }
+
+  /**
+   * Gives a session the mode and option values of `stored` (a stored record) where what `result`
+   * (its load or creation answer) reports differs: the mode first, then each option the session
+   * still offers. The change is reported once, when done. Resolves with what could not be set.
+   */
+  async restore(sessionId: string, result: unknown, stored: StoredSessionState, call?: CallOptions) {
+    const failures: unknown[] = [];
+    this.#quiet.add(sessionId);
+    try {
+      this.record(sessionId, result);
+      const wanted = storedState(stored);
+      const mode = wanted.modes?.currentModeId;
+      const now = () => this.#known.get(sessionId);
+      if (mode && now()?.modes?.currentModeId !== mode) {
+        await this.setMode(sessionId, mode, call).catch((error: unknown) => failures.push(error));
+      }
+      for (const option of wanted.configOptions ?? []) {
+        const current = now()?.configOptions?.find((candidate) => candidate.id === option.id);
+        if (!current || option.currentValue === undefined || current.currentValue === option.currentValue) continue;
+        await this.setOption(sessionId, option.id, option.currentValue, call).catch((error) => failures.push(error));
+      }
+    } finally {
+      this.#quiet.delete(sessionId);
+      this.#source.changed?.(sessionId, clone(this.#known.get(sessionId) ?? {}));
+    }
+    return failures;
+  }
+
+  /** Takes what a stored record says as known, without sending anything (the agent still has the session). */
+  adopt(sessionId: string, stored: StoredSessionState): void {
+    if (!this.#known.has(sessionId)) this.#update(sessionId, storedState(stored));
+  }
+
+  /** What is known of the session now. */
+  known(sessionId: string): SessionState {
+    return clone(this.#known.get(sessionId) ?? {});
   }
 
   async modes(sessionId: string, call?: CallOptions): Promise<SessionModes | null> {
@@ -173,6 +228,8 @@ export class SessionSettings {
   }
 
   #update(sessionId: string, change: Known): void {
-    this.#known.set(sessionId, { ...this.#known.get(sessionId), ...change });
+    const known = { ...this.#known.get(sessionId), ...change };
+    this.#known.set(sessionId, known);
+    if (!this.#quiet.has(sessionId)) this.#source.changed?.(sessionId, clone(known));
   }
 }

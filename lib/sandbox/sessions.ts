@@ -106,26 +106,25 @@ export async function prompt(
   }
 }
 
+/** `session/fork`: a new session that starts from `sessionId`'s history. */
 export async function forkSession(
   conn: SandboxConnection,
   sessionId: string,
   cwd: string,
   call?: CallOptions,
-): Promise<{ sessionId: string }> {
+): Promise<SessionHandle> {
   const forked = await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call);
-  const result = validate("forkSession", NewSessionWireSchema, forked);
-  conn.openSessions.add(result.sessionId);
-  return { sessionId: result.sessionId };
+  return opened(conn, validate("forkSession", NewSessionWireSchema, forked).sessionId, forked);
 }
 
+/** ACP `session/resume`: the agent's session opened on this connection, without a replay of its history. */
 export async function resumeSession(
   conn: SandboxConnection,
   sessionId: string,
   cwd: string,
   call?: CallOptions,
-): Promise<void> {
-  await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call);
-  conn.openSessions.add(sessionId);
+): Promise<SessionHandle> {
+  return opened(conn, sessionId, await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call));
 }
 
 export async function listSessions(

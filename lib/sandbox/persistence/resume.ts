@@ -1,7 +1,8 @@
 import type { CallOptions, SandboxConnection } from "../connection.js";
 import type { ConnectionLifecycle } from "../lifecycle.js";
 import * as sessions from "../sessions.js";
-import type { NewSessionOptions, PromptBlock, PromptInput, SessionHandle } from "../session-types.js";
+import type { SessionState } from "../session-config.js";
+import type { NewSessionOptions, PromptBlock, PromptInput, PromptOutcome, SessionHandle } from "../session-types.js";
 import { replayFromStore, type ReplayText } from "./replay.js";
 import type { SessionRecord } from "./schemas.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
@@ -40,13 +41,25 @@ export interface ResumeDeps {
   Promise<T>;
   connected(): boolean;
   cwd: string;
+  /**
+   * Gives the session its stored modes and options: re-applied when the agent opened it afresh
+   * (`result` is its load or creation answer), only taken as known when it never lost them
+   * (`result` undefined). Resolves with what the session has then.
+   */
+  config(agentSessionId: string, result: unknown, record: SessionRecord, call?: CallOptions): Promise<SessionState>;
 }
 
 /** The client's lifecycle as resume sees it. */
-export function resumeDeps(recording: SessionRecording, lifecycle: ConnectionLifecycle, cwd: string): ResumeDeps {
+export function resumeDeps(
+  recording: SessionRecording,
+  lifecycle: ConnectionLifecycle,
+  cwd: string,
+  config: ResumeDeps["config"],
+): ResumeDeps {
   return {
     recording,
     cwd,
+    config,
     connected: () => lifecycle.connected,
     connect: (target, call) => lifecycle.connect(call, target).then(() => true, () => false),
     on: (method, call, run) => lifecycle.with(method, call, run),
@@ -109,7 +122,7 @@ export async function resumeStored(
       : {}),
     ...(record.metadata ? { metadata: record.metadata as NewSessionOptions["metadata"] } : {}),
   };
-  return deps.on("resumeSession", call, async (conn, bounds) => {
+  const resumed = await deps.on("resumeSession", call, async (conn, bounds) => {
     if (connectionKey(conn) === record.lastConnectionId) {
       conn.openSessions.add(record.agentSessionId);
       const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
@@ -138,6 +151,11 @@ export async function resumeStored(
     recording.setReplay(localId, replay);
     return { ...handle, localId, resumedBy: "replayed", ...(replay ? { replay } : {}) } satisfies ResumedSession;
   });
+  // A session the agent still has (attached, reattached) kept its configuration; a loaded or new one
+  // may have started over (the 0.4.2 server's agent process is new), so the stored values are sent.
+  const fresh = resumed.resumedBy === "loaded" || resumed.resumedBy === "replayed";
+  const state = await deps.config(resumed.sessionId, fresh ? resumed.raw : undefined, record, call);
+  return { ...resumed, ...state };
 }
 
 /** Every stored session that has not ended, resumed one after another (see `resumeStored`). */
@@ -168,17 +186,28 @@ export async function restoreStored(deps: ResumeDeps, call?: CallOptions): Promi
 
 /**
  * A prompt on a recorded session: the user's blocks are recorded, and a pending replay goes first.
- * Returns the agent's session id and the blocks to send.
+ * `send` gets the agent's session id and the blocks. A prompt that fails or ends `cancelled` gives
+ * the replay back, so the next prompt carries it: the agent has not taken it in.
  */
-export function preparePrompt(
+export async function recordedPrompt(
   recording: SessionRecording,
   conn: SandboxConnection,
   id: string,
   input: PromptInput,
-): { sessionId: string; blocks: PromptBlock[] } {
+  send: (sessionId: string, blocks: PromptBlock[]) => Promise<PromptOutcome>,
+): Promise<PromptOutcome> {
   const sessionId = recording.agentId(id);
   const blocks = sessions.toPromptBlocks(input);
   recording.outbound(conn, sessionId, blocks);
   const replay = recording.takeReplay(sessionId);
-  return { sessionId, blocks: replay ? [{ type: "text", text: replay.text }, ...blocks] : blocks };
+  if (!replay) return send(sessionId, blocks);
+  let outcome: PromptOutcome;
+  try {
+    outcome = await send(sessionId, [{ type: "text", text: replay.text }, ...blocks]);
+  } catch (error) {
+    recording.returnReplay(sessionId, replay);
+    throw error;
+  }
+  if (outcome.stopReason === "cancelled") recording.returnReplay(sessionId, replay);
+  return outcome;
 }

@@ -109,12 +109,21 @@ export class SessionRecording {
     this.#enqueue(agentSessionId, `client:${key}:${globalThis.crypto.randomUUID()}`, key, "client", payload);
   }
 
-  /** The replay waiting for this session's next prompt, taken (it is sent once). */
+  /**
+   * The replay waiting for this session's next prompt, taken for one prompt: `returnReplay` puts it
+   * back when that prompt fails, so it is sent until a prompt carrying it succeeds.
+   */
   takeReplay(agentSessionId: string): ReplayText | undefined {
     const localId = this.localId(agentSessionId);
     const replay = this.#replays.get(localId);
     this.#replays.delete(localId);
     return replay;
+  }
+
+  /** A replay whose prompt failed or was cancelled, pending again (unless a newer resume set another). */
+  returnReplay(agentSessionId: string, replay: ReplayText): void {
+    const localId = this.localId(agentSessionId);
+    if (!this.#replays.has(localId)) this.#replays.set(localId, replay);
   }
 
   setReplay(localId: string, replay: ReplayText | null): void {
@@ -128,7 +137,14 @@ export class SessionRecording {
     const metadata = { ...handle.metadata, ...options.metadata };
     const previous = this.#records.get(id);
     this.#local.set(handle.sessionId, id);
-    const configOptions = Array.isArray(handle.configOptions) ? { configOptions: handle.configOptions } : {};
+    // A session opened again keeps its stored modes and options until the settings layer reports
+    // the agent's (after re-applying the stored ones, see `configChanged`).
+    const config = previous
+      ? {}
+      : {
+        ...(handle.modes !== undefined ? { modes: handle.modes } : {}),
+        ...(Array.isArray(handle.configOptions) ? { configOptions: handle.configOptions } : {}),
+      };
     const record: SessionRecord = {
       ...previous,
       id,
@@ -138,12 +154,33 @@ export class SessionRecording {
       createdAt: previous?.createdAt ?? Date.now(),
       ...(Object.keys(metadata).length > 0 ? { metadata } : previous?.metadata ? { metadata: previous.metadata } : {}),
       sessionInit: previous?.sessionInit ?? init,
-      ...(handle.modes !== undefined ? { modes: handle.modes } : {}),
-      ...configOptions,
+      ...config,
     };
     this.#records.set(id, record);
     this.#write(record);
     return handle;
+  }
+
+  /**
+   * A session opened by `session/fork`: recorded like a new one, with `metadata.forkedFrom` naming
+   * the parent's local id. A fork answered with an id already recorded here (the v2 contract
+   * server's mock agent answers with the parent's) is the same session on the wire: not recorded twice.
+   */
+  forked(conn: SandboxConnection, handle: SessionHandle, parentId: string, cwd: string): SessionHandle {
+    if (this.#local.has(handle.sessionId)) return handle;
+    const forkedFrom = this.localId(parentId);
+    return this.opened(conn, handle, { cwd, metadata: { forkedFrom } }, cwd);
+  }
+
+  /** The agent's session's modes and options changed (or were re-applied): written to its record. */
+  configChanged(agentSessionId: string, known: { modes?: unknown; configOptions?: unknown[] }): void {
+    const record = this.#local.has(agentSessionId) ? this.#records.get(this.localId(agentSessionId)) : undefined;
+    if (!record) return;
+    const next = { ...record, ...known };
+    const config = (r: SessionRecord) => JSON.stringify([r.modes, r.configOptions]);
+    if (config(next) === config(record)) return;
+    this.#records.set(record.id, next);
+    this.#write(next);
   }
 
   /** Maps a stored session before its connection replays (so the replayed events are recognised). */

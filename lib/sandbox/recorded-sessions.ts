@@ -1,0 +1,131 @@
+import type { Observable } from "rxjs";
+import type { CallOptions, SandboxConnection } from "./connection.js";
+import type { SandboxEvent } from "./events.js";
+import type { ConnectionLifecycle } from "./lifecycle.js";
+import type { SessionRecording } from "./persistence/client-side.js";
+import { recordedPrompt, restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
+import type { ResumedSession } from "./persistence/resume.js";
+import type { SessionState, StoredSessionState } from "./session-config.js";
+import * as sessions from "./sessions.js";
+import type { NewSessionOptions, PromptInput, PromptOutcome, SessionHandle } from "./session-types.js";
+import type { ViewSource } from "./session-views.js";
+import type { Logger } from "./types.js";
+
+/** What the recorded sessions need from the client. */
+export interface RecordedSessionsDeps {
+  recording: SessionRecording;
+  lifecycle: ConnectionLifecycle;
+  logger: Logger | undefined;
+  cwd(): string;
+  /** The session-configuration layer takes the modes and options of the agent's answer. */
+  recordConfig(agentSessionId: string, result: unknown): void;
+  /** ... or a stored session's (see `SandboxSessionConfig.restoreSessionConfig`). */
+  restoreConfig(
+    agentSessionId: string,
+    result: unknown,
+    stored: StoredSessionState,
+    call?: CallOptions,
+  ): Promise<{ state: SessionState; failures: unknown[] }>;
+}
+
+/**
+ * The client's sessions as the store sees them: every way of opening one records it (the session
+ * record, then its events) and tells the configuration layer what the agent answered with; a
+ * prompt carries a resumed session's pending replay; the views run on local ids.
+ */
+export class RecordedSessions {
+  readonly #deps: RecordedSessionsDeps;
+
+  constructor(deps: RecordedSessionsDeps) {
+    this.#deps = deps;
+  }
+
+  newSession(options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
+    return this.#on("newSession", call, async (conn, bounds) =>
+      this.#opened(conn, await sessions.newSession(conn, options, this.#deps.cwd(), bounds), options),
+    );
+  }
+
+  loadSession(sessionId: string, options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
+    return this.#on("loadSession", call, async (conn, bounds) =>
+      this.#opened(conn, await sessions.loadSession(conn, sessionId, options, this.#deps.cwd(), bounds), options),
+    );
+  }
+
+  /** `session/fork` of a session (a local id or the agent's): the fork is recorded with a link to it. */
+  forkSession(parentId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {
+    const { recording } = this.#deps;
+    return this.#on("forkSession", call, async (conn, bounds) => {
+      const handle = await sessions.forkSession(conn, recording.agentId(parentId), cwd, bounds);
+      this.#configured(recording.forked(conn, handle, parentId, cwd));
+      return { sessionId: handle.sessionId };
+    });
+  }
+
+  /** ACP `session/resume` of a session the store has no record of: recorded from now on. */
+  async agentResume(sessionId: string, cwd: string, call?: CallOptions): Promise<void> {
+    await this.#on("resumeSession", call, async (conn, bounds) =>
+      this.#opened(conn, await sessions.resumeSession(conn, sessionId, cwd, bounds), { cwd }),
+    );
+  }
+
+  /** A stored session back (see `resumeStored`); undefined when the store has no record of `localId`. */
+  resumeStored(localId: string, call?: CallOptions): Promise<ResumedSession | undefined> {
+    return resumeStored(this.#resumeDeps(), localId, call);
+  }
+
+  restoreStored(call?: CallOptions): Promise<ResumedSession[]> {
+    return restoreStored(this.#resumeDeps(), call);
+  }
+
+  prompt(sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
+    const { recording, logger } = this.#deps;
+    return this.#on("prompt", call, (conn, bounds) =>
+      recordedPrompt(recording, conn, sessionId, input, (id, blocks) =>
+        sessions.prompt(conn, id, blocks, bounds, logger),
+      ),
+    );
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    const id = this.#deps.recording.agentId(sessionId);
+    return this.#on("cancel", undefined, (conn) => conn.notify("session/cancel", { sessionId: id }));
+  }
+
+  /** What the session views are made of. */
+  views(events$: Observable<SandboxEvent>): ViewSource {
+    const { recording, lifecycle } = this.#deps;
+    return {
+      events$,
+      connectionEnded$: lifecycle.ended,
+      prompt: (id, input, call) => this.prompt(id, input, call),
+      cancel: (id) => this.cancel(id),
+      history$: (id, options) => recording.history$(id, options),
+      agentId: (id) => recording.agentId(id),
+    };
+  }
+
+  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallOptions) => Promise<T>) {
+    return this.#deps.lifecycle.with(method, call, run);
+  }
+
+  #opened(conn: SandboxConnection, handle: SessionHandle, options: NewSessionOptions): SessionHandle {
+    return this.#configured(this.#deps.recording.opened(conn, handle, options, this.#deps.cwd()));
+  }
+
+  #configured(handle: SessionHandle): SessionHandle {
+    this.#deps.recordConfig(handle.sessionId, handle.raw);
+    return handle;
+  }
+
+  #resumeDeps(): ResumeDeps {
+    const { recording, lifecycle, logger } = this.#deps;
+    return resumeDeps(recording, lifecycle, this.#deps.cwd(), async (id, result, record, call) => {
+      const { state, failures } = await this.#deps.restoreConfig(id, result, record, call);
+      for (const error of failures) {
+        logger?.warn("a stored session setting was not re-applied", { id, error: (error as Error).message });
+      }
+      return state;
+    });
+  }
+}
