@@ -1,127 +1,168 @@
 /**
- * The protocol client against goose's `goose serve` (installed on demand, once per machine),
- * the same checks as the qwen suite minus resume (goose sends no SSE ids and ignores
- * Last-Event-ID) and auth (`goose serve` has no token option).
+ * The protocol client against goose's `goose serve` over HTTP (installed on demand, once per
+ * machine): the same checks as the qwen suite minus resume (goose sends no SSE ids and ignores
+ * Last-Event-ID), plus goose's shared-secret authentication. Recovery: goose-recovery.spec.ts.
  */
-import { filter, firstValueFrom } from "rxjs";
 import {
   AcpConnectionClosedError,
-  AcpHttpClient,
+  AcpHttpError,
   RFD_PROFILE,
-  isNotification,
   isRequest,
-  type AcpClientHandlers,
-  type AcpEnvelope,
   type RequestPermissionParams,
 } from "../../../lib/acp-http/index.js";
 import { FAKE_REPLY_MARKER } from "../../support/fake-openai.js";
 import { describeWith } from "../../support/system-component.js";
-import { GOOSE, GOOSE_INSTALL_TIMEOUT_MS, gooseBinary, startGooseServe, type GooseServe } from "./goose-server.js";
+import { chunks, clientsFor, firstChunk, openSession, record } from "./goose-helpers.js";
+import {
+  GOOSE,
+  GOOSE_INSTALL_TIMEOUT_MS,
+  GOOSE_PACKAGE,
+  GOOSE_VERSION,
+  gooseBinary,
+  startGooseServe,
+  type GooseServe,
+} from "./goose-server.js";
 
 const run = describeWith([GOOSE]);
 
-interface UpdateParams {
-  sessionId?: string;
-  update?: { sessionUpdate?: string; content?: { text?: string } };
+/** The `data:` of the first SSE frame of `response` that `match`es. */
+async function firstFrame(response: Response, match: (data: string) => boolean): Promise<string> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the stream ended before the frame");
+      buffer += decoder.decode(value, { stream: true });
+      const frames = buffer.split("\n\n");
+      buffer = frames.pop() ?? "";
+      for (const frame of frames) {
+        const data = frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+        if (data && match(data)) return data;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
 }
-
-const chunks = (all: readonly AcpEnvelope[], sessionId: string): string[] =>
-  all
-    .filter((e) => isNotification(e) && e.method === "session/update")
-    .map((e) => (isNotification(e) ? (e.params as UpdateParams) : {}))
-    .filter((p) => p.sessionId === sessionId && p.update?.sessionUpdate === "agent_message_chunk")
-    .map((p) => p.update?.content?.text ?? "");
 
 // goose is installed on demand (once per machine); its own hook, so the install is outside the start deadline.
 if (GOOSE.available()) beforeAll(() => gooseBinary(), GOOSE_INSTALL_TIMEOUT_MS);
 
-run("interop: goose serve 1.37.0 (@aaif/goose-binary-linux-x64 0.20.2)", () => {
+run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), HTTP`, () => {
   let server: GooseServe;
-  const clients: AcpHttpClient[] = [];
-  const connect = (handlers?: AcpClientHandlers): AcpHttpClient => {
-    const client = new AcpHttpClient({ baseUrl: server.baseUrl, ...RFD_PROFILE, ...(handlers ? { handlers } : {}) });
-    clients.push(client);
-    return client;
-  };
+  const { connect, disconnectAll } = clientsFor(() => server);
+  const acp = () => `${server.baseUrl}${RFD_PROFILE.path}`;
 
   beforeAll(async () => {
     server = await startGooseServe();
   }, 40_000);
 
   afterAll(async () => {
-    await Promise.allSettled(clients.map((client) => client.disconnect()));
+    await disconnectAll();
     await server?.stop();
   }, 30_000);
 
   it("connect and stream: initialize, newSession, a prompt whose chunks arrive before end_turn", async () => {
     const client = connect();
-    await client.initialize();
+    const init = await client.initialize();
     expect(client.connectionId).toBeTruthy();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
-    const all: AcpEnvelope[] = [];
-    const sub = client.envelopes$.subscribe((e) => all.push(e));
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    const sessionId = await openSession(client, server);
+    const seen = record(client);
     let atResolve = "";
-    const result = await client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "hello goose" }] }).then((r) => {
-      atResolve = chunks(all, session.sessionId).join("");
+    const result = await client.prompt({ sessionId, prompt: [{ type: "text", text: "hello goose" }] }).then((r) => {
+      atResolve = chunks(seen.all, sessionId).join("");
       return r;
     });
-    sub.unsubscribe();
+    seen.stop();
     expect(result.stopReason).toBe("end_turn");
     expect(atResolve).toContain(FAKE_REPLY_MARKER);
+  });
+
+  it("auth: without the secret, or with a wrong one, initialize fails with a typed 401", async () => {
+    for (const headers of [{ "X-Secret-Key": "" }, { "X-Secret-Key": "wrong" }]) {
+      const client = connect({ headers });
+      const failure = await client.initialize().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(AcpHttpError);
+      expect((failure as AcpHttpError).status).toBe(401);
+    }
+    // The secret also travels as `?token=` (for browsers' WebSocket); /health needs none.
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const post = (url: string) => fetch(url, { method: "POST", headers, body });
+    expect((await post(acp())).status).toBe(401);
+    expect((await post(`${acp()}?token=${server.secretKey}`)).status).toBe(200);
+    expect((await fetch(`${server.baseUrl}/health`)).status).toBe(200);
   });
 
   it("permission: any session/request_permission is answered by the handler", async () => {
     const asked: RequestPermissionParams[] = [];
     const client = connect({
-      requestPermission: (params) => {
-        asked.push(params);
-        const once = params.options.find((o) => o.kind === "allow_once");
-        return once ? { outcome: { outcome: "selected", optionId: once.optionId } } : { outcome: { outcome: "cancelled" } };
+      handlers: {
+        requestPermission: (params) => {
+          asked.push(params);
+          const once = params.options.find((o) => o.kind === "allow_once");
+          if (!once) return { outcome: { outcome: "cancelled" } };
+          return { outcome: { outcome: "selected", optionId: once.optionId } };
+        },
       },
     });
-    await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
-    const all: AcpEnvelope[] = [];
-    const sub = client.envelopes$.subscribe((e) => all.push(e));
-    const result = await client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "TOOLCALL write the file" }] });
-    sub.unsubscribe();
+    const sessionId = await openSession(client, server);
+    const seen = record(client);
+    const result = await client.prompt({ sessionId, prompt: [{ type: "text", text: "TOOLCALL write the file" }] });
+    seen.stop();
     expect(typeof result.stopReason).toBe("string");
-    const requests = all.filter((e) => isRequest(e) && e.method === "session/request_permission");
+    const requests = seen.all.filter((e) => isRequest(e) && e.method === "session/request_permission");
     expect(asked).toHaveLength(requests.length);
-    // Recorded, not required: goose offers no tool named write_file, so the fake model's
-    // TOOLCALL switch never fires and no permission request is made (0 in our run).
-    process.stdout.write(`goose permission requests: ${requests.length}, stopReason ${result.stopReason}\n`);
+    // Recorded, not required: goose offers `write`, `edit` and `shell`, not `write_file`, so the
+    // fake model's TOOLCALL switch never fires and no permission request is made (0 in our run).
+    const offered = server.model.calls().at(-1)?.tools ?? [];
+    process.stdout.write(`goose permission requests: ${requests.length}; tools offered: ${offered.join(", ")}\n`);
   });
 
-  it("cancel: session/cancel during a SLOW prompt", async () => {
+  it("cancel: session/cancel during a SLOW prompt ends the turn with `cancelled`", async () => {
     const client = connect();
-    await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
-    const first = firstValueFrom(
-      client.envelopes$.pipe(filter((e) => isNotification(e) && e.method === "session/update" && (e.params as UpdateParams).update?.sessionUpdate === "agent_message_chunk")),
-    );
-    const all: AcpEnvelope[] = [];
-    const sub = client.envelopes$.subscribe((e) => all.push(e));
-    const prompt = client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "SLOW then cancel" }] });
-    await first;
-    await client.cancel({ sessionId: session.sessionId });
-    const result = await prompt;
-    // The turn stops early (the model's last, marked chunk never streams), but goose 1.37
-    // answers `end_turn` where ACP asks for `cancelled`: asserted as observed, so a change shows.
-    expect(chunks(all, session.sessionId).join("")).not.toContain(FAKE_REPLY_MARKER);
-    expect(result.stopReason).toBe("end_turn");
-    sub.unsubscribe();
+    const sessionId = await openSession(client, server);
+    const started = firstChunk(client, sessionId);
+    const seen = record(client);
+    const turn = client.prompt({ sessionId, prompt: [{ type: "text", text: "SLOW then cancel" }] });
+    await started;
+    await client.cancel({ sessionId });
+    const result = await turn;
+    seen.stop();
+    // The model's last, marked chunk never streams; 1.37 answered `end_turn` here, 1.52 as ACP asks.
+    expect(chunks(seen.all, sessionId).join("")).not.toContain(FAKE_REPLY_MARKER);
+    expect(result.stopReason).toBe("cancelled");
   });
 
   it("close: session/list shows the session, unstableCloseSession closes it", async () => {
     const client = connect();
-    await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
-    await client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "something to list" }] });
+    const sessionId = await openSession(client, server);
+    await client.prompt({ sessionId, prompt: [{ type: "text", text: "something to list" }] });
     const listed = await client.listSessions();
-    expect(listed.sessions.some((s) => s.sessionId === session.sessionId)).toBe(true);
-    await expect(client.unstableCloseSession({ sessionId: session.sessionId })).resolves.toBeDefined();
+    expect(listed.sessions.some((s) => s.sessionId === sessionId)).toBe(true);
+    await expect(client.unstableCloseSession({ sessionId })).resolves.toBeDefined();
     expect(client.state).toBe("open");
+  });
+
+  it("one stream per session: a second GET on a session stream is refused with 409", async () => {
+    const client = connect();
+    const sessionId = await openSession(client, server);
+    await client.prompt({ sessionId, prompt: [{ type: "text", text: "the stream is open" }] });
+    const headers = {
+      ...server.authHeaders,
+      accept: "text/event-stream",
+      [RFD_PROFILE.connectionIdHeader]: client.connectionId ?? "",
+      [RFD_PROFILE.sessionStreams.header]: sessionId,
+    };
+    const second = await fetch(acp(), { headers });
+    // 1.37 let both streams receive every event; 1.52 keeps one subscriber per stream.
+    expect(second.status).toBe(409);
+    expect(await second.text()).toContain("already has a subscriber");
+    const after = await client.prompt({ sessionId, prompt: [{ type: "text", text: "still mine" }] });
+    expect(after.stopReason).toBe("end_turn");
   });
 
   it("DELETE on disconnect; a 404 afterwards is a typed connection-lost error", async () => {
@@ -129,18 +170,56 @@ run("interop: goose serve 1.37.0 (@aaif/goose-binary-linux-x64 0.20.2)", () => {
     await client.initialize();
     const id = client.connectionId ?? "";
     await client.disconnect();
-    const after = await fetch(`${server.baseUrl}${RFD_PROFILE.path}`, {
+    const after = await fetch(acp(), {
       method: "POST",
-      headers: { "content-type": "application/json", [RFD_PROFILE.connectionIdHeader]: id },
+      headers: { ...server.authHeaders, "content-type": "application/json", [RFD_PROFILE.connectionIdHeader]: id },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} }),
     });
     expect(after.status).toBe(404);
 
     const other = connect();
     await other.initialize();
-    await fetch(`${server.baseUrl}${RFD_PROFILE.path}`, { method: "DELETE", headers: { [RFD_PROFILE.connectionIdHeader]: other.connectionId ?? "" } });
+    const headers = { ...server.authHeaders, [RFD_PROFILE.connectionIdHeader]: other.connectionId ?? "" };
+    expect((await fetch(acp(), { method: "DELETE", headers })).status).toBe(202);
     const failure = await other.newSession({ cwd: server.workspace, mcpServers: [] }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AcpConnectionClosedError);
     expect((failure as AcpConnectionClosedError).reason).toBe("connection-lost");
   });
+
+  it("wire: goose answers session/load on the session's stream, held until a GET attaches there", async () => {
+    const owner = connect();
+    const sessionId = await openSession(owner, server);
+    const raw = connect();
+    await raw.initialize();
+    const headers = { ...server.authHeaders, [RFD_PROFILE.connectionIdHeader]: raw.connectionId ?? "" };
+    const params = { sessionId, cwd: server.workspace, mcpServers: [] };
+    const load = { jsonrpc: "2.0", id: 77, method: "session/load", params };
+    const posted = await fetch(acp(), {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify(load),
+    });
+    expect(posted.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const stream = await fetch(acp(), {
+      headers: { ...headers, accept: "text/event-stream", [RFD_PROFILE.sessionStreams.header]: sessionId },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const answer = await firstFrame(stream, (data) => data.includes('"id":77'));
+    expect(JSON.parse(answer)).toMatchObject({ id: 77, result: {} });
+  });
+
+  // goose answers session/load on that session's stream (held until a GET attaches); the client
+  // opens the stream only after the answer, so the two wait for each other. Fails until fixed.
+  it("loadSession on a second connection attaches the session, and it prompts there", async () => {
+    const first = connect();
+    const sessionId = await openSession(first, server);
+    await first.prompt({ sessionId, prompt: [{ type: "text", text: "before the load" }] });
+    const second = connect();
+    await second.initialize();
+    await second.loadSession({ sessionId, cwd: server.workspace, mcpServers: [] }, { timeoutMs: 10_000 });
+    const prompt = [{ type: "text" as const, text: "after the load" }];
+    const turn = await second.prompt({ sessionId, prompt }, { timeoutMs: 10_000 });
+    expect(turn.stopReason).toBe("end_turn");
+  }, 30_000);
 });
