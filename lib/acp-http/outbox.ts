@@ -69,7 +69,8 @@ export class Outbox {
     if (state.value === "idle") state.set("connecting");
     try {
       if (socket) {
-        await socket.send(JSON.stringify(envelope), method);
+        const opening = socket.send(JSON.stringify(envelope), method);
+        if (opening) await opening;
         return true;
       }
       const headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));

@@ -12,8 +12,8 @@ interface Pending {
   method: string;
   resolve(response: AcpResponse): void;
   reject(error: unknown): void;
-  /** Aborts this request's POST: on settle from another copy, on abort, on close. */
-  post: AbortController;
+  /** Aborts this request's POST: on settle from another copy, on abort, on close. None without a POST. */
+  post: AbortController | undefined;
   /** Until the POST's answer has been read (or it failed): only an open POST needs letting go. */
   postOpen: boolean;
   release: ReturnType<typeof setTimeout> | undefined;
@@ -55,17 +55,20 @@ export class RpcCorrelator {
 
   /**
    * Registers a request before it is sent; the promise settles once, whatever happens.
-   * Call `postFinished` once the POST is over (answer read, or failed).
+   * Call `postFinished` once the POST is over (answer read, or failed). `withPost: false` (a
+   * WebSocket: no POST to abort) makes no AbortController, which costs more than the rest of
+   * the registration together on Node 20.
    */
   register(
     id: JsonRpcId,
     method: string,
     options: PendingOptions = {},
-  ): { response: Promise<AcpResponse>; postSignal: AbortSignal; postFinished: () => void } {
+    withPost = true,
+  ): { response: Promise<AcpResponse>; postSignal: AbortSignal | undefined; postFinished: () => void } {
     const key = idKey(id);
     // Checked before anything is registered or sent: a bad deadline is the caller's bug.
     const timeoutMs = normalizeTimeout(options.timeoutMs);
-    const post = new AbortController();
+    const post = withPost ? new AbortController() : undefined;
     let cancelDeadline: (() => void) | undefined;
     let onAbort: (() => void) | undefined;
     let registered: Pending | undefined;
@@ -75,7 +78,7 @@ export class RpcCorrelator {
         resolve,
         reject,
         post,
-        postOpen: true,
+        postOpen: withPost,
         release: undefined,
         dispose: () => {
           cancelDeadline?.();
@@ -97,6 +100,7 @@ export class RpcCorrelator {
     });
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a
     // timer per request on servers that echo responses to the stream): skip it.
+    if (!post) return { response, postSignal: undefined, postFinished: noop };
     const postFinished = (): void => {
       if (!registered) return;
       registered.postOpen = false;
@@ -120,7 +124,7 @@ export class RpcCorrelator {
     if (fromStream && entry.postOpen) {
       const release = setTimeout(() => {
         this.#releasing.delete(entry);
-        entry.post.abort();
+        entry.post?.abort();
       }, this.#postReleaseMs);
       // A pending release must never keep a process alive on its own.
       (release as { unref?: () => void }).unref?.();
@@ -137,7 +141,7 @@ export class RpcCorrelator {
     if (!entry) return false;
     this.#pending.delete(key);
     entry.dispose();
-    if (options.abortPost) entry.post.abort();
+    if (options.abortPost) entry.post?.abort();
     entry.reject(error);
     return true;
   }
@@ -151,15 +155,17 @@ export class RpcCorrelator {
   rejectAll(makeError: (method: string) => unknown): void {
     for (const entry of this.#releasing) {
       clearTimeout(entry.release);
-      entry.post.abort();
+      entry.post?.abort();
     }
     this.#releasing.clear();
     const entries = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of entries) {
       entry.dispose();
-      entry.post.abort();
+      entry.post?.abort();
       entry.reject(makeError(entry.method));
     }
   }
 }
+
+const noop = (): void => undefined;

@@ -70,14 +70,18 @@ export class WebSocketTransport {
     return this.#socket?.readyState === WEB_SOCKET_OPEN;
   }
 
-  /** Sends one message, opening the socket first if there is none. */
-  async send(body: string, operation: string): Promise<void> {
-    const socket = this.#socket?.readyState === WEB_SOCKET_OPEN ? this.#socket : await this.#connect(operation);
-    try {
-      socket.send(body);
-    } catch (error) {
-      throw new AcpNetworkError(operation, error);
+  /**
+   * Sends one message. On an open socket it goes out at once and nothing is returned (no
+   * promise per message on the hot path); otherwise the socket opens first and the returned
+   * promise settles once the message went out. Failures throw (or reject) `AcpNetworkError`.
+   */
+  send(body: string, operation: string): Promise<void> | undefined {
+    const socket = this.#socket;
+    if (socket?.readyState !== WEB_SOCKET_OPEN) {
+      return this.#connect(operation).then((opened) => sendOn(opened, body, operation));
     }
+    sendOn(socket, body, operation);
+    return undefined;
   }
 
   /** Drops the current socket (a new connection starts with the next send). */
@@ -168,13 +172,24 @@ export class WebSocketTransport {
   #listen(socket: WebSocketLike): void {
     const { maxMessageBytes, watchdog: policy, busy = () => false } = this.#options;
     const watchdog = (this.#watchdog = SocketWatchdog.start(socket, policy, busy, (ms) => this.#stalled(socket, ms)));
-    socket.addEventListener("message", ((event: { data: unknown }) => {
+    const take = (data: string): void => {
       watchdog?.heard();
-      if (typeof event.data !== "string") return; // binary frames carry no ACP messages
-      const bytes = oversize(event.data, maxMessageBytes);
+      const bytes = oversize(data, maxMessageBytes);
       if (bytes !== undefined) return this.#options.onOversize(bytes);
-      this.#options.onMessage(event.data);
-    }));
+      this.#options.onMessage(data);
+    };
+    const on = (socket as Partial<EmittingSocket>).on;
+    // `ws` emits the frame's bytes directly; its `addEventListener` wraps each in a MessageEvent first.
+    if (typeof on === "function") {
+      on.call(socket, "message", (data: { toString(): string }, isBinary: boolean) =>
+        isBinary ? watchdog?.heard() : take(data.toString()),
+      );
+    } else {
+      socket.addEventListener("message", ((event: { data: unknown }) => {
+        if (typeof event.data === "string") take(event.data);
+        else watchdog?.heard(); // binary frames carry no ACP messages, but the peer is there
+      }));
+    }
     socket.addEventListener("close", ((event: { code?: number; reason?: string }) => {
       if (this.#socket !== socket) return;
       this.#detach();
@@ -199,6 +214,19 @@ export class WebSocketTransport {
     this.#socket = undefined;
     this.#watchdog?.stop();
     this.#watchdog = undefined;
+  }
+}
+
+/** `ws` sockets are also event emitters: `message` gives `(data, isBinary)`. */
+interface EmittingSocket {
+  on(event: "message", listener: (data: { toString(): string }, isBinary: boolean) => void): void;
+}
+
+function sendOn(socket: WebSocketLike, body: string, operation: string): void {
+  try {
+    socket.send(body);
+  } catch (error) {
+    throw new AcpNetworkError(operation, error);
   }
 }
 
