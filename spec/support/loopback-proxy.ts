@@ -63,6 +63,8 @@ export async function startLoopbackProxy<T = undefined>(target: string, options:
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // An idle event stream must reach the client as open now, not with its first byte.
+        if (isEventStream(answer)) res.flushHeaders();
         const data = isEventStream(answer) ? (options.track ? options.track(req, answer) : (undefined as T)) : undefined;
         const tracked = isEventStream(answer) && (options.track === undefined || data !== undefined);
         if (!tracked) {
