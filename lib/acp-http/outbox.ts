@@ -12,6 +12,8 @@ import type { ConnectionStateMachine } from "./state.js";
 import type { WebSocketTransport } from "./ws-transport.js";
 import { sessionOf } from "./session-of.js";
 
+const SENT = Promise.resolve(true);
+
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
 
@@ -57,7 +59,7 @@ export class Outbox {
    * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
    * `sessionId` routes an envelope without params (an answer to the agent) to its session.
    */
-  async post(
+  post(
     envelope: Envelope,
     method: string,
     signal: AbortSignal | undefined,
@@ -65,14 +67,32 @@ export class Outbox {
     deferStream = false,
     sessionId?: string,
   ): Promise<boolean> {
-    const { http, socket, streams, inbound, state } = this.#wires;
+    const { socket, state } = this.#wires;
     if (state.value === "idle") state.set("connecting");
+    if (!socket) return this.#postHttp(envelope, method, signal, onError, deferStream, sessionId);
+    // A frame on an open socket goes out synchronously: no async function, one shared promise.
     try {
-      if (socket) {
-        const opening = socket.send(JSON.stringify(envelope), method);
-        if (opening) await opening;
-        return true;
-      }
+      const opening = socket.send(JSON.stringify(envelope), method);
+      if (!opening) return SENT;
+      return opening.then(
+        () => true,
+        (error: unknown) => this.#failed(error, envelope, method, signal, onError, sessionId),
+      );
+    } catch (error) {
+      return Promise.resolve(this.#failed(error, envelope, method, signal, onError, sessionId));
+    }
+  }
+
+  async #postHttp(
+    envelope: Envelope,
+    method: string,
+    signal: AbortSignal | undefined,
+    onError: (error: unknown) => void,
+    deferStream: boolean,
+    sessionId: string | undefined,
+  ): Promise<boolean> {
+    const { http, streams, inbound } = this.#wires;
+    try {
       const headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
       const result = await http.post(JSON.stringify(envelope), method, signal, headers);
       if (!deferStream || result.json === undefined) streams.openConnection();
@@ -86,23 +106,35 @@ export class Outbox {
       }
       return true;
     } catch (error) {
-      if (signal?.aborted) return false;
-      if (error instanceof AcpHttpError && error.status === 404 && http.bootstrapped) {
-        const recovering = this.#options.lost(error);
-        onError(
-          recovering
-            ? new AcpInterruptedError(method, error)
-            : new AcpConnectionClosedError("connection-lost", { method, cause: error }),
-        );
-        return false;
-      }
-      if (error instanceof AcpHttpError && error.status === 409) {
-        const session = sessionOf(envelope.params) ?? sessionId;
-        if (session !== undefined) this.#options.sessionConflict(session, error);
-      }
-      onError(error);
+      return this.#failed(error, envelope, method, signal, onError, sessionId);
+    }
+  }
+
+  /** Sorts a failed send: recover on a lost connection, fail a session on 409; false either way. */
+  #failed(
+    error: unknown,
+    envelope: Envelope,
+    method: string,
+    signal: AbortSignal | undefined,
+    onError: (error: unknown) => void,
+    sessionId: string | undefined,
+  ): boolean {
+    if (signal?.aborted) return false;
+    if (error instanceof AcpHttpError && error.status === 404 && this.#wires.http.bootstrapped) {
+      const recovering = this.#options.lost(error);
+      onError(
+        recovering
+          ? new AcpInterruptedError(method, error)
+          : new AcpConnectionClosedError("connection-lost", { method, cause: error }),
+      );
       return false;
     }
+    if (error instanceof AcpHttpError && error.status === 409) {
+      const session = sessionOf(envelope.params) ?? sessionId;
+      if (session !== undefined) this.#options.sessionConflict(session, error);
+    }
+    onError(error);
+    return false;
   }
 
   /** Delivers an answer to the agent's request; a failure is logged, not thrown. */

@@ -8,16 +8,32 @@ export interface PendingOptions {
   timeoutMs?: number | undefined;
 }
 
-interface Pending {
-  method: string;
-  resolve(response: AcpResponse): void;
-  reject(error: unknown): void;
-  /** Aborts this request's POST: on settle from another copy, on abort, on close. None without a POST. */
-  post: AbortController | undefined;
+const noop = (): void => undefined;
+
+/** One request waiting for its answer; a class, not closures: this is made once per request. */
+class Pending {
+  resolve: (response: AcpResponse) => void = noop;
+  reject: (error: unknown) => void = noop;
   /** Until the POST's answer has been read (or it failed): only an open POST needs letting go. */
   postOpen: boolean;
-  release: ReturnType<typeof setTimeout> | undefined;
-  dispose(): void;
+  release: ReturnType<typeof setTimeout> | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+  cancelDeadline: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly method: string,
+    /** Aborts this request's POST: on settle from another copy, on abort, on close. None without a POST. */
+    readonly post: AbortController | undefined,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.postOpen = post !== undefined;
+  }
+
+  /** Drops the deadline and the abort listener. */
+  dispose(): void {
+    this.cancelDeadline?.();
+    if (this.onAbort) this.signal?.removeEventListener("abort", this.onAbort);
+  }
 }
 
 /**
@@ -69,43 +85,31 @@ export class RpcCorrelator {
     // Checked before anything is registered or sent: a bad deadline is the caller's bug.
     const timeoutMs = normalizeTimeout(options.timeoutMs);
     const post = withPost ? new AbortController() : undefined;
-    let cancelDeadline: (() => void) | undefined;
-    let onAbort: (() => void) | undefined;
-    let registered: Pending | undefined;
+    const { signal } = options;
+    const entry = new Pending(method, post, signal);
     const response = new Promise<AcpResponse>((resolve, reject) => {
-      const entry: Pending = {
-        method,
-        resolve,
-        reject,
-        post,
-        postOpen: withPost,
-        release: undefined,
-        dispose: () => {
-          cancelDeadline?.();
-          if (onAbort) options.signal?.removeEventListener("abort", onAbort);
-        },
-      };
-      this.#pending.set(key, entry);
-      registered = entry;
-      if (options.signal) {
-        // Aborted before it was sent: there is nothing for the agent to stop.
-        const reason = options.signal.reason;
-        if (options.signal.aborted) return this.reject(id, new AcpAbortError(method, reason), { abortPost: true });
-        onAbort = () => this.#abandon(id, new AcpAbortError(method, options.signal?.reason));
-        options.signal.addEventListener("abort", onAbort, { once: true });
-      }
-      if (timeoutMs !== undefined) {
-        cancelDeadline = startDeadline(timeoutMs, () => this.#abandon(id, new AcpTimeoutError(method, timeoutMs)));
-      }
+      entry.resolve = resolve;
+      entry.reject = reject;
     });
+    this.#pending.set(key, entry);
+    if (signal) {
+      // Aborted before it was sent: there is nothing for the agent to stop.
+      if (signal.aborted) this.reject(id, new AcpAbortError(method, signal.reason), { abortPost: true });
+      else {
+        entry.onAbort = () => this.#abandon(id, new AcpAbortError(method, signal.reason));
+        signal.addEventListener("abort", entry.onAbort, { once: true });
+      }
+    }
+    if (timeoutMs !== undefined && this.#pending.get(key) === entry) {
+      entry.cancelDeadline = startDeadline(timeoutMs, () => this.#abandon(id, new AcpTimeoutError(method, timeoutMs)));
+    }
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a
     // timer per request on servers that echo responses to the stream): skip it.
     if (!post) return { response, postSignal: undefined, postFinished: noop };
     const postFinished = (): void => {
-      if (!registered) return;
-      registered.postOpen = false;
-      if (registered.release !== undefined) clearTimeout(registered.release);
-      this.#releasing.delete(registered);
+      entry.postOpen = false;
+      if (entry.release !== undefined) clearTimeout(entry.release);
+      this.#releasing.delete(entry);
     };
     return { response, postSignal: post.signal, postFinished };
   }
@@ -167,5 +171,3 @@ export class RpcCorrelator {
     }
   }
 }
-
-const noop = (): void => undefined;
