@@ -1,5 +1,31 @@
 // Helpers of the client persistence specs.
-import type { SessionEvent, SessionStore } from "../../lib/sandbox/index.js";
+import type { SandboxAgentClient, SessionEvent, SessionStore } from "../../lib/sandbox/index.js";
+import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
+import type { StartSandboxAgentOptions } from "../support/sandbox-agent-server.js";
+
+/**
+ * Two 0.4.2 servers with the scripted agent for one describe block: `withLoad` (its agent can
+ * `session/load`; `withLoadOptions` may change it) and `withoutLoad` (it cannot, and echoes the
+ * text blocks of every prompt in the result). The `clients` are disconnected when the block ends.
+ */
+export function statelessServers(withLoadOptions: StartSandboxAgentOptions = {}) {
+  const servers = {
+    withLoad: undefined as unknown as SandboxAgentServer,
+    withoutLoad: undefined as unknown as SandboxAgentServer,
+    clients: [] as SandboxAgentClient[],
+  };
+  beforeAll(async () => {
+    servers.withLoad = await startSandboxAgent(withLoadOptions);
+    const env = { SCRIPTED_AGENT_NO_LOAD: "1", SCRIPTED_AGENT_ECHO_PROMPT: "1" };
+    servers.withoutLoad = await startSandboxAgent({ env });
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of servers.clients) await c.disconnect().catch(() => undefined);
+    await servers.withLoad?.stop();
+    await servers.withoutLoad?.stop();
+  });
+  return servers;
+}
 
 /** A fetch that can be cut like a killed process: in-flight requests abort, later ones fail. */
 export function killableFetch() {

@@ -3,80 +3,41 @@
 // new client with the same sqlite file resumes through the public API, on the v2 contract server
 // and on the real 0.4.2 server. The store then holds every update once, in order, and the new
 // client's events$ carries exactly the updates the store did not have yet.
-import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { filter, firstValueFrom, timeout } from "rxjs";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import type { SandboxEvent, SessionEvent, SessionStore } from "../../lib/sandbox/index.js";
 import { sqliteStore } from "../../lib/sqlite/index.js";
-import { startSandboxAgent } from "../support/sandbox-agent-server.js";
-import { startV2ContractServer } from "../support/v2-contract-server.js";
 import { allEvents, chunkText, killableFetch } from "./client-helpers.js";
+import { resumeCases, serverPerBlock } from "./resume-servers.js";
 
 const UPDATES = 60;
-
-interface Server {
-  baseUrl: string;
-  stop(): Promise<void>;
-}
-
-interface Case {
-  api: "v1" | "v2";
-  start(): Promise<Server>;
-  prompt: string;
-  texts: string[];
-}
-
-const CASES: Array<[string, Case]> = [
-  [
-    "the v2 contract server",
-    {
-      api: "v2",
-      start: () => startV2ContractServer({ mockChunkDelayMs: 40 }),
-      prompt: Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}`).join(" "),
-      texts: ["mock: ", ...Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}${i < UPDATES - 2 ? " " : ""}`)],
-    },
-  ],
-  [
-    "the real 0.4.2 server (scripted agent)",
-    {
-      api: "v1",
-      start: () => startSandboxAgent(),
-      prompt: `slowchunks ${UPDATES} 40`,
-      texts: Array.from({ length: UPDATES }, (_, i) => `c${i}`),
-    },
-  ],
-];
+const CASES = resumeCases(UPDATES, 40);
 
 const texts = (events: SessionEvent[]) => events.map((e) => chunkText(e.payload)).filter((t) => t !== undefined);
 
 describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_, spec) => {
-  let server: Server;
-  let dir: string;
   const clients: SandboxAgentClient[] = [];
-
-  beforeAll(async () => {
-    server = await spec.start();
-    dir = mkdtempSync(join(tmpdir(), "sarx-resume-"));
-  }, 60_000);
-
-  afterAll(async () => {
+  const fixture = serverPerBlock(spec, "sarx-resume-", async () => {
     for (const client of clients) await client.disconnect().catch(() => undefined);
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
+  const baseUrl = () => fixture.server.baseUrl;
 
-  it("reattaches mid-turn with Last-Event-ID: each update stored once, in order; events$ without repeats", async () => {
-    const file = join(dir, "sessions.db");
+  /** The first client "process": its fetch can be cut, its store handle closed with writes queued. */
+  async function killableClient(file: string) {
     const killable = killableFetch();
     const storeA = sqliteStore({ database: file });
-    const reconnect = { maxRetries: 0 };
-    const a = new SandboxAgentClient({
-      baseUrl: server.baseUrl, agent: "mock", store: storeA, fetch: killable.fetch, reconnect,
-    });
+    const options = { baseUrl: baseUrl(), agent: "mock", store: storeA, fetch: killable.fetch };
+    const a = new SandboxAgentClient({ ...options, reconnect: { maxRetries: 0 } });
     clients.push(a);
     await a.ready;
+    return { a, storeA, killable };
+  }
+
+  it("reattaches mid-turn with Last-Event-ID: each update stored once, in order; events$ without repeats", async () => {
+    const file = join(fixture.dir, "sessions.db");
+    const { a, storeA, killable } = await killableClient(file);
     const { sessionId } = await a.newSession({ cwd: tmpdir() });
     void a.prompt(sessionId, spec.prompt).catch(() => undefined);
     // The first client goes away a third into the turn, with whatever it has not written yet.
@@ -88,7 +49,7 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
     await storeA.close?.();
 
     const storeB = sqliteStore({ database: file });
-    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: storeB, autoConnect: false });
+    const b = new SandboxAgentClient({ baseUrl: baseUrl(), agent: "mock", store: storeB, autoConnect: false });
     clients.push(b);
     const liveTexts: string[] = [];
     b.events$.subscribe((event: SandboxEvent) => {
@@ -121,15 +82,8 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
   }, 120_000);
 
   it("restores two sessions of one connection mid-turn: both complete, once each", async () => {
-    const file = join(dir, "two.db");
-    const killable = killableFetch();
-    const storeA = sqliteStore({ database: file });
-    const reconnect = { maxRetries: 0 };
-    const a = new SandboxAgentClient({
-      baseUrl: server.baseUrl, agent: "mock", store: storeA, fetch: killable.fetch, reconnect,
-    });
-    clients.push(a);
-    await a.ready;
+    const file = join(fixture.dir, "two.db");
+    const { a, storeA, killable } = await killableClient(file);
     const ids = [(await a.newSession({ cwd: tmpdir() })).sessionId, (await a.newSession({ cwd: tmpdir() })).sessionId];
     for (const id of ids) void a.prompt(id, spec.prompt).catch(() => undefined);
     const watcher = sqliteStore({ database: file });
@@ -152,7 +106,7 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
         return storeB.listEvents(request);
       },
     };
-    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store: slow, autoConnect: false });
+    const b = new SandboxAgentClient({ baseUrl: baseUrl(), agent: "mock", store: slow, autoConnect: false });
     clients.push(b);
     const resumed = await b.restoreSessions({ timeoutMs: 20_000 });
     expect(resumed.map((r) => r.resumedBy).sort()).toEqual(["attached", "reattached"]);

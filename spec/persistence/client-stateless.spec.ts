@@ -12,9 +12,8 @@ import {
   type SessionStore,
   type StoreError,
 } from "../../lib/sandbox/index.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { startV2ContractServer, type V2ContractServer } from "../support/v2-contract-server.js";
-import { allEvents, chunkText } from "./client-helpers.js";
+import { allEvents, chunkText, statelessServers } from "./client-helpers.js";
 
 const client = (baseUrl: string, store: SessionStore, extra = {}) =>
   new SandboxAgentClient({ baseUrl, agent: "mock", store, cwd: tmpdir(), ...extra });
@@ -30,25 +29,13 @@ async function previousLife(baseUrl: string, store: SessionStore, turns: string[
 }
 
 describe("resume on the 0.4.2 server once the stored connection is gone", () => {
-  let withLoad: SandboxAgentServer;
-  let withoutLoad: SandboxAgentServer;
-  const clients: SandboxAgentClient[] = [];
-
-  beforeAll(async () => {
-    withLoad = await startSandboxAgent();
-    withoutLoad = await startSandboxAgent({ env: { SCRIPTED_AGENT_NO_LOAD: "1", SCRIPTED_AGENT_ECHO_PROMPT: "1" } });
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const c of clients) await c.disconnect().catch(() => undefined);
-    await withLoad?.stop();
-    await withoutLoad?.stop();
-  });
+  const servers = statelessServers();
+  const clients = servers.clients;
 
   it("uses session/load when the agent advertises loadSession", async () => {
     const store = memoryStore();
-    const localId = await previousLife(withLoad.baseUrl, store, ["chunks 3"]);
-    const second = client(withLoad.baseUrl, store, { autoConnect: false });
+    const localId = await previousLife(servers.withLoad.baseUrl, store, ["chunks 3"]);
+    const second = client(servers.withLoad.baseUrl, store, { autoConnect: false });
     clients.push(second);
     const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
     expect(resumed).toMatchObject({ localId, sessionId: localId, resumedBy: "loaded" });
@@ -61,8 +48,8 @@ describe("resume on the 0.4.2 server once the stored connection is gone", () => 
 
   it("without loadSession: a new session, the replay reaches the agent before the user's text", async () => {
     const store = memoryStore();
-    const localId = await previousLife(withoutLoad.baseUrl, store, ["chunks 3", "chunks 4"]);
-    const second = client(withoutLoad.baseUrl, store, { autoConnect: false });
+    const localId = await previousLife(servers.withoutLoad.baseUrl, store, ["chunks 3", "chunks 4"]);
+    const second = client(servers.withoutLoad.baseUrl, store, { autoConnect: false });
     clients.push(second);
     const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
     expect(resumed).toMatchObject({ localId, resumedBy: "replayed", replay: { omittedEvents: 0 } });
@@ -82,8 +69,8 @@ describe("resume on the 0.4.2 server once the stored connection is gone", () => 
   it("keeps the newest part of a long history within the bound and says what was cut", async () => {
     const store = memoryStore();
     const turns = Array.from({ length: 8 }, (_, i) => `chunks ${i + 2}`);
-    const localId = await previousLife(withoutLoad.baseUrl, store, turns);
-    const second = client(withoutLoad.baseUrl, store, { autoConnect: false, replay: { maxChars: 500 } });
+    const localId = await previousLife(servers.withoutLoad.baseUrl, store, turns);
+    const second = client(servers.withoutLoad.baseUrl, store, { autoConnect: false, replay: { maxChars: 500 } });
     clients.push(second);
     const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
     expect(resumed?.resumedBy).toBe("replayed");

@@ -14,15 +14,17 @@ const child = spawn(process.execPath, [script], { stdio: ["pipe", "pipe", "inher
 const RENAMED = { "session/fork": "session/new", "session/resume": "session/load" };
 /** Ids of the initialize requests, whose answers get the extra capabilities. */
 const initializing = new Set();
+const parse = (line) => {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+};
 
 createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    child.stdin.write(`${line}\n`);
-    return;
-  }
+  let msg = parse(line);
+  if (msg === undefined) return void child.stdin.write(`${line}\n`);
   if (msg?.method === "initialize") initializing.add(JSON.stringify(msg.id));
   const renamed = RENAMED[msg?.method];
   if (renamed) {
@@ -33,13 +35,8 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line)
 });
 
 createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stdout.write(`${line}\n`);
-    return;
-  }
+  const msg = parse(line);
+  if (msg === undefined) return void process.stdout.write(`${line}\n`);
   const key = JSON.stringify(msg?.id);
   if (msg?.result?.agentCapabilities && initializing.delete(key)) {
     const capabilities = msg.result.agentCapabilities;

@@ -6,14 +6,11 @@
 // stored connection and Last-Event-ID. At the end the store holds every update of the turn exactly
 // once, in stream order, numbered 1..200.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sqliteStore } from "../../lib/sqlite/index.js";
 import { mulberry32, randomInt } from "../support/prng.js";
-import { startSandboxAgent } from "../support/sandbox-agent-server.js";
-import { startV2ContractServer } from "../support/v2-contract-server.js";
+import { resumeCases, serverPerBlock, type ResumeCase } from "./resume-servers.js";
 
 const CHILD = fileURLToPath(new URL("./kill-restore/recording-child.ts", import.meta.url));
 // The same kills through SandboxAgentClient's public API (restoreSessions on a new client).
@@ -62,70 +59,29 @@ function startChild(script: string, args: string[]): Child {
 
 type Chunk = { params: { update: { content: { text: string } } } };
 
-interface Server {
-  baseUrl: string;
-  stop(): Promise<void>;
-}
-
-interface Case {
-  api: "v2" | "v1";
-  start(): Promise<Server>;
-  prompt: string;
-  texts: string[];
-}
-
-const CASES: Array<[string, Case]> = [
-  [
-    "the v2 contract server",
-    {
-      api: "v2",
-      start: () => startV2ContractServer({ mockChunkDelayMs: 100 }),
-      // The mock agent answers "mock: <prompt>" one word per update.
-      prompt: Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}`).join(" "),
-      texts: ["mock: ", ...Array.from({ length: UPDATES - 1 }, (_, i) => `w${i + 1}${i < UPDATES - 2 ? " " : ""}`)],
-    },
-  ],
-  [
-    "the real 0.4.2 server (scripted agent)",
-    {
-      api: "v1",
-      start: () => startSandboxAgent(),
-      prompt: `slowchunks ${UPDATES} 100`,
-      texts: Array.from({ length: UPDATES }, (_, i) => `c${i}`),
-    },
-  ],
-];
+const CASES = resumeCases(UPDATES, 100);
 
 const VIAS: Array<[string, string]> = [
   ["the protocol prototype", CHILD],
   ["the client's public API", CLIENT_CHILD],
 ];
+type Run = [string, ResumeCase & { script: string }];
 const RUNS = VIAS.flatMap(([via, script]) =>
-  CASES.map(([name, spec]): [string, Case & { script: string }] => [`${name}, through ${via}`, { ...spec, script }]),
+  CASES.map(([name, spec]): Run => [`${name}, through ${via}`, { ...spec, script }]),
 );
 
 describe.each(RUNS)("kill-and-restore with sqliteStore against %s", (_, spec) => {
-  let server: Server;
-  let dir: string;
   const children: Child[] = [];
-
-  beforeAll(async () => {
-    server = await spec.start();
-    dir = mkdtempSync(join(tmpdir(), "sarx-kill-"));
-  }, 60_000);
-
-  afterAll(async () => {
+  const fixture = serverPerBlock(spec, "sarx-kill-", () => {
     for (const { process: child } of children) {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it(`stores every update exactly once and in order across ${KILLS} SIGKILLs`, async () => {
     const random = mulberry32(SEED);
     const thresholds = Array.from({ length: KILLS }, () => randomInt(random, 1, UPDATES - 10)).sort((a, b) => a - b);
-    const db = join(dir, "sessions.db");
+    const db = join(fixture.dir, "sessions.db");
     const resumedFrom: number[] = [];
     const killedAt: number[] = [];
     let selfKills = 0;
@@ -134,7 +90,8 @@ describe.each(RUNS)("kill-and-restore with sqliteStore against %s", (_, spec) =>
     for (let kill = 0; kill <= KILLS; kill++) {
       const threshold = thresholds[kill] ?? 0;
       const dieAt = kill === KILLS ? 0 : threshold + 5;
-      const args = [kill === 0 ? "start" : "resume", spec.api, server.baseUrl, db, spec.prompt, last, String(dieAt)];
+      const { baseUrl } = fixture.server;
+      const args = [kill === 0 ? "start" : "resume", spec.api, baseUrl, db, spec.prompt, last, String(dieAt)];
       const child = startChild(spec.script, args);
       children.push(child);
       // A resumed child can race past its bound (replaying) before it says "ready".

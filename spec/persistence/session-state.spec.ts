@@ -7,8 +7,7 @@ import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { SandboxAgentClient, memoryStore } from "../../lib/sandbox/index.js";
 import type { SandboxEvent, SessionConfigOption, SessionRecord, SessionStore } from "../../lib/sandbox/index.js";
-import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { allEvents, chunkText } from "./client-helpers.js";
+import { allEvents, chunkText, statelessServers } from "./client-helpers.js";
 
 const FORKING_AGENT = fileURLToPath(new URL("./forking-agent.mjs", import.meta.url));
 const SCRIPTED_AGENT = fileURLToPath(new URL("../support/scripted-agent.mjs", import.meta.url));
@@ -57,30 +56,17 @@ function agentOptions(c: SandboxAgentClient) {
 }
 
 describe("session records on the 0.4.2 server", () => {
-  let withLoad: SandboxAgentServer;
-  let withoutLoad: SandboxAgentServer;
-  const clients: SandboxAgentClient[] = [];
-  const track = (c: SandboxAgentClient) => (clients.push(c), c);
-
-  beforeAll(async () => {
-    withLoad = await startSandboxAgent({ agentScript: FORKING_AGENT, env: { SCRIPTED_AGENT_PATH: SCRIPTED_AGENT } });
-    withoutLoad = await startSandboxAgent({ env: { SCRIPTED_AGENT_NO_LOAD: "1", SCRIPTED_AGENT_ECHO_PROMPT: "1" } });
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const c of clients) await c.disconnect().catch(() => undefined);
-    await withLoad?.stop();
-    await withoutLoad?.stop();
-  });
+  const servers = statelessServers({ agentScript: FORKING_AGENT, env: { SCRIPTED_AGENT_PATH: SCRIPTED_AGENT } });
+  const track = (c: SandboxAgentClient) => (servers.clients.push(c), c);
 
   it("writes mode and option changes to the record; session/load on a new agent process re-applies them", async () => {
     const store = memoryStore();
-    const localId = await configuredLife(withLoad.baseUrl, store);
+    const localId = await configuredLife(servers.withLoad.baseUrl, store);
     const record = await recordWhen(store, localId, settled);
     expect(modeOf(record)).toBe("plan");
     expect(values(record?.configOptions)).toEqual(WANTED);
 
-    const second = track(client(withLoad.baseUrl, store, { autoConnect: false }));
+    const second = track(client(servers.withLoad.baseUrl, store, { autoConnect: false }));
     const reported = agentOptions(second);
     const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
     expect(resumed?.resumedBy).toBe("loaded");
@@ -94,9 +80,9 @@ describe("session records on the 0.4.2 server", () => {
 
   it("re-applies the stored mode and options to the new session of a replayed resume", async () => {
     const store = memoryStore();
-    const localId = await configuredLife(withoutLoad.baseUrl, store);
+    const localId = await configuredLife(servers.withoutLoad.baseUrl, store);
     await recordWhen(store, localId, settled);
-    const second = track(client(withoutLoad.baseUrl, store, { autoConnect: false }));
+    const second = track(client(servers.withoutLoad.baseUrl, store, { autoConnect: false }));
     const reported = agentOptions(second);
     const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
     expect(resumed?.resumedBy).toBe("replayed");
@@ -108,7 +94,7 @@ describe("session records on the 0.4.2 server", () => {
 
   it("records a forked session like a new one, linked to its parent", async () => {
     const store = memoryStore();
-    const c = track(client(withLoad.baseUrl, store));
+    const c = track(client(servers.withLoad.baseUrl, store));
     await c.ready;
     const { sessionId: parent } = await c.newSession({ metadata: { title: "parent" } });
     const { sessionId: fork } = await c.forkSession(parent);
@@ -124,11 +110,11 @@ describe("session records on the 0.4.2 server", () => {
   }, 60_000);
 
   it("records a session opened by ACP session/resume", async () => {
-    const first = track(client(withLoad.baseUrl, memoryStore()));
+    const first = track(client(servers.withLoad.baseUrl, memoryStore()));
     await first.ready;
     const { sessionId } = await first.newSession();
     const store = memoryStore(); // a store that has never heard of the session
-    const second = track(client(withLoad.baseUrl, store));
+    const second = track(client(servers.withLoad.baseUrl, store));
     await second.ready;
     expect(await second.resumeSession(sessionId)).toBeUndefined();
     await second.prompt(sessionId, "chunks 2");
@@ -156,13 +142,13 @@ describe("session records on the 0.4.2 server", () => {
 
     it("stays pending through a failed and an aborted prompt, and goes with the first one that succeeds", async () => {
       const store = memoryStore();
-      const first = client(withoutLoad.baseUrl, store);
+      const first = client(servers.withoutLoad.baseUrl, store);
       await first.ready;
       const { sessionId: localId } = await first.newSession();
       await first.prompt(localId, "chunks 3");
       await first.disconnect();
       const faults = promptFaults();
-      const second = track(client(withoutLoad.baseUrl, store, { autoConnect: false, fetch: faults.fetch }));
+      const second = track(client(servers.withoutLoad.baseUrl, store, { autoConnect: false, fetch: faults.fetch }));
       const resumed = await second.resumeSession(localId, {}, { timeoutMs: 20_000 });
       expect(resumed?.resumedBy).toBe("replayed");
 
