@@ -1,4 +1,4 @@
-import { Observable, type Observable as Obs } from "rxjs";
+import type { Observable as Obs } from "rxjs";
 import * as v from "valibot";
 import {
   ForkSessionResultSchema,
@@ -27,8 +27,8 @@ import {
   type SetSessionModelParams,
   type SetSessionModeParams,
 } from "./acp-types.js";
-import { linkSignal } from "./abort.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
+import { coldRequest } from "./cold-request.js";
 import { Connection } from "./connection.js";
 import type { AcpEnvelope } from "./envelope.js";
 import { AcpHttpError } from "./errors/http-error.js";
@@ -36,6 +36,7 @@ import { AcpProtocolError } from "./errors/protocol-error.js";
 import type { EventGap } from "./event-stream.js";
 import type { AcpParseError } from "./inbound.js";
 import type { AcpRecovery } from "./recovery.js";
+import { attachSession, type AttachSessionOptions } from "./session-attach.js";
 import type { AcpConnectionState } from "./state.js";
 import { CLIENT_INFO } from "./version.js";
 
@@ -102,19 +103,16 @@ export class AcpHttpClient {
   }
 
   /** The cold twin of `request`: sends on subscribe, emits the result once; unsubscribing aborts it. */
-  request$(method: string, params?: unknown, options: RequestOptions = {}): Observable<unknown> {
-    return new Observable<unknown>((subscriber) => {
-      const controller = new AbortController();
-      const unlink = linkSignal(options.signal, controller);
-      this.request(method, params, { ...options, signal: controller.signal }).finally(unlink).then(
-        (result) => {
-          subscriber.next(result);
-          subscriber.complete();
-        },
-        (error: unknown) => subscriber.error(error),
-      );
-      return () => controller.abort();
-    });
+  request$(method: string, params?: unknown, options: RequestOptions = {}): Obs<unknown> {
+    return coldRequest((linked) => this.request(method, params, linked), options);
+  }
+
+  /**
+   * Reattach (RFD; option `connectionId`): resumes a session's stream from its stored `onCursor` cursor, no
+   * `session/load`; the server replays what was missed, once. Failures and fallback: see `AttachSessionOptions`.
+   */
+  attachSession(sessionId: string, options: AttachSessionOptions = {}): Promise<void> {
+    return attachSession(this.#connection, sessionId, options);
   }
 
   /**

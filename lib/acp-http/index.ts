@@ -41,3 +41,5 @@ export {
 export * from "./acp-types.js";
 export * from "./errors/index.js";
 export { readHttpProblem } from "./http.js";
+export type { AttachSessionOptions } from "./session-attach.js";
+export { reattach, type AcpReattachment, type StoredConnection, type StoredSession } from "./reattach.js";

@@ -29,6 +29,22 @@ export class SessionLedger {
   #loadSession = false;
   readonly #sessions = new Map<string, OpenSession>();
 
+  /**
+   * A ledger for sessions an earlier client opened (a reattach whose connection is gone): `recover`
+   * then opens a new connection with `initialize` and loads each. `session/load` is tried unless the
+   * next `initialize` result (fed to `note`) says the agent cannot.
+   */
+  static of(initialize: unknown, sessions: Iterable<{ sessionId: string } & Partial<OpenSession>>): SessionLedger {
+    const ledger = new SessionLedger();
+    ledger.#initialize = initialize;
+    ledger.#initialized = true;
+    ledger.#loadSession = true;
+    for (const { sessionId, cwd, mcpServers } of sessions) {
+      ledger.#sessions.set(sessionId, { cwd: cwd ?? "/", mcpServers: mcpServers ?? [] });
+    }
+    return ledger;
+  }
+
   note(method: string, params: unknown, result: unknown): void {
     const p = (params ?? {}) as { sessionId?: unknown; cwd?: unknown; mcpServers?: unknown };
     if (method === "initialize") {
@@ -73,12 +89,13 @@ export class SessionLedger {
         logger.debug("recovery: initialize failed", { attempt, error: (error as Error).message });
         continue;
       }
-      return { ...(await this.#loadAll(options)), connectionId: options.connectionId(), attempts: attempt };
+      return { ...(await this.loadAll(options)), connectionId: options.connectionId(), attempts: attempt };
     }
     throw lastError ?? new Error("recovery aborted");
   }
 
-  async #loadAll(options: RecoverOptions): Promise<Pick<AcpRecovery, "loaded" | "failed">> {
+  /** `session/load`s each session; one that fails is reported and forgotten. */
+  async loadAll(options: Pick<RecoverOptions, "request">): Promise<Pick<AcpRecovery, "loaded" | "failed">> {
     const loaded: string[] = [];
     const failed: AcpRecovery["failed"] = [];
     for (const [sessionId, session] of [...this.#sessions]) {

@@ -35,6 +35,11 @@ export interface SessionStreamsOptions {
   onSessionConflict?(sessionId: string, error: AcpHttpError): void;
 }
 
+/** A session stream stopped (the session closed, the connection reset or closed) before it opened. */
+export class SessionStreamStoppedError extends Error {
+  override name = "SessionStreamStoppedError";
+}
+
 const CONNECTION_STREAM = "connection";
 /** A session stream refused with 409 is held elsewhere (RFD): retrying cannot win it back, `session/load` can. */
 const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 409]);
@@ -53,6 +58,8 @@ export class SessionStreams {
   readonly #streams = new Map<string, EventStream>();
   /** Kept after close: the cursor is most wanted then, to persist it. */
   #connection: EventStream | undefined;
+  /** Reattached session streams not yet accepted by the server: their `attach` callers wait. */
+  readonly #attaching = new Map<string, { opened: Promise<void>; settle(error?: Error): void }>();
   #stopped = false;
 
   constructor(options: SessionStreamsOptions) {
@@ -80,9 +87,10 @@ export class SessionStreams {
    * Opens the connection stream once the server knows the connection. In the RFD profile
    * a GET without the connection id is refused, so it waits until one is known.
    */
-  openConnection(): void {
+  openConnection(known = false): void {
     const { http, sessionHeader } = this.#options;
-    if (this.#stopped || this.#connection || !http.bootstrapped) return;
+    // `known`: a stored connection id (a reattach) names a connection the server already has.
+    if (this.#stopped || this.#connection || !(known || http.bootstrapped)) return;
     if (sessionHeader && !http.connectionId) return;
     this.#connection = this.#start(CONNECTION_STREAM, {}, this.#options.lastEventId);
   }
@@ -101,25 +109,62 @@ export class SessionStreams {
     this.#start(sessionId, { [header]: sessionId }, "0");
   }
 
+  /**
+   * Reattach (RFD profile): opens the stream of a session of the known connection from that
+   * session's stored cursor, with no `session/load`, so the server replays only what was missed
+   * (no cursor: "0", the whole ring). Opens the connection stream too. Resolves once the server
+   * accepted the session's GET; rejects with the refusal (an `AcpHttpError`), with
+   * `SessionStreamStoppedError` when the stream stopped first, or a `TypeError` without session
+   * streams or a connection id. A stream already there is kept as it is.
+   */
+  attach(sessionId: string, lastEventId: string | undefined): Promise<void> {
+    const header = this.#options.sessionHeader;
+    // Caller bugs, as elsewhere in this client: a TypeError before anything is sent.
+    const refuse = (why: string) => Promise.reject(new TypeError(`attachSession: ${why}`));
+    if (!header) return refuse("the client has no per-session streams (option sessionStreams, over HTTP)");
+    if (!this.#options.http.connectionId) return refuse("no connection id to reattach to (option connectionId)");
+    if (this.#stopped) return Promise.reject(new SessionStreamStoppedError("the connection is closed"));
+    const pending = this.#attaching.get(sessionId);
+    if (pending) return pending.opened;
+    if (this.#streams.has(sessionId)) return Promise.resolve();
+    let settle!: (error?: Error) => void;
+    const opened = new Promise<void>((resolve, reject) => {
+      settle = (error) => {
+        this.#attaching.delete(sessionId);
+        if (error) reject(error);
+        else resolve();
+      };
+    });
+    this.#attaching.set(sessionId, { opened, settle });
+    this.openConnection(true);
+    this.#start(sessionId, { [header]: sessionId }, lastEventId ?? "0");
+    return opened;
+  }
+
   /** Stops one session's stream. */
   close(sessionId: string | undefined): void {
     if (sessionId === undefined) return;
     this.#streams.get(sessionId)?.stop();
     this.#streams.delete(sessionId);
+    this.#attaching.get(sessionId)?.settle(new SessionStreamStoppedError(`session ${sessionId} closed`));
   }
 
   /** Stops every stream and forgets them; unlike `stopAll`, streams may open again (a new connection). */
   reset(): void {
-    for (const stream of this.#streams.values()) stream.stop();
-    this.#streams.clear();
+    this.#stopEvery("the connection was reset");
     this.#connection = undefined;
   }
 
   /** Stops every stream; no stream opens afterwards. */
   stopAll(): void {
     this.#stopped = true;
+    this.#stopEvery("the connection closed");
+  }
+
+  #stopEvery(why: string): void {
     for (const stream of this.#streams.values()) stream.stop();
     this.#streams.clear();
+    for (const { settle } of [...this.#attaching.values()]) settle(new SessionStreamStoppedError(why));
   }
 
   #start(name: string, headers: Record<string, string>, lastEventId: string | undefined): EventStream {
@@ -140,6 +185,7 @@ export class SessionStreams {
       },
       onStatus: (status) => {
         if (name === CONNECTION_STREAM) this.#options.onStatus(status);
+        else if (status === "open") this.#attaching.get(name)?.settle();
       },
       onFatal: (error) => this.#failed(name, error),
       ...(name === CONNECTION_STREAM ? {} : { fatalStatuses: SESSION_FATAL_STATUSES }),
@@ -151,6 +197,7 @@ export class SessionStreams {
 
   #failed(name: string, error: Error): void {
     const { onFatal, logger } = this.#options;
+    this.#attaching.get(name)?.settle(error);
     if (!(error instanceof AcpHttpError)) {
       return onFatal("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
     }

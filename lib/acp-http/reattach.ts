@@ -1,0 +1,99 @@
+import type { InitializeParams, McpServer } from "./acp-types.js";
+import { AcpHttpClient } from "./client.js";
+import type { AcpHttpClientOptions } from "./client-options.js";
+import { AcpConnectionClosedError } from "./errors/connection-closed-error.js";
+import { debugLogger } from "./logger.js";
+import { normalizeReconnectPolicy } from "./reconnect.js";
+import { SessionLedger, type AcpRecovery } from "./recovery.js";
+
+/** A session as stored for a later reattach: its id, its stream's cursor, and what `session/load` needs. */
+export interface StoredSession {
+  sessionId: string;
+  /** The session stream's last cursor from `onCursor` (absent: "0", all the server keeps). */
+  lastEventId?: string | undefined;
+  /** For the fallback `session/load`: the `cwd` and MCP servers the session was opened with. */
+  cwd: string;
+  mcpServers?: McpServer[];
+}
+
+/** A connection as stored for a later reattach (RFD profile: `Acp-Connection-Id`, per-session streams). */
+export interface StoredConnection {
+  connectionId: string;
+  sessions: readonly StoredSession[];
+  /** Sent by the fallback's `initialize` when the stored connection is gone. Default the client's. */
+  initialize?: Partial<InitializeParams>;
+}
+
+/** How `reattach` brought the sessions back. */
+export interface AcpReattachment {
+  /** The client to use from now on: the stored connection's, or a new one. */
+  client: AcpHttpClient;
+  /** True: the stored connection. False: it was gone, `client` is a new connection (`recovery` says how). */
+  reattached: boolean;
+  /** Sessions resumed from their cursors: the server replayed what they missed, nothing twice. */
+  resumed: string[];
+  /** Sessions brought back with `session/load`: the agent sends their history again, as it keeps it. */
+  loaded: string[];
+  /** Sessions that could not be brought back (the load failed, or the agent cannot load). */
+  failed: AcpRecovery["failed"];
+}
+
+/**
+ * After a reload or a restart, on an RFD-profile server: reattaches the stored connection and
+ * resumes each session's stream from its own cursor (`attachSession`). A session the connection
+ * no longer owns is `session/load`ed on it. When the server no longer knows the connection,
+ * (`connection-lost`) the fallback is the recovery a lost connection gets (`recover`): a new
+ * connection, its `initialize`, then `session/load` for each session. Rejects when that
+ * `initialize` keeps failing (per `options.reconnect`), with its last error, or with the
+ * `AcpConnectionClosedError` of any other close (e.g. `unauthorized`). `options.connectionId` is ignored.
+ *
+ * `watch` gets each client made here before it opens or sends anything: subscribe to its
+ * `envelopes$` there, because the replay starts as soon as a stream opens.
+ */
+export async function reattach(
+  options: AcpHttpClientOptions,
+  stored: StoredConnection,
+  watch: (client: AcpHttpClient) => void = () => undefined,
+): Promise<AcpReattachment> {
+  const client = new AcpHttpClient({ ...options, connectionId: stored.connectionId });
+  watch(client);
+  const outcomes = await Promise.allSettled(
+    stored.sessions.map((session) => client.attachSession(session.sessionId, { lastEventId: session.lastEventId })),
+  );
+  if (!client.closeInfo) {
+    const resumed = stored.sessions.filter((_, i) => outcomes[i]?.status === "fulfilled");
+    const refused = stored.sessions.filter((_, i) => outcomes[i]?.status === "rejected");
+    const request = (method: string, params: unknown) => client.request(method, params);
+    const { loaded, failed } = await SessionLedger.of(stored.initialize ?? {}, refused).loadAll({ request });
+    return { client, reattached: true, resumed: resumed.map((s) => s.sessionId), loaded, failed };
+  }
+  // Only a connection the server no longer knows is replaced; unauthorized stays unauthorized.
+  const closed = client.closeInfo;
+  if (closed.reason !== "connection-lost") throw closed.error ?? new AcpConnectionClosedError(closed.reason);
+  const { connectionId: _stored, ...fresh } = options;
+  const ledger = SessionLedger.of(stored.initialize ?? {}, stored.sessions);
+  let current: AcpHttpClient | undefined;
+  const recovery = await ledger.recover({
+    policy: normalizeReconnectPolicy(options.reconnect),
+    signal: new AbortController().signal,
+    logger: options.logger ?? debugLogger("acp-http"),
+    // A client whose first `initialize` failed is closed for good: each attempt gets a new one.
+    reset: () => {
+      current = new AcpHttpClient(fresh);
+      watch(current);
+    },
+    request: async (method, params) => {
+      const next = current as AcpHttpClient;
+      const result =
+        method === "initialize"
+          ? await next.initialize(params as Partial<InitializeParams>)
+          : await next.request(method, params);
+      // The new `initialize` result tells whether the agent can `session/load`.
+      ledger.note(method, params, result);
+      return result;
+    },
+    connectionId: () => current?.connectionId,
+  });
+  const { loaded, failed } = recovery;
+  return { client: current as AcpHttpClient, reattached: false, resumed: [], loaded, failed };
+}

@@ -1,0 +1,161 @@
+import {
+  AcpConnectionClosedError,
+  AcpHttpError,
+  AcpTimeoutError,
+  RFD_PROFILE,
+  type AcpHttpClientOptions,
+  type CursorAdvance,
+} from "../../../lib/acp-http/index.js";
+import { SessionLedger } from "../../../lib/acp-http/recovery.js";
+import { never, problemResponse } from "../../support/fake-acp-server.js";
+import { createHarness, disconnectAll, notification, settle, watch, type Harness } from "./client-harness.js";
+
+afterEach(disconnectAll);
+
+const STORED = "conn-stored";
+
+/** A client reattaching to a stored connection of an RFD-profile server: it sends nothing until asked. */
+function reattached(extra: Partial<AcpHttpClientOptions> = {}): Harness & { cursors: CursorAdvance[] } {
+  const cursors: CursorAdvance[] = [];
+  const h = createHarness(
+    { ...RFD_PROFILE, connectionId: STORED, onCursor: (advance) => cursors.push(advance), ...extra },
+    { connectionIdHeader: "Acp-Connection-Id" },
+  );
+  return { ...h, cursors };
+}
+
+type Update = { params?: { update?: { content?: { text?: string } } } };
+const texts = (h: Harness): string[] => h.envelopes.map((e) => (e as Update).params?.update?.content?.text ?? "?");
+
+describe("attachSession (RFD reattach from a stored per-session cursor)", () => {
+  it("opens the session stream from the stored cursor and the connection stream, with no POST", async () => {
+    const h = reattached();
+    const attached = watch(h.client.attachSession("sess-1", { lastEventId: "13" }));
+    const [first, second] = [await h.server.stream(1), await h.server.stream(2)];
+    const session = [first, second].find((s) => s.request.headers.has("acp-session-id"));
+    const connection = [first, second].find((s) => !s.request.headers.has("acp-session-id"));
+    expect(session?.request.headers.get("acp-session-id")).toBe("sess-1");
+    expect(session?.request.headers.get("acp-connection-id")).toBe(STORED);
+    expect(session?.request.headers.get("last-event-id")).toBe("13");
+    expect(connection?.request.headers.get("acp-connection-id")).toBe(STORED);
+    expect(connection?.request.headers.has("last-event-id")).toBe(false);
+    await settle();
+    expect(attached.settled && attached.error === undefined).toBe(true);
+    expect(h.server.requestsOf("POST")).toHaveLength(0);
+
+    // The replay continues the cursor; the id-less marker that ends it is a plain notification.
+    session?.send(14, notification(14));
+    session?.send(undefined, { jsonrpc: "2.0", method: "_qwen/notify", params: { kind: "replay_complete" } });
+    session?.send(15, notification(15));
+    await settle();
+    expect(texts(h)).toEqual(["chunk 14", "?", "chunk 15"]);
+    expect(h.cursors.map((c) => [c.sessionId, c.lastEventId])).toEqual([
+      ["sess-1", "14"],
+      ["sess-1", "15"],
+    ]);
+    expect(h.client.state).toBe("open");
+  });
+
+  it("without a cursor asks for the whole history; attaching twice opens one stream", async () => {
+    const h = reattached();
+    const one = h.client.attachSession("sess-1");
+    const two = h.client.attachSession("sess-1");
+    await Promise.all([one, two]);
+    await settle();
+    const sessions = h.server.requestsOf("GET").filter((r) => r.headers.has("acp-session-id"));
+    expect(sessions.map((r) => r.headers.get("last-event-id"))).toEqual(["0"]);
+    await expect(h.client.attachSession("sess-1", { lastEventId: "99" })).resolves.toBeUndefined();
+    expect(h.server.requestsOf("GET").filter((r) => r.headers.has("acp-session-id"))).toHaveLength(1);
+  });
+
+  it("a 404 (the server no longer knows the connection) rejects typed and closes as connection-lost", async () => {
+    const h = reattached();
+    h.server.onGet = () => problemResponse(404, { error: "Unknown Acp-Connection-Id" });
+    const failure = await h.client.attachSession("sess-1", { lastEventId: "3" }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AcpConnectionClosedError);
+    expect((failure as AcpConnectionClosedError).reason).toBe("connection-lost");
+    expect((failure as AcpConnectionClosedError).method).toBe("attachSession");
+    expect((failure as Error).cause).toBeInstanceOf(AcpHttpError);
+    expect(((failure as Error).cause as AcpHttpError).status).toBe(404);
+    await expect(h.client.closed).resolves.toMatchObject({ reason: "connection-lost" });
+    // The server does not know the connection: no DELETE for it.
+    expect(h.server.requestsOf("DELETE")).toHaveLength(0);
+  });
+
+  it("a 403 (no longer owned) rejects with the AcpHttpError; the connection lives on", async () => {
+    const h = reattached();
+    h.server.onGet = (request) =>
+      request.headers.has("acp-session-id")
+        ? problemResponse(403, { error: "Session not owned by this connection" })
+        : h.server.openStream(request).response;
+    const failure = await h.client.attachSession("sess-1").catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AcpHttpError);
+    expect((failure as AcpHttpError).status).toBe(403);
+    await settle();
+    expect(h.client.closeInfo).toBeUndefined();
+  });
+
+  it("a server that never answers the GET: timeoutMs bounds the wait and closes the session stream", async () => {
+    const h = reattached();
+    h.server.onGet = (request) =>
+      request.headers.has("acp-session-id") ? never() : h.server.openStream(request).response;
+    const failure = await h.client.attachSession("sess-1", { timeoutMs: 20 }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AcpTimeoutError);
+    // Attaching again opens a new stream: the one given up on is gone.
+    void h.client.attachSession("sess-1", { timeoutMs: 20 }).catch(() => undefined);
+    await settle();
+    expect(h.server.requestsOf("GET").filter((r) => r.headers.has("acp-session-id"))).toHaveLength(2);
+  });
+
+  it("a disconnect while attaching rejects; no session streams or no connection id is a TypeError", async () => {
+    const h = reattached();
+    h.server.onGet = () => never();
+    const pending = h.client.attachSession("sess-1").catch((e: unknown) => e);
+    await settle();
+    await h.client.disconnect();
+    const failure = await pending;
+    expect(failure).toBeInstanceOf(AcpConnectionClosedError);
+    expect((failure as AcpConnectionClosedError).reason).toBe("disconnected");
+
+    const plain = createHarness({}, {});
+    await expect(plain.client.attachSession("sess-1")).rejects.toBeInstanceOf(TypeError);
+    const noId = createHarness({ ...RFD_PROFILE }, {});
+    await expect(noId.client.attachSession("sess-1")).rejects.toThrow(/no connection id/);
+  });
+});
+
+describe("SessionLedger.of (the reattach fallback's ledger)", () => {
+  it("recovers sessions it never saw opened: initialize with the given params, then session/load each", async () => {
+    const ledger = SessionLedger.of({ clientInfo: { name: "x", version: "1" } }, [
+      { sessionId: "s1", cwd: "/w", mcpServers: [{ name: "m" }] },
+      { sessionId: "s2", cwd: "/v" },
+    ]);
+    expect(ledger.recoverable).toBe(true);
+    const calls: Array<[string, unknown]> = [];
+    const result = await ledger.recover({
+      policy: { initialDelayMs: 1, maxDelayMs: 1, factor: 1, jitter: 0, maxRetries: 0, stallTimeoutMs: undefined },
+      signal: new AbortController().signal,
+      logger: { debug() {}, warn() {} },
+      reset: () => undefined,
+      request: async (method, params) => {
+        calls.push([method, params]);
+        return {};
+      },
+      connectionId: () => "fresh",
+    });
+    expect(calls).toEqual([
+      ["initialize", { clientInfo: { name: "x", version: "1" } }],
+      ["session/load", { sessionId: "s1", cwd: "/w", mcpServers: [{ name: "m" }] }],
+      ["session/load", { sessionId: "s2", cwd: "/v", mcpServers: [] }],
+    ]);
+    expect(result).toEqual({ connectionId: "fresh", loaded: ["s1", "s2"], failed: [], attempts: 1 });
+  });
+
+  it("an initialize result without loadSession (fed to note): the sessions fail, none is loaded", async () => {
+    const ledger = SessionLedger.of({}, [{ sessionId: "s1", cwd: "/w" }]);
+    ledger.note("initialize", {}, { agentCapabilities: {} });
+    const { loaded, failed } = await ledger.loadAll({ request: async () => ({}) });
+    expect(loaded).toEqual([]);
+    expect(failed).toEqual([{ sessionId: "s1", error: "the agent does not advertise loadSession" }]);
+  });
+});
