@@ -178,9 +178,10 @@ export class WebSocketTransport {
       if (bytes !== undefined) return this.#options.onOversize(bytes);
       this.#options.onMessage(data);
     };
-    const on = (socket as Partial<EmittingSocket>).on;
-    // `ws` emits the frame's bytes directly; its `addEventListener` wraps each in a MessageEvent first.
-    if (typeof on === "function") {
+    const { on, terminate } = socket as Partial<EmittingSocket>;
+    // `ws` (known by `terminate()`, as for headers) emits the frame's bytes directly; its
+    // `addEventListener` wraps each in a MessageEvent first.
+    if (typeof on === "function" && typeof terminate === "function") {
       on.call(socket, "message", (data: { toString(): string }, isBinary: boolean) =>
         isBinary ? watchdog?.heard() : take(data.toString()),
       );
@@ -220,6 +221,7 @@ export class WebSocketTransport {
 /** `ws` sockets are also event emitters: `message` gives `(data, isBinary)`. */
 interface EmittingSocket {
   on(event: "message", listener: (data: { toString(): string }, isBinary: boolean) => void): void;
+  terminate(): void;
 }
 
 function sendOn(socket: WebSocketLike, body: string, operation: string): void {
