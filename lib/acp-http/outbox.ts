@@ -72,9 +72,9 @@ export class Outbox {
     if (!socket) return this.#postHttp(envelope, method, signal, onError, deferStream, sessionId);
     // A frame on an open socket goes out synchronously: no async function, one shared promise.
     try {
-      const opening = socket.send(JSON.stringify(envelope), method);
-      if (!opening) return SENT;
-      return opening.then(
+      const body = JSON.stringify(envelope);
+      if (socket.sendNow(body, method)) return SENT;
+      return socket.send(body, method).then(
         () => true,
         (error: unknown) => this.#failed(error, envelope, method, signal, onError, sessionId),
       );

@@ -70,18 +70,20 @@ export class WebSocketTransport {
     return this.#socket?.readyState === WEB_SOCKET_OPEN;
   }
 
+  /** Sends one message, opening the socket first if there is none. */
+  async send(body: string, operation: string): Promise<void> {
+    if (!this.sendNow(body, operation)) sendOn(await this.#connect(operation), body, operation);
+  }
+
   /**
-   * Sends one message. On an open socket it goes out at once and nothing is returned (no
-   * promise per message on the hot path); otherwise the socket opens first and the returned
-   * promise settles once the message went out. Failures throw (or reject) `AcpNetworkError`.
+   * Sends one message if a socket is open, at once (no promise: the hot path); false when
+   * there is none and `send` must open one. A failed send throws `AcpNetworkError`.
    */
-  send(body: string, operation: string): Promise<void> | undefined {
+  sendNow(body: string, operation: string): boolean {
     const socket = this.#socket;
-    if (socket?.readyState !== WEB_SOCKET_OPEN) {
-      return this.#connect(operation).then((opened) => sendOn(opened, body, operation));
-    }
+    if (socket?.readyState !== WEB_SOCKET_OPEN) return false;
     sendOn(socket, body, operation);
-    return undefined;
+    return true;
   }
 
   /** Drops the current socket (a new connection starts with the next send). */
