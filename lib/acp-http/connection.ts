@@ -96,7 +96,6 @@ export class Connection {
     this.inbound = new Inbound({
       correlator: this.#correlator,
       responseEcho: options.responseEcho ?? "auto",
-      echoGraceMs: 1500,
       streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
@@ -109,6 +108,7 @@ export class Connection {
       lost: (cause) => this.#lost(cause),
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
     });
+    this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
     this.inbound.envelopes.subscribe((envelope) => {
       if (isNotification(envelope) && envelope.method === "$/cancel_request") {
         this.#agentRequests.withdraw((envelope.params as { requestId?: unknown } | undefined)?.requestId);
@@ -220,6 +220,7 @@ export class Connection {
     return new ConnectionRecovery(enabled, { policy, signal: this.#lifetime.signal, logger: this.#logger }, {
       started: (cause) => {
         this.state.set("reconnecting");
+        this.inbound.releaseHeld();
         this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
       },
       reset: () => {

@@ -12,6 +12,7 @@ import {
 } from "./envelope.js";
 import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
+import { ResponseHolds } from "./response-holds.js";
 import type { SseFrame } from "./sse-stream.js";
 import { sessionOf } from "./session-of.js";
 
@@ -32,16 +33,20 @@ const TOO_LARGE_RAW_CHARS = 1024;
 
 /**
  * Whether the server also puts every response it returns in a POST body on the event
- * stream. `true`: hold each inline response until its stream copy shows where it
- * belongs among the notifications. `"auto"` learns it from the first echo seen.
+ * stream. `true` (a promise, e.g. sandbox-agent 0.4.2): each inline response waits for its
+ * stream copy, which shows where it belongs among the notifications, however long the
+ * stream lags, until the stream is gone or 30 s have passed. `"auto"` learns it from the
+ * first echo seen and then waits for copies only while the stream is busy or reconnecting,
+ * giving up after 1.5 s of quiet: a server that never promised copies may not send them
+ * all. `false`: no copies; an inline response waits for its session's updates in flight.
  */
 export type ResponseEcho = boolean | "auto";
 
 export interface InboundOptions {
   correlator: RpcCorrelator;
   responseEcho: ResponseEcho;
-  /** How long an inline response waits for its stream copy while the stream is quiet. */
-  echoGraceMs: number;
+  /** How long an inline response waits for a copy that was not promised while the stream is quiet. Default 1.5 s. */
+  echoGraceMs?: number;
   /** A stream exists (open or coming back): a copy or earlier notifications can still arrive. */
   streamStarted(): boolean;
   /** The stream is connected right now. */
@@ -57,34 +62,7 @@ export interface SentEnvelope {
 }
 
 const DELIVERED_MEMORY = 4096;
-const SESSION_MEMORY = 1024;
-const MAX_HOLD_MS = 30_000;
-/**
- * Without stream copies to order by, an inline response for a session waits until that
- * session's updates have been quiet this long (bounded by QUIET_MAX_MS): servers write a
- * turn's updates to the stream before they answer its POST, but the stream's bytes can
- * still be in flight when the POST body arrives. Other sessions' traffic is irrelevant
- * to that order, so it never delays the response.
- */
-const QUIET_MS = 25;
-const QUIET_MAX_MS = 2000;
-
-interface Held {
-  response: AcpResponse;
-  /** The request the response answers, when that differs from the id it carries. */
-  answers: JsonRpcId | undefined;
-  since: number;
-  timer: ReturnType<typeof setTimeout>;
-}
-
-interface HoldRule {
-  firstCheckMs: number;
-  quietMs: number;
-  waitWhileInactive: boolean;
-  maxMs?: number;
-  /** Quiet means "no frame of this session"; undefined: no frame at all. */
-  session?: string | undefined;
-}
+const ECHO_GRACE_MS = 1500;
 
 /**
  * Merges the two ways envelopes arrive (stream frames and POST bodies) into one
@@ -97,27 +75,29 @@ export class Inbound {
   readonly parseErrors = new Subject<AcpParseError>();
   readonly #options: InboundOptions;
   readonly #delivered = new BoundedSet(DELIVERED_MEMORY);
-  readonly #held = new Map<string, Held>();
-  /** When each session last had a frame on any stream (bounded: the oldest entries go first). */
-  readonly #sessionFrameAt = new Map<string, number>();
+  readonly #holds: ResponseHolds;
   #echoSeen = false;
-  #lastFrameAt = 0;
 
   constructor(options: InboundOptions) {
     this.#options = options;
+    this.#holds = new ResponseHolds({
+      echoGraceMs: options.echoGraceMs ?? ECHO_GRACE_MS,
+      streamStarted: options.streamStarted,
+      streamOpen: options.streamOpen,
+      release: (response, answers) => this.#deliver(response, false, answers),
+    });
   }
 
   frame(frame: SseFrame, stream: string): void {
     const now = Date.now();
-    this.#lastFrameAt = now;
     const parsed = parseEnvelope(frame.data);
     if (!parsed.ok) {
+      this.#holds.noteFrame(undefined, now);
       const eventId = frame.id === undefined ? {} : { eventId: frame.id };
       this.parseErrors.next({ source: "stream", stream, ...eventId, raw: frame.data, error: parsed.error });
       return;
     }
-    const session = sessionOf((parsed.envelope as { params?: unknown }).params);
-    if (session !== undefined) this.#noteSessionFrame(session, now);
+    this.#holds.noteFrame(sessionOf((parsed.envelope as { params?: unknown }).params), now);
     this.#route(parsed.envelope, true, undefined);
   }
 
@@ -156,13 +136,22 @@ export class Inbound {
     return error;
   }
 
+  /** Events were lost for good (a reported gap): a copy being waited for may have been among them. */
+  eventsLost(): void {
+    this.#holds.eventsLost();
+  }
+
+  /**
+   * Delivers held responses now (a connection being rebuilt): they are real answers, and the
+   * stream their copies would come on is going away.
+   */
+  releaseHeld(): void {
+    this.#holds.releaseAll();
+  }
+
   /** Delivers held responses (they are real answers) and ends both streams. */
   close(): void {
-    for (const [key, held] of [...this.#held]) {
-      clearTimeout(held.timer);
-      this.#held.delete(key);
-      this.#deliver(held.response, false, held.answers);
-    }
+    this.#holds.releaseAll();
     this.envelopes.complete();
     this.parseErrors.complete();
   }
@@ -180,22 +169,15 @@ export class Inbound {
       return;
     }
     if (fromStream) {
-      const held = this.#held.get(key);
-      if (held) {
-        // The stream copy marks the position; the body copy may carry more detail.
-        clearTimeout(held.timer);
-        this.#held.delete(key);
-        this.#deliver(held.response, false, held.answers);
-        return;
-      }
-      this.#deliver(envelope, true, undefined);
+      // The stream copy marks the position; the body copy, when held, may carry more detail.
+      const held = this.#holds.take(key);
+      if (held) this.#deliver(held.response, false, held.answers);
+      else this.#deliver(envelope, true, undefined);
       return;
     }
-    if (this.#expectEcho()) {
-      // The stream copy normally follows within milliseconds; keep waiting while the
-      // stream is busy or reconnecting, when the copy is most likely still on its way.
-      const grace = this.#options.echoGraceMs;
-      this.#hold(key, envelope, answers, { firstCheckMs: grace, quietMs: grace, waitWhileInactive: true });
+    const echo = this.#options.responseEcho;
+    if ((echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamStarted()) {
+      this.#holds.hold(key, envelope, answers, echo === true ? "copy-promised" : "copy-learned");
       return;
     }
     // No copy will come, but the session's updates sent before this response may still be
@@ -203,8 +185,7 @@ export class Inbound {
     // quiet. A response that concerns no session has nothing to wait for.
     const session = sessionOf(sent?.params) ?? sessionOf((envelope as { result?: unknown }).result);
     if (session !== undefined && this.#options.streamStarted()) {
-      const rule = { firstCheckMs: 0, quietMs: QUIET_MS, waitWhileInactive: false, maxMs: QUIET_MAX_MS, session };
-      this.#hold(key, envelope, answers, rule);
+      this.#holds.hold(key, envelope, answers, "quiet", session);
       return;
     }
     this.#deliver(envelope, false, answers);
@@ -217,42 +198,6 @@ export class Inbound {
     if (id !== null) this.#delivered.add(idKey(id));
     this.envelopes.next(response);
     this.#options.correlator.settle(answers === undefined ? response : { ...response, id: answers }, fromStream);
-  }
-
-  #noteSessionFrame(session: string, now: number): void {
-    const frames = this.#sessionFrameAt;
-    if (!frames.has(session) && frames.size >= SESSION_MEMORY) {
-      const oldest = frames.keys().next().value;
-      if (oldest !== undefined) frames.delete(oldest);
-    }
-    frames.set(session, now);
-  }
-
-  #expectEcho(): boolean {
-    const echo = this.#options.responseEcho;
-    return (echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamStarted();
-  }
-
-  #hold(key: string, response: AcpResponse, answers: JsonRpcId | undefined, rule: HoldRule): void {
-    const since = Date.now();
-    const maxMs = rule.maxMs ?? MAX_HOLD_MS;
-    const lastFrameAt = () =>
-      rule.session === undefined ? this.#lastFrameAt : (this.#sessionFrameAt.get(rule.session) ?? 0);
-    const check = () => {
-      const now = Date.now();
-      const last = lastFrameAt();
-      const busy = now - last < rule.quietMs;
-      const inactive = rule.waitWhileInactive && !this.#options.streamOpen();
-      if ((busy || inactive) && now - since < maxMs) {
-        // While the stream is down, look again after a quiet period, not in a tight loop.
-        entry.timer = setTimeout(check, inactive ? rule.quietMs : Math.max(1, rule.quietMs - (now - last)));
-        return;
-      }
-      this.#held.delete(key);
-      this.#deliver(response, false, answers);
-    };
-    const entry: Held = { response, answers, since, timer: setTimeout(check, rule.firstCheckMs) };
-    this.#held.set(key, entry);
   }
 }
 
