@@ -1,15 +1,17 @@
 import { BootstrapPosts } from "./bootstrap-posts.js";
 import type { AcpCookieStore } from "./cookie-store.js";
 import { AcpNetworkError } from "./errors/network-error.js";
+import { isAbort, withDeadline } from "./fetch-deadline.js";
 import { assertHeaders, assertHeaderValue, mergeHeaders } from "./headers.js";
 import { toHttpError } from "./http-problem.js";
 import type { AcpLogger } from "./logger.js";
-import { oversize } from "./message-size.js";
-import { startDeadline } from "./timeout.js";
+import { readPostAnswer, type PostResult } from "./post-answer.js";
 import { resolveToken, type TokenSource } from "./token.js";
 import { joinUrl, withQuery } from "./url.js";
 
 export type { TokenSource } from "./token.js";
+export type { PostResult } from "./post-answer.js";
+export { isAbort } from "./fetch-deadline.js";
 export { assertHeaderValue } from "./headers.js";
 export { readHttpProblem, toHttpError } from "./http-problem.js";
 export { joinUrl } from "./url.js";
@@ -33,14 +35,6 @@ export interface HttpTransportOptions {
   protocolVersionHeader?: string | undefined;
   /** A POST answer body larger than this is not parsed (see `PostResult.tooLarge`). */
   maxMessageBytes?: number | undefined;
-}
-
-export interface PostResult {
-  status: number;
-  /** The response body when it is a JSON payload; undefined for 202 and empty bodies. */
-  json: string | undefined;
-  /** Set when the body exceeded `maxMessageBytes` (its size and first KiB): `json` is then undefined. */
-  tooLarge?: { bytes: number; head: string };
 }
 
 /** How long a connection-creating POST that was given up on is still followed for a last DELETE. */
@@ -130,14 +124,7 @@ export class HttpTransport {
     });
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
-    const text = await response.text();
-    const isJson = /json/i.test(response.headers.get("content-type") ?? "");
-    const limit = this.#options.maxMessageBytes;
-    const tooLarge = limit === undefined ? undefined : oversize(text, limit);
-    if (tooLarge !== undefined) {
-      return { status: response.status, json: undefined, tooLarge: { bytes: tooLarge, head: text.slice(0, 1024) } };
-    }
-    return { status: response.status, json: text.length > 0 && (isJson || response.status === 200) ? text : undefined };
+    return readPostAnswer(response, this.#options.maxMessageBytes);
   }
 
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
@@ -228,31 +215,4 @@ export class HttpTransport {
     this.#options.cookies?.apply(headers);
     return headers;
   }
-}
-
-export function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
-}
-
-/**
- * Races `send` against a timer that also aborts it: the call settles by the deadline even
- * when the fetch in use does not honour its signal (an answer arriving later is ignored).
- */
-function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => Promise<Response>): Promise<Response> {
-  const controller = new AbortController();
-  return new Promise<Response>((resolve, reject) => {
-    const cancel = startDeadline(timeoutMs, () => {
-      controller.abort();
-      reject(new Error(`no answer within ${timeoutMs} ms`));
-    });
-    let sent: Promise<Response>;
-    try {
-      sent = send(controller.signal);
-    } catch (error) {
-      cancel();
-      reject(error);
-      return;
-    }
-    sent.then(resolve, reject).finally(cancel);
-  });
 }

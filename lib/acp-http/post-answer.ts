@@ -1,0 +1,31 @@
+import { oversize } from "./message-size.js";
+
+export interface PostResult {
+  status: number;
+  /** The response body when it is a JSON payload; undefined for 202 and empty bodies. */
+  json: string | undefined;
+  /** Set when the body exceeded `maxMessageBytes` (its size and first KiB): `json` is then undefined. */
+  tooLarge?: { bytes: number; head: string };
+}
+
+/** How much of an oversized answer `PostResult.tooLarge` keeps. */
+const TOO_LARGE_HEAD_CHARS = 1024;
+
+/**
+ * Reads a 2xx POST answer: its body is the JSON-RPC payload when it is JSON (a 200 counts
+ * as JSON whatever its content type says), nothing for 202 and empty bodies, and only a
+ * size and a head when it is over `limit` (such a body is not parsed).
+ */
+export async function readPostAnswer(response: Response, limit: number | undefined): Promise<PostResult> {
+  const text = await response.text();
+  const isJson = /json/i.test(response.headers.get("content-type") ?? "");
+  const tooLarge = limit === undefined ? undefined : oversize(text, limit);
+  if (tooLarge !== undefined) {
+    return {
+      status: response.status,
+      json: undefined,
+      tooLarge: { bytes: tooLarge, head: text.slice(0, TOO_LARGE_HEAD_CHARS) },
+    };
+  }
+  return { status: response.status, json: text.length > 0 && (isJson || response.status === 200) ? text : undefined };
+}
