@@ -146,12 +146,15 @@ export class Connection {
     this.#conflicts.track(id, params);
     const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
+    this.streams.beforeSend(method, params);
     void this.#outbox.post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
     let answer;
     try {
       answer = await response;
     } finally {
-      this.#conflicts.settled(id, method, params, answer !== undefined && !isErrorResponse(answer));
+      const ok = answer !== undefined && !isErrorResponse(answer);
+      this.#conflicts.settled(id, method, params, ok);
+      if (!ok) this.streams.afterError(method, params);
     }
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
     if (method === "initialize") this.#initialized(answer.result);
