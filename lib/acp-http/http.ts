@@ -124,7 +124,7 @@ export class HttpTransport {
     });
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
-    return readPostAnswer(response, this.#options.maxMessageBytes);
+    return readPostAnswer(response, this.#options.maxMessageBytes, operation);
   }
 
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */

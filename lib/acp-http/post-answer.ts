@@ -1,3 +1,5 @@
+import { AcpNetworkError } from "./errors/network-error.js";
+import { isAbort } from "./fetch-deadline.js";
 import { oversize } from "./message-size.js";
 
 export interface PostResult {
@@ -14,10 +16,27 @@ const TOO_LARGE_HEAD_CHARS = 1024;
 /**
  * Reads a 2xx POST answer: its body is the JSON-RPC payload when it is JSON (a 200 counts
  * as JSON whatever its content type says), nothing for 202 and empty bodies, and only a
- * size and a head when it is over `limit` (such a body is not parsed).
+ * size and a head when it is over `limit` (such a body is not parsed). A body cut short is an
+ * `AcpNetworkError` (an abort stays the abort).
  */
-export async function readPostAnswer(response: Response, limit: number | undefined): Promise<PostResult> {
-  const text = await response.text();
+export async function readPostAnswer(
+  response: Response,
+  limit: number | undefined,
+  operation: string,
+): Promise<PostResult> {
+  // 202 carries no payload (the answer comes on a stream), so its body is not awaited: some servers end
+  // it late (the official SDK's Node adapter over HTTP/2 ends a prompt's 202 with the turn).
+  if (response.status === 202) {
+    void response.body?.cancel().catch(() => undefined);
+    return { status: 202, json: undefined };
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new AcpNetworkError(operation, error);
+  }
   const isJson = /json/i.test(response.headers.get("content-type") ?? "");
   const tooLarge = limit === undefined ? undefined : oversize(text, limit);
   if (tooLarge !== undefined) {
