@@ -2,7 +2,7 @@ import { Subject } from "rxjs";
 import { AgentRequests } from "./agent-requests.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
 import { ClosePolicy } from "./close-policy.js";
-import { isErrorResponse, isNotification } from "./envelope.js";
+import { isErrorResponse } from "./envelope.js";
 import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
 import type { AcpHttpError } from "./errors/http-error.js";
 import { AcpInterruptedError } from "./errors/interrupted-error.js";
@@ -99,6 +99,7 @@ export class Connection {
       streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
+      onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });
     this.#outbox = new Outbox(this, {
       maxMessageBytes,
@@ -109,11 +110,6 @@ export class Connection {
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
-    this.inbound.envelopes.subscribe((envelope) => {
-      if (isNotification(envelope) && envelope.method === "$/cancel_request") {
-        this.#agentRequests.withdraw((envelope.params as { requestId?: unknown } | undefined)?.requestId);
-      }
-    });
     this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);
   }
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { checkEnvelope, type EnvelopeKind } from "./envelope-check.js";
 
 /**
  * JSON-RPC 2.0 envelopes as valibot schemas; the TypeScript types below are inferred
@@ -63,29 +64,44 @@ export function parseEnvelope(text: string): EnvelopeParse {
   } catch (error) {
     return { ok: false, error: `invalid JSON: ${(error as Error).message}` };
   }
-  return validateEnvelope(json);
+  return check(json, true);
 }
 
 /** Validates an already-parsed JSON value as one JSON-RPC 2.0 envelope. */
 export function validateEnvelope(json: unknown): EnvelopeParse {
+  return check(json, false);
+}
+
+/** `owned`: `json` is a fresh parse, which may be returned as the envelope itself (see checkEnvelope). */
+function check(json: unknown, owned: boolean): EnvelopeParse {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return { ok: false, error: "not a JSON-RPC object" };
   }
-  const schema = schemaFor(json as Record<string, unknown>);
-  if (!schema) return { ok: false, error: "not a JSON-RPC request, notification or response" };
-  const result = v.safeParse(schema, json);
+  const kind = kindOf(json as Record<string, unknown>);
+  if (!kind) return { ok: false, error: "not a JSON-RPC request, notification or response" };
+  const checked = checkEnvelope(json as Record<string, unknown>, kind, owned);
+  if (checked) return { ok: true, envelope: checked as AcpEnvelope };
+  const result = v.safeParse(SCHEMAS[kind], json);
   if (result.success) return { ok: true, envelope: result.output };
   return { ok: false, error: `invalid JSON-RPC envelope: ${summarize(result.issues)}` };
 }
 
 // Choosing the one schema up front (instead of a union) keeps both the cost and the
-// error message to a single candidate.
-function schemaFor(o: Record<string, unknown>) {
-  if ("method" in o) return "id" in o ? AcpRequestSchema : AcpNotificationSchema;
-  if ("error" in o) return AcpErrorResponseSchema;
-  if ("result" in o) return AcpSuccessResponseSchema;
+// error message to a single candidate. Valid envelopes are taken by checkEnvelope, which
+// mirrors these schemas; only what it doubts goes through the schema.
+function kindOf(o: Record<string, unknown>): EnvelopeKind | undefined {
+  if ("method" in o) return "id" in o ? "request" : "notification";
+  if ("error" in o) return "error";
+  if ("result" in o) return "success";
   return undefined;
 }
+
+const SCHEMAS = {
+  request: AcpRequestSchema,
+  notification: AcpNotificationSchema,
+  error: AcpErrorResponseSchema,
+  success: AcpSuccessResponseSchema,
+} as const;
 
 function summarize(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues

@@ -52,6 +52,8 @@ export interface InboundOptions {
   /** The stream is connected right now. */
   streamOpen(): boolean;
   onAgentRequest(request: AcpRequest): void;
+  /** A `$/cancel_request` notification arrived (called before subscribers see it). */
+  onCancelRequest(requestId: unknown): void;
 }
 
 /** The envelope a POST carried: a request's body answers that request (its params name the session). */
@@ -89,15 +91,14 @@ export class Inbound {
   }
 
   frame(frame: SseFrame, stream: string): void {
-    const now = Date.now();
     const parsed = parseEnvelope(frame.data);
     if (!parsed.ok) {
-      this.#holds.noteFrame(undefined, now);
+      this.#holds.noteFrame(undefined);
       const eventId = frame.id === undefined ? {} : { eventId: frame.id };
       this.parseErrors.next({ source: "stream", stream, ...eventId, raw: frame.data, error: parsed.error });
       return;
     }
-    this.#holds.noteFrame(sessionOf((parsed.envelope as { params?: unknown }).params), now);
+    this.#holds.noteFrame(sessionOf((parsed.envelope as { params?: unknown }).params));
     this.#route(parsed.envelope, true, undefined);
   }
 
@@ -158,6 +159,10 @@ export class Inbound {
 
   #route(envelope: AcpEnvelope, fromStream: boolean, sent: SentEnvelope | undefined): void {
     if (!isResponse(envelope)) {
+      // Checked here rather than by a subscriber of its own: this runs for every envelope.
+      if (envelope.method === "$/cancel_request" && !("id" in envelope)) {
+        this.#options.onCancelRequest((envelope.params as { requestId?: unknown } | undefined)?.requestId);
+      }
       this.envelopes.next(envelope);
       if (isRequest(envelope)) this.#options.onAgentRequest(envelope);
       return;

@@ -2,8 +2,10 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 /** One dispatched Server-Sent Event. */
 export interface SseFrame {
-  id: string | undefined;
-  event: string | undefined;
+  /** Absent or undefined when the event had no `id:` line. */
+  id?: string | undefined;
+  /** Absent or undefined when the event had no `event:` line. */
+  event?: string | undefined;
   data: string;
 }
 
@@ -41,7 +43,8 @@ export async function readSseBody(
       // Only the default event type carries envelopes; named events are another protocol's business.
       if (message.event !== undefined && message.event !== "message") return;
       if (message.data === "") return;
-      callbacks.onFrame({ id: message.id, event: message.event, data: message.data });
+      // The parser's event is already a fresh { id, event, data }: handed on as the frame, not copied.
+      callbacks.onFrame(message);
     },
     onRetry: (ms) => callbacks.onRetry?.(ms),
     onError: (error) => {
