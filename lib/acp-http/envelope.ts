@@ -77,11 +77,11 @@ function check(json: unknown, owned: boolean): EnvelopeParse {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return { ok: false, error: "not a JSON-RPC object" };
   }
-  const kind = kindOf(json as Record<string, unknown>);
+  const kind = envelopeKind(json as Record<string, unknown>);
   if (!kind) return { ok: false, error: "not a JSON-RPC request, notification or response" };
   const checked = checkEnvelope(json as Record<string, unknown>, kind, owned);
   if (checked) return { ok: true, envelope: checked as AcpEnvelope };
-  const result = v.safeParse(SCHEMAS[kind], json);
+  const result = v.safeParse(ENVELOPE_SCHEMAS[kind], json);
   if (result.success) return { ok: true, envelope: result.output };
   return { ok: false, error: `invalid JSON-RPC envelope: ${summarize(result.issues)}` };
 }
@@ -89,14 +89,15 @@ function check(json: unknown, owned: boolean): EnvelopeParse {
 // Choosing the one schema up front (instead of a union) keeps both the cost and the
 // error message to a single candidate. Valid envelopes are taken by checkEnvelope, which
 // mirrors these schemas; only what it doubts goes through the schema.
-function kindOf(o: Record<string, unknown>): EnvelopeKind | undefined {
+export function envelopeKind(o: Record<string, unknown>): EnvelopeKind | undefined {
   if ("method" in o) return "id" in o ? "request" : "notification";
   if ("error" in o) return "error";
   if ("result" in o) return "success";
   return undefined;
 }
 
-const SCHEMAS = {
+/** The schema of each kind (the one `envelopeKind` picks). */
+export const ENVELOPE_SCHEMAS = {
   request: AcpRequestSchema,
   notification: AcpNotificationSchema,
   error: AcpErrorResponseSchema,

@@ -6,29 +6,13 @@
  */
 import * as v from "valibot";
 import {
-  AcpErrorResponseSchema,
-  AcpNotificationSchema,
-  AcpRequestSchema,
-  AcpSuccessResponseSchema,
+  ENVELOPE_SCHEMAS as SCHEMAS,
+  envelopeKind as kindOf,
   parseEnvelope,
   validateEnvelope,
 } from "../../../lib/acp-http/envelope.js";
 import { checkEnvelope, type EnvelopeKind } from "../../../lib/acp-http/envelope-check.js";
 import { mulberry32, randomInt } from "../../support/prng.js";
-
-const SCHEMAS = {
-  request: AcpRequestSchema,
-  notification: AcpNotificationSchema,
-  error: AcpErrorResponseSchema,
-  success: AcpSuccessResponseSchema,
-} as const;
-
-function kindOf(o: Record<string, unknown>): EnvelopeKind | undefined {
-  if ("method" in o) return "id" in o ? "request" : "notification";
-  if ("error" in o) return "error";
-  if ("result" in o) return "success";
-  return undefined;
-}
 
 /** Deep structure with key order: two values print alike only if they are alike, keys in the same order. */
 function shape(value: unknown): string {
