@@ -8,7 +8,7 @@ import {
   type AcpEnvelope,
   type AcpHttpClientOptions,
 } from "../../../lib/acp-http/index.js";
-import type { GooseServe } from "./goose-server.js";
+import { startGooseServe, type GooseServe } from "./goose-server.js";
 
 interface UpdateParams {
   sessionId?: string;
@@ -39,14 +39,24 @@ export function record(client: AcpHttpClient): { all: AcpEnvelope[]; stop: () =>
 export type Overrides = Partial<Omit<AcpHttpClientOptions, "baseUrl">> & { baseUrl?: string };
 
 /**
- * A client factory for one server: the RFD profile, goose's secret header (on the WebSocket
- * upgrade too: `ws` sends headers), `ws` as the WebSocket; `disconnectAll` for afterAll.
+ * One goose serve for the enclosing `describe` block (started before its tests, stopped after them,
+ * with every client made by `connect`), and a client factory for it: the RFD profile, goose's secret
+ * header (on the WebSocket upgrade too: `ws` sends headers), `ws` as the WebSocket.
  */
-export function clientsFor(server: () => GooseServe): {
-  connect: (overrides?: Overrides) => AcpHttpClient;
-  disconnectAll: () => Promise<void>;
-} {
+export function gooseForBlock(): { server: () => GooseServe; connect: (overrides?: Overrides) => AcpHttpClient } {
+  let started: GooseServe | undefined;
   const clients: AcpHttpClient[] = [];
+  const server = (): GooseServe => {
+    if (!started) throw new Error("goose serve has not started");
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startGooseServe();
+  }, 40_000);
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.disconnect()));
+    await started?.stop();
+  }, 30_000);
   const connect = (overrides: Overrides = {}): AcpHttpClient => {
     const { headers, ...rest } = overrides;
     const client = new AcpHttpClient({
@@ -59,10 +69,7 @@ export function clientsFor(server: () => GooseServe): {
     clients.push(client);
     return client;
   };
-  const disconnectAll = async () => {
-    await Promise.allSettled(clients.map((client) => client.disconnect()));
-  };
-  return { connect, disconnectAll };
+  return { server, connect };
 }
 
 /** Opens a session in the server's workspace; returns its id. */

@@ -8,9 +8,8 @@ import { AcpInterruptedError, type AcpHttpClient, type AcpRecovery } from "../..
 import { FAKE_REPLY_MARKER } from "../../support/fake-openai.js";
 import { startFaultProxy } from "../../support/fault-proxy.js";
 import { describeWith } from "../../support/system-component.js";
-import { chunks, clientsFor, firstChunk, openSession, record, type Overrides } from "./goose-helpers.js";
-import { GOOSE, GOOSE_INSTALL_TIMEOUT_MS, GOOSE_VERSION, gooseBinary, startGooseServe } from "./goose-server.js";
-import type { GooseServe } from "./goose-server.js";
+import { chunks, gooseForBlock, firstChunk, openSession, record, type Overrides } from "./goose-helpers.js";
+import { GOOSE, GOOSE_INSTALL_TIMEOUT_MS, GOOSE_VERSION, gooseBinary } from "./goose-server.js";
 
 const run = describeWith([GOOSE]);
 
@@ -40,28 +39,18 @@ function watch(client: AcpHttpClient): AcpRecovery[] {
 
 for (const transport of ["http", "websocket"] as const) {
   run(`interop: goose serve ${GOOSE_VERSION}, recovery over ${transport}`, () => {
-    let server: GooseServe;
-    const { connect, disconnectAll } = clientsFor(() => server);
+    const { server, connect } = gooseForBlock();
     const client = () => connect({ ...RECOVER, transport });
-
-    beforeAll(async () => {
-      server = await startGooseServe();
-    }, 40_000);
-
-    afterAll(async () => {
-      await disconnectAll();
-      await server?.stop();
-    }, 30_000);
 
     it("a prompt in flight when goose is killed fails with AcpInterruptedError; a new connection follows", async () => {
       const acp = client();
       const recoveries = watch(acp);
-      const sessionId = await openSession(acp, server);
+      const sessionId = await openSession(acp, server());
       const before = acp.connectionId;
       const started = firstChunk(acp, sessionId);
       const turn = say(acp, sessionId, "SLOW and then killed", 30_000);
       await started;
-      await server.restart();
+      await server().restart();
       await expect(turn).rejects.toBeInstanceOf(AcpInterruptedError);
       await waitFor(() => recoveries.length === 1, 30_000, "a recovery");
       expect(recoveries[0]?.connectionId).toBeTruthy();
@@ -73,9 +62,9 @@ for (const transport of ["http", "websocket"] as const) {
     it("after goose is killed the client session/loads its session, which prompts as before", async () => {
       const acp = client();
       const recoveries = watch(acp);
-      const sessionId = await openSession(acp, server);
+      const sessionId = await openSession(acp, server());
       expect((await say(acp, sessionId, "before the kill")).stopReason).toBe("end_turn");
-      await server.restart();
+      await server().restart();
       await waitFor(() => recoveries.length === 1, 30_000, "a recovery");
       expect(recoveries[0]).toMatchObject({ loaded: [sessionId], failed: [] });
       expect(acp.state).toBe("open");
@@ -88,26 +77,16 @@ for (const transport of ["http", "websocket"] as const) {
 }
 
 run(`interop: goose serve ${GOOSE_VERSION}, event streams cut under a live connection`, () => {
-  let server: GooseServe;
-  const { connect, disconnectAll } = clientsFor(() => server);
-
-  beforeAll(async () => {
-    server = await startGooseServe();
-  }, 40_000);
-
-  afterAll(async () => {
-    await disconnectAll();
-    await server?.stop();
-  }, 30_000);
+  const { server, connect } = gooseForBlock();
 
   // goose holds a session's output while no stream is attached and sends it to the next GET
   // (1.37 dropped it): a cut mid-turn loses nothing, and the connection needs no recovery.
   it("a turn whose streams are cut mid-way completes with every chunk on the same connection", async () => {
-    const proxy = await startFaultProxy(server.baseUrl);
+    const proxy = await startFaultProxy(server().baseUrl);
     try {
       const acp = connect({ ...RECOVER, baseUrl: proxy.baseUrl });
       const recoveries = watch(acp);
-      const sessionId = await openSession(acp, server);
+      const sessionId = await openSession(acp, server());
       const before = acp.connectionId;
       const seen = record(acp);
       const started = firstChunk(acp, sessionId);

@@ -12,15 +12,13 @@ import {
 } from "../../../lib/acp-http/index.js";
 import { FAKE_REPLY_MARKER } from "../../support/fake-openai.js";
 import { describeWith } from "../../support/system-component.js";
-import { chunks, clientsFor, firstChunk, openSession, record } from "./goose-helpers.js";
+import { chunks, gooseForBlock, firstChunk, openSession, record } from "./goose-helpers.js";
 import {
   GOOSE,
   GOOSE_INSTALL_TIMEOUT_MS,
   GOOSE_PACKAGE,
   GOOSE_VERSION,
   gooseBinary,
-  startGooseServe,
-  type GooseServe,
 } from "./goose-server.js";
 
 const run = describeWith([GOOSE]);
@@ -51,25 +49,15 @@ async function firstFrame(response: Response, match: (data: string) => boolean):
 if (GOOSE.available()) beforeAll(() => gooseBinary(), GOOSE_INSTALL_TIMEOUT_MS);
 
 run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), HTTP`, () => {
-  let server: GooseServe;
-  const { connect, disconnectAll } = clientsFor(() => server);
-  const acp = () => `${server.baseUrl}${RFD_PROFILE.path}`;
-
-  beforeAll(async () => {
-    server = await startGooseServe();
-  }, 40_000);
-
-  afterAll(async () => {
-    await disconnectAll();
-    await server?.stop();
-  }, 30_000);
+  const { server, connect } = gooseForBlock();
+  const acp = () => `${server().baseUrl}${RFD_PROFILE.path}`;
 
   it("connect and stream: initialize, newSession, a prompt whose chunks arrive before end_turn", async () => {
     const client = connect();
     const init = await client.initialize();
     expect(client.connectionId).toBeTruthy();
     expect(init.agentCapabilities?.loadSession).toBe(true);
-    const sessionId = await openSession(client, server);
+    const sessionId = await openSession(client, server());
     const seen = record(client);
     let atResolve = "";
     const result = await client.prompt({ sessionId, prompt: [{ type: "text", text: "hello goose" }] }).then((r) => {
@@ -93,8 +81,8 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const post = (url: string) => fetch(url, { method: "POST", headers, body });
     expect((await post(acp())).status).toBe(401);
-    expect((await post(`${acp()}?token=${server.secretKey}`)).status).toBe(200);
-    expect((await fetch(`${server.baseUrl}/health`)).status).toBe(200);
+    expect((await post(`${acp()}?token=${server().secretKey}`)).status).toBe(200);
+    expect((await fetch(`${server().baseUrl}/health`)).status).toBe(200);
   });
 
   it("permission: any session/request_permission is answered by the handler", async () => {
@@ -109,7 +97,7 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
         },
       },
     });
-    const sessionId = await openSession(client, server);
+    const sessionId = await openSession(client, server());
     const seen = record(client);
     const result = await client.prompt({ sessionId, prompt: [{ type: "text", text: "TOOLCALL write the file" }] });
     seen.stop();
@@ -118,13 +106,13 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
     expect(asked).toHaveLength(requests.length);
     // Recorded, not required: goose offers `write`, `edit` and `shell`, not `write_file`, so the
     // fake model's TOOLCALL switch never fires and no permission request is made (0 in our run).
-    const offered = server.model.calls().at(-1)?.tools ?? [];
+    const offered = server().model.calls().at(-1)?.tools ?? [];
     process.stdout.write(`goose permission requests: ${requests.length}; tools offered: ${offered.join(", ")}\n`);
   });
 
   it("cancel: session/cancel during a SLOW prompt ends the turn with `cancelled`", async () => {
     const client = connect();
-    const sessionId = await openSession(client, server);
+    const sessionId = await openSession(client, server());
     const started = firstChunk(client, sessionId);
     const seen = record(client);
     const turn = client.prompt({ sessionId, prompt: [{ type: "text", text: "SLOW then cancel" }] });
@@ -139,7 +127,7 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
 
   it("close: session/list shows the session, unstableCloseSession closes it", async () => {
     const client = connect();
-    const sessionId = await openSession(client, server);
+    const sessionId = await openSession(client, server());
     await client.prompt({ sessionId, prompt: [{ type: "text", text: "something to list" }] });
     const listed = await client.listSessions();
     expect(listed.sessions.some((s) => s.sessionId === sessionId)).toBe(true);
@@ -149,10 +137,10 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
 
   it("one stream per session: a second GET on a session stream is refused with 409", async () => {
     const client = connect();
-    const sessionId = await openSession(client, server);
+    const sessionId = await openSession(client, server());
     await client.prompt({ sessionId, prompt: [{ type: "text", text: "the stream is open" }] });
     const headers = {
-      ...server.authHeaders,
+      ...server().authHeaders,
       accept: "text/event-stream",
       [RFD_PROFILE.connectionIdHeader]: client.connectionId ?? "",
       [RFD_PROFILE.sessionStreams.header]: sessionId,
@@ -172,27 +160,29 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
     await client.disconnect();
     const after = await fetch(acp(), {
       method: "POST",
-      headers: { ...server.authHeaders, "content-type": "application/json", [RFD_PROFILE.connectionIdHeader]: id },
+      headers: { ...server().authHeaders, "content-type": "application/json", [RFD_PROFILE.connectionIdHeader]: id },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} }),
     });
     expect(after.status).toBe(404);
 
     const other = connect();
     await other.initialize();
-    const headers = { ...server.authHeaders, [RFD_PROFILE.connectionIdHeader]: other.connectionId ?? "" };
+    const headers = { ...server().authHeaders, [RFD_PROFILE.connectionIdHeader]: other.connectionId ?? "" };
     expect((await fetch(acp(), { method: "DELETE", headers })).status).toBe(202);
-    const failure = await other.newSession({ cwd: server.workspace, mcpServers: [] }).catch((error: unknown) => error);
+    const failure = await other
+      .newSession({ cwd: server().workspace, mcpServers: [] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AcpConnectionClosedError);
     expect((failure as AcpConnectionClosedError).reason).toBe("connection-lost");
   });
 
   it("wire: goose answers session/load on the session's stream, held until a GET attaches there", async () => {
     const owner = connect();
-    const sessionId = await openSession(owner, server);
+    const sessionId = await openSession(owner, server());
     const raw = connect();
     await raw.initialize();
-    const headers = { ...server.authHeaders, [RFD_PROFILE.connectionIdHeader]: raw.connectionId ?? "" };
-    const params = { sessionId, cwd: server.workspace, mcpServers: [] };
+    const headers = { ...server().authHeaders, [RFD_PROFILE.connectionIdHeader]: raw.connectionId ?? "" };
+    const params = { sessionId, cwd: server().workspace, mcpServers: [] };
     const load = { jsonrpc: "2.0", id: 77, method: "session/load", params };
     const posted = await fetch(acp(), {
       method: "POST",
@@ -213,11 +203,11 @@ run(`interop: goose serve ${GOOSE_VERSION} (${GOOSE_PACKAGE} ${GOOSE_VERSION}), 
   // opens the stream only after the answer, so the two wait for each other. Fails until fixed.
   it("loadSession on a second connection attaches the session, and it prompts there", async () => {
     const first = connect();
-    const sessionId = await openSession(first, server);
+    const sessionId = await openSession(first, server());
     await first.prompt({ sessionId, prompt: [{ type: "text", text: "before the load" }] });
     const second = connect();
     await second.initialize();
-    await second.loadSession({ sessionId, cwd: server.workspace, mcpServers: [] }, { timeoutMs: 10_000 });
+    await second.loadSession({ sessionId, cwd: server().workspace, mcpServers: [] }, { timeoutMs: 10_000 });
     const prompt = [{ type: "text" as const, text: "after the load" }];
     const turn = await second.prompt({ sessionId, prompt }, { timeoutMs: 10_000 });
     expect(turn.stopReason).toBe("end_turn");
