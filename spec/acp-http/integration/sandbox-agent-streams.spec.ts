@@ -70,64 +70,49 @@ describe("event stream against sandbox-agent 0.4.2", () => {
     seen.stop();
   });
 
-  it("a 2,000-update burst arrives complete and in order, with no gap reported", async () => {
-    const acp = client("burst-2k", server.baseUrl);
-    const seen = record(acp);
-    const gaps: EventGap[] = [];
-    const gapSubscription = acp.gaps$.subscribe((gap) => gaps.push(gap));
-    await acp.initialize();
-    const { sessionId } = await acp.newSession(newSessionParams());
-
-    const delivered = await acp.prompt(textPrompt(sessionId, "burst 2000")).then(() => chunkTexts(seen.envelopes, sessionId));
-    expect(delivered).toEqual(range(2000, "c"));
-    expect(gaps).toEqual([]);
-    gapSubscription.unsubscribe();
-    seen.stop();
-  });
-
   /**
-   * sandbox-agent 0.4.2 drops events from its live stream under a burst this size, and by the time
-   * a reader sees the id gap the missing events have already left the server's 1024-event replay
-   * ring (a plain curl reader loses thousands of 20,000 too). No client can recover them; what the
-   * client must do is deliver what it gets once and in order, and report every hole on gaps$.
+   * sandbox-agent 0.4.2 drops events from its live stream under a burst when it is short of CPU:
+   * a 20,000-update burst loses some on a quiet machine, a 2,000-update one only on a loaded one
+   * (seen with two busy loops beside the test: ids 363..979 never sent, and by the time the reader
+   * sees the hole they have left the server's 1024-event replay ring). No client can recover them;
+   * what the client must do is deliver what it gets once and in order, report every hole on gaps$,
+   * and deliver everything when nothing was reported missing.
    */
-  it("a 20,000-update burst: every delivered update once and in order, every missing one accounted for on gaps$", async () => {
-    const total = 20_000;
-    const acp = client("burst-20k", server.baseUrl);
-    const seen = record(acp);
-    const gaps: EventGap[] = [];
-    const gapSubscription = acp.gaps$.subscribe((gap) => gaps.push(gap));
-    await acp.initialize();
-    const { sessionId } = await acp.newSession(newSessionParams());
+  it.each([2000, 20_000])(
+    "a %i-update burst: every delivered update once and in order, every missing one accounted for on gaps$",
+    async (total) => {
+      const acp = client(`burst-${total}`, server.baseUrl);
+      const seen = record(acp);
+      const gaps: EventGap[] = [];
+      const gapSubscription = acp.gaps$.subscribe((gap) => gaps.push(gap));
+      await acp.initialize();
+      const { sessionId } = await acp.newSession(newSessionParams());
 
-    const result = await acp.prompt(textPrompt(sessionId, `burst ${total}`));
-    expect(result.stopReason).toBe("end_turn");
-    const seqs = chunkTexts(seen.envelopes, sessionId).map(seqOf);
+      const result = await acp.prompt(textPrompt(sessionId, `burst ${total}`));
+      expect(result.stopReason).toBe("end_turn");
+      const seqs = chunkTexts(seen.envelopes, sessionId).map(seqOf);
+      if (gaps.length === 0) expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i));
 
-    // Once each, strictly increasing.
-    for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] ?? -1);
-    expect(new Set(seqs).size).toBe(seqs.length);
-    expect(seqs.every((seq) => seq >= 0 && seq < total)).toBe(true);
+      // Once each, strictly increasing.
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] ?? -1);
+      expect(seqs.every((seq) => seq >= 0 && seq < total)).toBe(true);
 
-    // Gaps are well-formed, on the connection stream, and do not overlap.
-    let previousLast = 0;
-    for (const gap of gaps) {
-      expect(gap.stream).toBe("connection");
-      expect(gap.firstMissing).toBeGreaterThan(previousLast);
-      expect(gap.lastMissing).toBeGreaterThanOrEqual(gap.firstMissing);
-      previousLast = gap.lastMissing;
-    }
-    const missing = gaps.reduce((sum, gap) => sum + gap.lastMissing - gap.firstMissing + 1, 0);
-
-    // Accounting: what was not delivered was reported. The gap ranges count event ids, which may
-    // also cover a few non-chunk events, hence >=.
-    expect(seqs.length + missing).toBeGreaterThanOrEqual(total);
-    if (gaps.length === 0) expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i));
-    // Every update that went missing lies inside a reported range: the undelivered count cannot
-    // exceed the ids reported missing.
-    expect(total - seqs.length).toBeLessThanOrEqual(missing);
-    expect(acp.state).toBe("open");
-    gapSubscription.unsubscribe();
-    seen.stop();
-  }, 45_000);
+      // Gaps are well-formed, on the connection stream, and do not overlap.
+      let previousLast = 0;
+      for (const gap of gaps) {
+        expect(gap.stream).toBe("connection");
+        expect(gap.firstMissing).toBeGreaterThan(previousLast);
+        expect(gap.lastMissing).toBeGreaterThanOrEqual(gap.firstMissing);
+        previousLast = gap.lastMissing;
+      }
+      // Accounting: every update that was not delivered lies inside a reported range (the ranges
+      // count event ids, which may also cover a few non-chunk events, hence at most).
+      const missing = gaps.reduce((sum, gap) => sum + gap.lastMissing - gap.firstMissing + 1, 0);
+      expect(total - seqs.length).toBeLessThanOrEqual(missing);
+      expect(acp.state).toBe("open");
+      gapSubscription.unsubscribe();
+      seen.stop();
+    },
+    45_000,
+  );
 });
