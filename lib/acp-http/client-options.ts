@@ -19,6 +19,11 @@ export interface AcpHttpClientOptions {
   connectionIdHeader?: string;
   /** Resume an existing connection (e.g. after a page reload) instead of waiting to learn one. */
   connectionId?: string;
+  /**
+   * With `connectionId`: the protocol version that connection's `initialize` negotiated (its result's
+   * `protocolVersion`), sent in `protocolVersionHeader` from the first request. Default `PROTOCOL_VERSION`.
+   */
+  protocolVersion?: number | string;
   /** Query sent with the POSTs until one succeeds (servers that create the connection lazily). */
   bootstrapQuery?: Record<string, string>;
   headers?: Record<string, string>;

@@ -16,7 +16,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
 import { Outbox } from "./outbox.js";
 import { normalizeReconnectPolicy } from "./reconnect.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
-import { RpcCorrelator } from "./rpc-correlator.js";
+import { RpcCorrelator, randomIdBase } from "./rpc-correlator.js";
 import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
 import type { SseFrame } from "./sse-stream.js";
@@ -43,7 +43,7 @@ export class Connection {
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
-  readonly #correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id));
+  readonly #correlator: RpcCorrelator;
   readonly #agentRequests: AgentRequests;
   readonly #outbox: Outbox;
   readonly #lifetime = new AbortController();
@@ -53,6 +53,10 @@ export class Connection {
   readonly #closing: ClosePolicy;
 
   constructor(options: AcpHttpClientOptions) {
+    // On a stored connection an earlier client numbered its requests from 1, and their answers can still
+    // arrive (replayed, or a request it left open): ours start elsewhere so that they cannot be taken for them.
+    const firstId = options.connectionId === undefined ? 1 : randomIdBase();
+    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), firstId);
     const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
     const policy = normalizeReconnectPolicy(options.reconnect);
     const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
@@ -138,7 +142,7 @@ export class Connection {
     const conflict = this.#conflicts.blocking(method, params);
     if (conflict) throw conflict;
     const id = this.#correlator.nextId();
-    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options);
+    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options, !this.socket);
     this.#conflicts.track(id, params);
     const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
     const reject = (error: unknown) => this.#correlator.reject(id, error);

@@ -33,6 +33,8 @@ export interface HttpTransportOptions {
   credentials?: RequestCredentials | undefined;
   /** Header that carries the negotiated protocol version once known (RFD: `Acp-Protocol-Version`). */
   protocolVersionHeader?: string | undefined;
+  /** The version a stored connection negotiated: sent from the first request (no `initialize` will tell it). */
+  protocolVersion?: number | string | undefined;
   /** A POST answer body larger than this is not parsed (see `PostResult.tooLarge`). */
   maxMessageBytes?: number | undefined;
 }
@@ -61,6 +63,7 @@ export class HttpTransport {
   constructor(options: HttpTransportOptions) {
     this.#options = options;
     this.#connectionId = options.connectionId;
+    if (options.protocolVersion !== undefined) this.#protocolVersion = String(options.protocolVersion);
     this.#url = joinUrl(options.baseUrl, options.path);
     assertHeaders(options.headers);
     // Plain fetch, no wrapper: a wrapper that builds a Request, clones it for retries and

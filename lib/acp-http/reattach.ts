@@ -19,6 +19,8 @@ export interface StoredSession {
 /** A connection as stored for a later reattach (RFD profile: `Acp-Connection-Id`, per-session streams). */
 export interface StoredConnection {
   connectionId: string;
+  /** What the connection's `initialize` negotiated (its result's `protocolVersion`). Default `PROTOCOL_VERSION`. */
+  protocolVersion?: number | string | undefined;
   sessions: readonly StoredSession[];
   /** Sent by the fallback's `initialize` when the stored connection is gone. Default the client's. */
   initialize?: Partial<InitializeParams>;
@@ -55,7 +57,12 @@ export async function reattach(
   stored: StoredConnection,
   watch: (client: AcpHttpClient) => void = () => undefined,
 ): Promise<AcpReattachment> {
-  const client = new AcpHttpClient({ ...options, connectionId: stored.connectionId });
+  const version = stored.protocolVersion ?? options.protocolVersion;
+  const client = new AcpHttpClient({
+    ...options,
+    connectionId: stored.connectionId,
+    ...(version === undefined ? {} : { protocolVersion: version }),
+  });
   watch(client);
   const outcomes = await Promise.allSettled(
     stored.sessions.map((session) => client.attachSession(session.sessionId, { lastEventId: session.lastEventId })),

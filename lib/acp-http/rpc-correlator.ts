@@ -37,6 +37,15 @@ class Pending {
 }
 
 /**
+ * A first request id in [2^20, 2^50): far from the ids another client on the same connection started
+ * at 1, and from another client's random base (the first million ids of two such clients overlap with
+ * odds of about 2^-29), while every id stays a safe integer.
+ */
+export function randomIdBase(): number {
+  return 2 ** 20 + Math.floor(Math.random() * (2 ** 50 - 2 ** 20));
+}
+
+/**
  * The table of requests waiting for their answer. A request settles exactly once:
  * from the first copy of its response (POST body or stream), by its caller's abort
  * or deadline, or when the connection closes. Nothing here ever waits on a clock
@@ -46,7 +55,7 @@ export class RpcCorrelator {
   readonly #pending = new Map<string, Pending>();
   /** Answered requests whose POST is still open, waiting to be let go. */
   readonly #releasing = new Set<Pending>();
-  #nextId = 1;
+  #nextId: number;
   /** How long a POST may stay open after its response arrived on the stream. */
   readonly #postReleaseMs: number;
   readonly #onAbandon: ((id: JsonRpcId) => void) | undefined;
@@ -54,8 +63,10 @@ export class RpcCorrelator {
   /**
    * `onAbandon`: a request that was sent is given up by its caller (its signal aborted or its
    * deadline passed) and the agent may still be working on it (the outbox tells it so).
+   * `firstId`: the id of the first request (see `randomIdBase`).
    */
-  constructor(postReleaseMs: number, onAbandon?: (id: JsonRpcId) => void) {
+  constructor(postReleaseMs: number, onAbandon?: (id: JsonRpcId) => void, firstId = 1) {
+    this.#nextId = firstId;
     this.#postReleaseMs = postReleaseMs;
     this.#onAbandon = onAbandon;
   }

@@ -1,3 +1,4 @@
+import { PROTOCOL_VERSION } from "./acp-types.js";
 import type { AcpHttpClientOptions } from "./client-options.js";
 import { defaultCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { AcpNetworkError } from "./errors/network-error.js";
@@ -50,6 +51,8 @@ export function createTransports(
     cookies,
     credentials,
     protocolVersionHeader: options.protocolVersionHeader,
+    // A stored connection was initialized by an earlier client: its version goes out from the start.
+    protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
     maxMessageBytes: limits.maxMessageBytes,
   });
   const webSocket =

@@ -2,13 +2,15 @@ import {
   AcpConnectionClosedError,
   AcpHttpError,
   AcpTimeoutError,
+  PROTOCOL_VERSION,
   RFD_PROFILE,
+  reattach,
   type AcpHttpClientOptions,
   type CursorAdvance,
 } from "../../../lib/acp-http/index.js";
 import { SessionLedger } from "../../../lib/acp-http/recovery.js";
-import { never, problemResponse } from "../../support/fake-acp-server.js";
-import { createHarness, disconnectAll, notification, settle, watch, type Harness } from "./client-harness.js";
+import { FakeAcpServer, bodyOf, never, problemResponse, rpcResult, type RecordedRequest } from "../../support/fake-acp-server.js";
+import { BASE_URL, createHarness, disconnectAll, notification, settle, watch, type Harness } from "./client-harness.js";
 
 afterEach(disconnectAll);
 
@@ -121,6 +123,67 @@ describe("attachSession (RFD reattach from a stored per-session cursor)", () => 
     await expect(plain.client.attachSession("sess-1")).rejects.toBeInstanceOf(TypeError);
     const noId = createHarness({ ...RFD_PROFILE }, {});
     await expect(noId.client.attachSession("sess-1")).rejects.toThrow(/no connection id/);
+  });
+});
+
+describe("a client on a stored connection: the previous client's requests are still on the wire", () => {
+  /** A response of the previous client's request `id`, as the session stream replays it. */
+  const stale = (id: number) => ({ jsonrpc: "2.0", id, result: { stopReason: "end_turn", stale: id } });
+
+  it("replayed answers to the previous client's requests neither settle nor block the new client's", async () => {
+    const h = reattached();
+    await h.client.attachSession("sess-1", { lastEventId: "40" });
+    const session = await h.server.stream(1);
+    const other = await h.server.stream(2);
+    const stream = session.request.headers.has("acp-session-id") ? session : other;
+    // The previous client (ids from 1 up) asked twice; the replay holds both answers.
+    stream.send(41, stale(1));
+    stream.send(42, stale(2));
+    await settle();
+    // While the new client's request waits, more of the previous client's answers arrive, then its own.
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      for (let id = 3; id <= 50; id++) stream.send(40 + id, stale(id));
+      return rpcResult(message.id, { fresh: true });
+    };
+    const first = watch(h.client.request("session/set_mode", { sessionId: "sess-1", modeId: "a" }));
+    const second = watch(h.client.request("session/set_mode", { sessionId: "sess-1", modeId: "b" }));
+    await settle(20);
+    expect(first.error).toBeUndefined();
+    expect(first.value).toEqual({ fresh: true });
+    expect(second.value).toEqual({ fresh: true });
+    const sent = h.server.requestsOf("POST").map((request) => Number(bodyOf(request).id));
+    expect(sent.every((id) => id > 50 && Number.isSafeInteger(id))).toBe(true);
+    expect(new Set(sent).size).toBe(2);
+  });
+
+  it("sends the protocol version on every request, though it ran no initialize (stored, else the client's own)", async () => {
+    const answer = (request: RecordedRequest) => rpcResult(bodyOf(request).id, {});
+    const h = reattached({ protocolVersion: 7 });
+    h.server.onPost = answer;
+    await h.client.attachSession("sess-1", { lastEventId: "1" });
+    await h.client.request("session/set_mode", { sessionId: "sess-1", modeId: "a" });
+    const gets = h.server.requestsOf("GET");
+    expect(gets.length).toBeGreaterThan(0);
+    for (const request of [...gets, ...h.server.requestsOf("POST")]) {
+      expect(request.headers.get("acp-protocol-version")).toBe("7");
+    }
+    const plain = reattached();
+    plain.server.onPost = answer;
+    await plain.client.request("session/set_mode", { sessionId: "sess-1", modeId: "a" });
+    expect(plain.server.requestsOf("POST")[0]?.headers.get("acp-protocol-version")).toBe(String(PROTOCOL_VERSION));
+  });
+
+  it("reattach() hands the stored connection's protocol version to the client it opens", async () => {
+    const server = new FakeAcpServer({ connectionIdHeader: "Acp-Connection-Id" });
+    const options = { ...RFD_PROFILE, baseUrl: BASE_URL, fetch: server.fetch };
+    const stored = { connectionId: STORED, protocolVersion: "2026-01", sessions: [{ sessionId: "s1", cwd: "/w" }] };
+    const back = await reattach(options, stored);
+    expect(back).toMatchObject({ reattached: true, resumed: ["s1"] });
+    const gets = server.requestsOf("GET");
+    expect(gets.length).toBeGreaterThan(0);
+    expect(gets.map((request) => request.headers.get("acp-protocol-version"))).toEqual(gets.map(() => "2026-01"));
+    await back.client.disconnect();
   });
 });
 
