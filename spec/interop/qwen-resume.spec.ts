@@ -7,21 +7,20 @@
 import { randomUUID } from "node:crypto";
 import {
   AcpConnectionClosedError,
-  AcpHttpClient,
   AcpHttpError,
   RFD_PROFILE,
   isNotification,
   reattach,
   type AcpEnvelope,
-  type AcpHttpClientOptions,
+  type AcpHttpClient,
   type AcpParseError,
   type CursorAdvance,
 } from "../../lib/acp-http/index.js";
 import { readSseBody } from "../../lib/acp-http/sse-stream.js";
 import { FAKE_REPLY_MARKER } from "../support/fake-openai.js";
-import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, startQwenServe, type QwenServe } from "../support/qwen-server.js";
+import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, type QwenServe } from "../support/qwen-server.js";
+import { qwenForBlock } from "./support/qwen-block.js";
 
-const START_TIMEOUT_MS = 60_000;
 const SESSION_HEADER = RFD_PROFILE.sessionStreams.header;
 
 /** One event of a session stream, as a client saw it: its SSE id and its envelope. */
@@ -119,34 +118,18 @@ async function ring(server: QwenServe, connectionId: string, sessionId: string):
 beforeAll(() => qwenCliEntry(), QWEN_INSTALL_TIMEOUT_MS);
 
 describe("interop: qwen serve 0.24.4, per-session resume after a reload", () => {
-  let server: QwenServe;
-  const clients: AcpHttpClient[] = [];
-
-  const options = (extra: Partial<AcpHttpClientOptions> = {}): AcpHttpClientOptions => ({
-    baseUrl: server.baseUrl,
-    ...RFD_PROFILE,
-    reconnect: { initialDelayMs: 50, maxDelayMs: 200, maxRetries: 2 },
-    ...extra,
+  const { server, options, connect, adopt } = qwenForBlock({
+    client: { reconnect: { initialDelayMs: 50, maxDelayMs: 200, maxRetries: 2 } },
   });
-
-  beforeAll(async () => {
-    server = await startQwenServe({ startTimeoutMs: START_TIMEOUT_MS });
-  }, START_TIMEOUT_MS + 10_000);
-
-  afterAll(async () => {
-    await Promise.allSettled(clients.map((client) => client.disconnect()));
-    await server?.stop();
-  }, 30_000);
 
   it("a reload mid-turn: resumed from the stored cursor, every update once, in order", async () => {
     const before = new Page();
     const wire = unloadableFetch();
-    const first = new AcpHttpClient(options({ fetch: wire.fetch, onCursor: before.onCursor }));
-    clients.push(first);
+    const first = connect({ fetch: wire.fetch, onCursor: before.onCursor });
     before.watch(first);
     await first.initialize();
     const connectionId = first.connectionId as string;
-    const { sessionId } = await first.newSession({ cwd: server.workspace, mcpServers: [] });
+    const { sessionId } = await first.newSession({ cwd: server().workspace, mcpServers: [] });
     void first.prompt({ sessionId, prompt: [{ type: "text", text: "SLOW survive a reload" }] }).catch(() => undefined);
     await waitFor(() => before.all.some((e) => chunkText(e) === "slow 2 "), 20_000, "the second chunk");
     wire.unload();
@@ -158,9 +141,9 @@ describe("interop: qwen serve 0.24.4, per-session resume after a reload", () => 
     const after = new Page();
     const back = await reattach(options({ onCursor: after.onCursor }), {
       connectionId,
-      sessions: [{ sessionId, lastEventId: stored, cwd: server.workspace }],
+      sessions: [{ sessionId, lastEventId: stored, cwd: server().workspace }],
     }, (client) => {
-      clients.push(client);
+      adopt(client);
       after.watch(client);
     });
     expect(back).toMatchObject({ reattached: true, resumed: [sessionId], loaded: [], failed: [] });
@@ -174,7 +157,7 @@ describe("interop: qwen serve 0.24.4, per-session resume after a reload", () => 
     expect(after.seen[0]?.id).toBe(String(Number(stored) + 1));
     // The server's ring, up to the turn's end, is exactly what the two clients saw together.
     const end = Number(after.seen.find((s) => notifyKind(s.envelope) === "turn_complete")?.id);
-    const reference = (await ring(server, connectionId, sessionId)).filter((s) => Number(s.id) <= end);
+    const reference = (await ring(server(), connectionId, sessionId)).filter((s) => Number(s.id) <= end);
     expect(union.filter((s) => Number(s.id) <= end)).toEqual(reference);
     const text = union.map((s) => chunkText(s.envelope)).filter((t): t is string => Boolean(t));
     const slow = ["slow 1 ", "slow 2 ", "slow 3 ", "slow 4 ", "slow 5 "];
@@ -193,16 +176,14 @@ describe("interop: qwen serve 0.24.4, per-session resume after a reload", () => 
 
   it("an unknown stored connection: a typed failure, then a new connection and session/load", async () => {
     const wire = unloadableFetch();
-    const original = new AcpHttpClient(options({ fetch: wire.fetch }));
-    clients.push(original);
+    const original = connect({ fetch: wire.fetch });
     await original.initialize();
-    const { sessionId } = await original.newSession({ cwd: server.workspace, mcpServers: [] });
+    const { sessionId } = await original.newSession({ cwd: server().workspace, mcpServers: [] });
     await original.prompt({ sessionId, prompt: [{ type: "text", text: "remember this turn" }] });
     wire.unload();
 
     const gone = randomUUID();
-    const direct = new AcpHttpClient(options({ connectionId: gone }));
-    clients.push(direct);
+    const direct = connect({ connectionId: gone });
     const started = Date.now();
     const failure = await direct.attachSession(sessionId, { lastEventId: "5" }).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -215,10 +196,9 @@ describe("interop: qwen serve 0.24.4, per-session resume after a reload", () => 
     const seenClients: AcpHttpClient[] = [];
     const back = await reattach(options({ onCursor: page.onCursor }), {
       connectionId: gone,
-      sessions: [{ sessionId, lastEventId: "5", cwd: server.workspace }],
+      sessions: [{ sessionId, lastEventId: "5", cwd: server().workspace }],
     }, (client) => {
-      clients.push(client);
-      seenClients.push(client);
+      seenClients.push(adopt(client));
       page.watch(client);
     });
     expect(back).toMatchObject({ reattached: false, resumed: [], loaded: [sessionId], failed: [] });

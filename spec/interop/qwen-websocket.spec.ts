@@ -4,11 +4,10 @@
  * notification on it. The model is the loopback fake in spec/support.
  */
 import WebSocket from "ws";
-import { AcpHttpClient, RFD_PROFILE, isNotification, type AcpEnvelope } from "../../lib/acp-http/index.js";
+import { isNotification, type AcpEnvelope } from "../../lib/acp-http/index.js";
 import { FAKE_REPLY_MARKER } from "../support/fake-openai.js";
-import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, startQwenServe, type QwenServe } from "../support/qwen-server.js";
-
-const START_TIMEOUT_MS = 60_000;
+import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry } from "../support/qwen-server.js";
+import { qwenForBlock } from "./support/qwen-block.js";
 
 const chunkText = (envelope: AcpEnvelope, sessionId: string): string | undefined => {
   if (!isNotification(envelope) || envelope.method !== "session/update") return undefined;
@@ -20,25 +19,14 @@ const chunkText = (envelope: AcpEnvelope, sessionId: string): string | undefined
 beforeAll(() => qwenCliEntry(), QWEN_INSTALL_TIMEOUT_MS);
 
 describe("interop: qwen serve 0.24.4 over WebSocket (/acp upgrade)", () => {
-  let server: QwenServe;
-  const clients: AcpHttpClient[] = [];
-
-  beforeAll(async () => {
-    server = await startQwenServe({ startTimeoutMs: START_TIMEOUT_MS });
-  }, START_TIMEOUT_MS + 10_000);
-
-  afterAll(async () => {
-    await Promise.allSettled(clients.map((client) => client.disconnect()));
-    await server?.stop();
-  }, 30_000);
+  const { server, connect } = qwenForBlock();
 
   it("initialize, session/new and a streamed prompt all travel on one socket", async () => {
-    const client = new AcpHttpClient({ baseUrl: server.baseUrl, ...RFD_PROFILE, transport: "websocket", WebSocket });
-    clients.push(client);
+    const client = connect({ transport: "websocket", WebSocket });
     const init = await client.initialize({}, { timeoutMs: 30_000 });
     expect(init.protocolVersion).toBe(1);
     expect(client.state).toBe("open");
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] }, { timeoutMs: 30_000 });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] }, { timeoutMs: 30_000 });
     const texts: string[] = [];
     const subscription = client.envelopes$.subscribe((envelope) => {
       const text = chunkText(envelope, session.sessionId);

@@ -8,23 +8,21 @@ import { join } from "node:path";
 import { filter, firstValueFrom, type Subscription } from "rxjs";
 import {
   AcpConnectionClosedError,
-  AcpHttpClient,
   AcpHttpError,
   RFD_PROFILE,
   isNotification,
   isRequest,
   isResponse,
-  type AcpClientHandlers,
+  type AcpHttpClient,
   type AcpEnvelope,
   type AcpNotification,
   type RequestPermissionParams,
 } from "../../lib/acp-http/index.js";
 import { FAKE_REPLY_MARKER, FAKE_TOOLCALL_CONTENT, FAKE_TOOLCALL_FILE } from "../support/fake-openai.js";
-import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, startQwenServe, type QwenServe } from "../support/qwen-server.js";
+import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, type QwenServe } from "../support/qwen-server.js";
+import { qwenForBlock } from "./support/qwen-block.js";
 import { startSessionCutProxy, type SessionCutProxy } from "./support/session-cut-proxy.js";
 
-// Generous: on a busy machine the daemon's ACP child can take a while to come up.
-const START_TIMEOUT_MS = 60_000;
 const TOKEN = "interop-secret-7f3a9c1e5b";
 const CONNECTION_HEADER = RFD_PROFILE.connectionIdHeader;
 
@@ -96,31 +94,15 @@ const rawPost = (server: QwenServe, connectionId: string, body: unknown, headers
 beforeAll(() => qwenCliEntry(), QWEN_INSTALL_TIMEOUT_MS);
 
 describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
-  let server: QwenServe;
+  const { server, connect } = qwenForBlock();
   let proxy: SessionCutProxy;
-  const clients: AcpHttpClient[] = [];
-
-  const connect = (options: { baseUrl?: string; handlers?: AcpClientHandlers; token?: string; target?: QwenServe } = {}): AcpHttpClient => {
-    const client = new AcpHttpClient({
-      baseUrl: options.baseUrl ?? (options.target ?? server).baseUrl,
-      ...RFD_PROFILE,
-      ...(options.handlers ? { handlers: options.handlers } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
-    });
-    clients.push(client);
-    return client;
-  };
 
   beforeAll(async () => {
-    server = await startQwenServe({ startTimeoutMs: START_TIMEOUT_MS });
-    proxy = await startSessionCutProxy(server.baseUrl, RFD_PROFILE.sessionStreams.header);
-  }, START_TIMEOUT_MS + 10_000);
+    proxy = await startSessionCutProxy(server().baseUrl, RFD_PROFILE.sessionStreams.header);
+  });
 
-  afterAll(async () => {
-    await Promise.allSettled(clients.map((client) => client.disconnect()));
-    await proxy?.stop();
-    await server?.stop();
-  }, 30_000);
+  // After the block's own afterAll: its clients, some of them behind the proxy, are gone by then.
+  afterAll(() => proxy?.stop());
 
   it("initialize learns the connection id; a prompt streams chunks on envelopes$ before it resolves end_turn", async () => {
     const client = connect();
@@ -128,7 +110,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
     expect(init.protocolVersion).toBe(1);
     expect(client.connectionId).toMatch(/^[0-9a-f-]{36}$/);
 
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
     expect(typeof session.sessionId).toBe("string");
     // qwen lists modes and models by `id` only, without display names; the result still parses.
     expect(session.modes?.availableModes.map((mode) => mode.id)).toEqual(expect.arrayContaining(["default", "auto"]));
@@ -153,7 +135,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
   it("vendor notifications (_qwen/notify) arrive on envelopes$ as ordinary notifications", async () => {
     const client = connect();
     await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
     const seen = record(client);
     await client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "vendor notify please" }] });
     await waitFor(() => vendorNotifies(seen.all, "turn_complete").length > 0, 10_000, "_qwen/notify turn_complete");
@@ -176,7 +158,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
       },
     });
     await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
     // qwen starts sessions in mode `auto`, which writes without asking.
     await client.setSessionConfigOption({ sessionId: session.sessionId, configId: "mode", value: "default" });
 
@@ -188,7 +170,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
     expect(asked[0]?.options.map((o) => o.kind).sort()).toEqual(["allow_always", "allow_once", "reject_once"]);
     const requests = seen.all.filter((e) => isRequest(e) && e.method === "session/request_permission");
     expect(requests).toHaveLength(1);
-    const written = join(server.workspace, FAKE_TOOLCALL_FILE);
+    const written = join(server().workspace, FAKE_TOOLCALL_FILE);
     expect(existsSync(written)).toBe(true);
     expect(readFileSync(written, "utf8")).toBe(FAKE_TOOLCALL_CONTENT);
     const toolUpdates = updates(seen.all, session.sessionId).filter((p) => p.update?.sessionUpdate === "tool_call_update");
@@ -199,7 +181,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
   it("session/cancel during a slow prompt ends the turn with stopReason cancelled", async () => {
     const client = connect();
     await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
     const seen = record(client);
     const chunk = firstAgentChunk(client, session.sessionId);
     const prompt = client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "SLOW then cancel" }] });
@@ -219,13 +201,13 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
   it("session/list shows the session; unstableCloseSession closes it and its stream", async () => {
     const client = connect({ baseUrl: proxy.baseUrl });
     await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
     await waitFor(() => proxy.streams().some((s) => s.session === session.sessionId && s.open), 5_000, "the session stream");
 
     const listed = await client.listSessions();
     const mine = listed.sessions.find((s) => s.sessionId === session.sessionId);
     expect(mine).toBeDefined();
-    expect(mine?.cwd).toBe(server.workspace);
+    expect(mine?.cwd).toBe(server().workspace);
 
     const closed = await client.unstableCloseSession({ sessionId: session.sessionId });
     expect(closed).toEqual({});
@@ -241,7 +223,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
   it("a session stream dropped mid-prompt resumes with Last-Event-ID: nothing lost, nothing repeated", async () => {
     const client = connect({ baseUrl: proxy.baseUrl });
     await client.initialize();
-    const session = await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
     const seen = record(client);
     const chunk = firstAgentChunk(client, session.sessionId);
     const prompt = client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "SLOW resume me" }] });
@@ -275,10 +257,10 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
     await client.initialize();
     const id = client.connectionId;
     if (id === undefined) throw new Error("no connection id");
-    await client.newSession({ cwd: server.workspace, mcpServers: [] });
+    await client.newSession({ cwd: server().workspace, mcpServers: [] });
     await client.disconnect();
     await expect(client.closed).resolves.toEqual({ reason: "disconnected" });
-    const after = await rawPost(server, id, { jsonrpc: "2.0", id: 1, method: "session/list", params: {} });
+    const after = await rawPost(server(), id, { jsonrpc: "2.0", id: 1, method: "session/list", params: {} });
     expect(after.status).toBe(404);
   });
 
@@ -287,10 +269,15 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
     await client.initialize();
     const id = client.connectionId;
     if (id === undefined) throw new Error("no connection id");
-    const gone = await fetch(`${server.baseUrl}${RFD_PROFILE.path}`, { method: "DELETE", headers: { [CONNECTION_HEADER]: id } });
+    const gone = await fetch(`${server().baseUrl}${RFD_PROFILE.path}`, {
+      method: "DELETE",
+      headers: { [CONNECTION_HEADER]: id },
+    });
     expect(gone.status).toBe(202);
 
-    const failure = await client.newSession({ cwd: server.workspace, mcpServers: [] }).catch((error: unknown) => error);
+    const failure = await client
+      .newSession({ cwd: server().workspace, mcpServers: [] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AcpConnectionClosedError);
     expect((failure as AcpConnectionClosedError).reason).toBe("connection-lost");
     const info = await client.closed;
@@ -301,21 +288,12 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
   });
 
   describe("token auth", () => {
-    let tokenServer: QwenServe;
-
-    beforeAll(async () => {
-      tokenServer = await startQwenServe({ token: TOKEN, startTimeoutMs: START_TIMEOUT_MS });
-    }, START_TIMEOUT_MS + 10_000);
-
-    afterAll(async () => {
-      await Promise.allSettled(clients.map((client) => client.disconnect()));
-      await tokenServer?.stop();
-    }, 30_000);
+    const { server, connect } = qwenForBlock({ serve: { token: TOKEN } });
 
     it("the right token works", async () => {
-      const client = connect({ target: tokenServer, token: TOKEN });
+      const client = connect({ token: TOKEN });
       await client.initialize();
-      const session = await client.newSession({ cwd: tokenServer.workspace, mcpServers: [] });
+      const session = await client.newSession({ cwd: server().workspace, mcpServers: [] });
       const result = await client.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "with token" }] });
       expect(result.stopReason).toBe("end_turn");
     });
@@ -324,7 +302,7 @@ describe("interop: qwen serve 0.24.4 (ACP streamable HTTP RFD profile)", () => {
       ["missing", undefined],
       ["wrong", "not-the-token"],
     ])("a %s token is a typed 401 that never shows a token", async (_label, token) => {
-      const client = connect({ target: tokenServer, ...(token === undefined ? {} : { token }) });
+      const client = connect(token === undefined ? {} : { token });
       const failure = await client.initialize().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(AcpHttpError);
       expect((failure as AcpHttpError).status).toBe(401);
