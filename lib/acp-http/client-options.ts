@@ -32,6 +32,12 @@ export interface AcpHttpClientOptions {
   reconnect?: ReconnectPolicy;
   /** Resume the connection stream from this event id. */
   lastEventId?: string;
+  /**
+   * Number requests from a random base in [2^20, 2^50) instead of 1: an earlier client used this
+   * connection (its answers, ids counted from 1, can still arrive) and must not be taken for ours.
+   * Default true when `connectionId` or `lastEventId` is given.
+   */
+  randomRequestIds?: boolean;
   /** Answers to the agent's own requests (permission, files, terminals). */
   handlers?: AcpClientHandlers;
   /** Sent as `clientInfo` by `initialize`. Default: this library's name and version (`CLIENT_INFO`). */

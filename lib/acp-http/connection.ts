@@ -16,7 +16,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
 import { Outbox } from "./outbox.js";
 import { normalizeReconnectPolicy } from "./reconnect.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
-import { RpcCorrelator, randomIdBase } from "./rpc-correlator.js";
+import { RpcCorrelator } from "./rpc-correlator.js";
 import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
 import type { SseFrame } from "./sse-stream.js";
@@ -53,10 +53,8 @@ export class Connection {
   readonly #closing: ClosePolicy;
 
   constructor(options: AcpHttpClientOptions) {
-    // On a stored connection an earlier client numbered its requests from 1, and their answers can still
-    // arrive (replayed, or a request it left open): ours start elsewhere so that they cannot be taken for them.
-    const firstId = options.connectionId === undefined ? 1 : randomIdBase();
-    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), firstId);
+    const randomIds = options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined;
+    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), randomIds);
     const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
     const policy = normalizeReconnectPolicy(options.reconnect);
     const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);

@@ -63,10 +63,10 @@ export class RpcCorrelator {
   /**
    * `onAbandon`: a request that was sent is given up by its caller (its signal aborted or its
    * deadline passed) and the agent may still be working on it (the outbox tells it so).
-   * `firstId`: the id of the first request (see `randomIdBase`).
+   * `randomIds`: number from `randomIdBase()` instead of 1 (an earlier client used the connection).
    */
-  constructor(postReleaseMs: number, onAbandon?: (id: JsonRpcId) => void, firstId = 1) {
-    this.#nextId = firstId;
+  constructor(postReleaseMs: number, onAbandon?: (id: JsonRpcId) => void, randomIds = false) {
+    this.#nextId = randomIds ? randomIdBase() : 1;
     this.#postReleaseMs = postReleaseMs;
     this.#onAbandon = onAbandon;
   }

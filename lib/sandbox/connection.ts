@@ -107,6 +107,8 @@ export class SandboxConnection {
       ...(transport.bootstrapQuery && !settings.reattach ? { bootstrapQuery: transport.bootstrapQuery } : {}),
       ...(settings.connectionId ? { connectionId: settings.connectionId } : {}),
       ...(settings.lastEventId ? { lastEventId: settings.lastEventId } : {}),
+      // The earlier client's answers come back on the reattached stream, with its ids.
+      ...(settings.reattach ? { randomRequestIds: true } : {}),
       ...(settings.tap ? { onCursor: (advance: CursorAdvance) => settings.tap?.cursor(advance) } : {}),
       responseEcho: transport.responseEcho,
       closeTimeoutMs: transport.closeTimeoutMs,

@@ -78,6 +78,16 @@ describe.each(CASES)("resume after a client restart with sqliteStore on %s", (_,
     expect([...before, ...liveTexts]).toEqual(spec.texts);
     const record = await storeB.getSession(sessionId);
     expect(record).toMatchObject({ id: sessionId, agent: "mock", agentSessionId: sessionId });
+
+    // B's own requests are new ones: the first client's answers on the resumed stream (its ids counted
+    // from 1) neither answer them nor stop their answers, and the store takes them as new events.
+    for (let turn = 0; turn < 4; turn++) {
+      await expect(b.prompt(sessionId, spec.quickPrompt, { timeoutMs: 10_000 })).resolves.toMatchObject({
+        stopReason: "end_turn",
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await allEvents(storeB, sessionId)).filter((e) => e.sender === "client")).toHaveLength(5);
     await watcher.close?.();
   }, 120_000);
 

@@ -16,6 +16,8 @@ export interface ResumeCase {
   start(): Promise<Server>;
   prompt: string;
   texts: string[];
+  /** A short turn, for a prompt after the resumed one. */
+  quickPrompt: string;
 }
 
 /** A turn of `updates` updates, `delayMs` apart, on each server. */
@@ -30,6 +32,7 @@ export function resumeCases(updates: number, delayMs: number): Array<[string, Re
         // The mock agent answers "mock: <prompt>" one word per update.
         prompt: words.join(" "),
         texts: ["mock: ", ...words.map((word, i) => (i < words.length - 1 ? `${word} ` : word))],
+        quickPrompt: "again",
       },
     ],
     [
@@ -39,6 +42,7 @@ export function resumeCases(updates: number, delayMs: number): Array<[string, Re
         start: () => startSandboxAgent(),
         prompt: `slowchunks ${updates} ${delayMs}`,
         texts: Array.from({ length: updates }, (_, i) => `c${i}`),
+        quickPrompt: "slowchunks 2 1",
       },
     ],
   ];

@@ -157,6 +157,18 @@ describe("a client on a stored connection: the previous client's requests are st
     expect(new Set(sent).size).toBe(2);
   });
 
+  it("ids from a random base with connectionId or lastEventId (or randomRequestIds), from 1 otherwise", async () => {
+    const firstIdOf = async (options: Partial<AcpHttpClientOptions>) => {
+      const h = createHarness(options);
+      await h.client.initialize();
+      return Number(bodyOf(h.server.requestsOf("POST")[0] as RecordedRequest).id);
+    };
+    expect(await firstIdOf({})).toBe(1);
+    expect(await firstIdOf({ lastEventId: "17" })).toBeGreaterThanOrEqual(2 ** 20);
+    expect(await firstIdOf({ randomRequestIds: true })).toBeGreaterThanOrEqual(2 ** 20);
+    expect(await firstIdOf({ lastEventId: "17", randomRequestIds: false })).toBe(1);
+  });
+
   it("sends the protocol version on every request, though it ran no initialize (stored, else the client's own)", async () => {
     const answer = (request: RecordedRequest) => rpcResult(bodyOf(request).id, {});
     const h = reattached({ protocolVersion: 7 });
