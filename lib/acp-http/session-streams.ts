@@ -1,3 +1,4 @@
+import { EarlyLoadStreams, loadedSession } from "./early-load-streams.js";
 import type { CloseReason } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
 import {
@@ -45,8 +46,6 @@ const CONNECTION_STREAM = "connection";
 const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 409]);
 /** Methods whose result names the session (a new one). */
 const SESSION_FROM_RESULT = new Set(["session/new", "session/fork"]);
-/** Methods that attach an existing session, named in the request: their results carry no `sessionId`. */
-const SESSION_FROM_PARAMS = new Set(["session/load", "session/resume"]);
 
 /**
  * Which GET event streams a connection has: the connection stream, opened after the first
@@ -60,9 +59,7 @@ export class SessionStreams {
   #connection: EventStream | undefined;
   /** Reattached session streams not yet accepted by the server: their `attach` callers wait. */
   readonly #attaching = new Map<string, { opened: Promise<void>; settle(error?: Error): void }>();
-  /** Load/resume streams opened before their answer (`beforeSend`), and those whose answer came before the GET's. */
-  readonly #early = new Set<string>();
-  readonly #answeredEarly = new Set<string>();
+  readonly #early = new EarlyLoadStreams();
   #stopped = false;
 
   constructor(options: SessionStreamsOptions) {
@@ -98,40 +95,27 @@ export class SessionStreams {
     this.#connection = this.#start(CONNECTION_STREAM, {}, this.#options.lastEventId);
   }
 
-  /**
-   * Before a `session/load` or `session/resume` goes out (RFD profile), opens that session's stream, as the
-   * official SDK does: some servers (goose) answer it on that stream and hold the answer until a GET is there.
-   * A server that refuses the GET until the session is attached here (qwen: 403) is asked again after the answer.
-   */
+  /** Opens the stream of a `session/load` or `session/resume` before it goes out (RFD profile; `EarlyLoadStreams`). */
   beforeSend(method: string, params: unknown): void {
     const header = this.#options.sessionHeader;
-    const sessionId = sessionOf(params);
-    if (!header || !SESSION_FROM_PARAMS.has(method) || sessionId === undefined) return;
-    if (this.#stopped || this.#streams.has(sessionId)) return;
-    this.#early.add(sessionId);
+    const sessionId = loadedSession(method, params);
+    if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
+    this.#early.opening(sessionId);
     this.#start(sessionId, { [header]: sessionId }, "0");
   }
 
   /** A failed load or resume: the stream opened for it ahead of the answer is not wanted. */
   afterError(method: string, params: unknown): void {
-    const sessionId = sessionOf(params);
-    if (SESSION_FROM_PARAMS.has(method) && sessionId !== undefined && this.#early.delete(sessionId)) {
-      this.close(sessionId);
-    }
+    const sessionId = loadedSession(method, params);
+    if (this.#early.failed(sessionId)) this.close(sessionId);
   }
 
   /** Follows a successful request: opens the stream of the session it created or attached, or closes one. */
   afterResult(method: string, params: unknown, result: unknown): void {
     if (method === "session/close") return this.close(sessionOf(params));
-    const sessionId = SESSION_FROM_RESULT.has(method)
-      ? sessionOf(result)
-      : SESSION_FROM_PARAMS.has(method)
-        ? sessionOf(params)
-        : undefined;
+    const sessionId = SESSION_FROM_RESULT.has(method) ? sessionOf(result) : loadedSession(method, params);
     const header = this.#options.sessionHeader;
-    if (sessionId !== undefined && this.#early.delete(sessionId) && this.#streams.has(sessionId)) {
-      this.#answeredEarly.add(sessionId);
-    }
+    if (sessionId !== undefined) this.#early.answered(sessionId, this.#streams.has(sessionId));
     if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
     // "0" asks for the session's whole history: updates sent before this GET are not lost.
     this.#start(sessionId, { [header]: sessionId }, "0");
@@ -172,8 +156,7 @@ export class SessionStreams {
   /** Stops one session's stream. */
   close(sessionId: string | undefined): void {
     if (sessionId === undefined) return;
-    this.#early.delete(sessionId);
-    this.#answeredEarly.delete(sessionId);
+    this.#early.forget(sessionId);
     this.#streams.get(sessionId)?.stop();
     this.#streams.delete(sessionId);
     this.#attaching.get(sessionId)?.settle(new SessionStreamStoppedError(`session ${sessionId} closed`));
@@ -196,7 +179,6 @@ export class SessionStreams {
     this.#streams.clear();
     for (const { settle } of [...this.#attaching.values()]) settle(new SessionStreamStoppedError(why));
     this.#early.clear();
-    this.#answeredEarly.clear();
   }
 
   #start(name: string, headers: Record<string, string>, lastEventId: string | undefined): EventStream {
@@ -218,7 +200,7 @@ export class SessionStreams {
       onStatus: (status) => {
         if (name === CONNECTION_STREAM) this.#options.onStatus(status);
         else if (status === "open") {
-          this.#answeredEarly.delete(name);
+          this.#early.accepted(name);
           this.#attaching.get(name)?.settle();
         }
       },
@@ -246,10 +228,10 @@ export class SessionStreams {
     }
     if (name === CONNECTION_STREAM) return onFatal("stream-rejected", error);
     this.#streams.delete(name);
-    // Opened ahead of its load (`beforeSend`) and refused (not attached yet, or the old holder still
-    // letting go): asked again once the load has been answered; only that answer's refusal counts.
-    if (this.#early.has(name)) return logger.debug("session stream refused before its load", { session: name });
-    if (this.#answeredEarly.delete(name)) return void this.#start(name, { [this.#options.sessionHeader!]: name }, "0");
+    // Opened ahead of its load (`beforeSend`): a refusal before the answer waits for it, one just after is asked again.
+    const early = this.#early.refused(name);
+    if (early === "wait") return logger.debug("session stream refused before its load", { session: name });
+    if (early === "retry") return void this.#start(name, { [this.#options.sessionHeader!]: name }, "0");
     if (error.status === 409) return this.#options.onSessionConflict?.(name, error);
     // A session stream refused (e.g. not owned here) ends that stream, not the connection.
     logger.warn("session stream refused", { session: name, status: error.status });
