@@ -1,12 +1,11 @@
-// The README's TypeScript snippets are documentation users copy, so they must compile: every ```ts
-// block, in document order, as one module (later snippets use what earlier ones declared) against
-// the library sources, with the package's specifiers mapped from package.json "exports".
+// The TypeScript snippets of the README and of the guides under docs/ are documentation users copy,
+// so they must compile: every ```ts block of a document, in document order, as one module (later
+// snippets use what earlier ones declared) against the library sources (see ./snippets.ts).
 // Names a snippet uses without declaring (a button, a render function) are declared in PRELUDE.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import ts from "typescript";
-import { entriesOf, sourceOf, type PackageJson } from "./package-graph.js";
 import { repoRoot } from "./run-example.js";
+import { diagnosticsOf, tsBlocks, type Document } from "./snippets.js";
 
 /** Stand-ins for what the snippets take from the reader's application. */
 const PRELUDE: Record<string, string> = {
@@ -17,97 +16,66 @@ const PRELUDE: Record<string, string> = {
   token: "declare const token: string | undefined;",
   xterm: "declare const xterm: { write(data: Uint8Array | string): void };",
 };
-// rxjs operators the snippets use as a reader of the RxJS docs would have imported them.
+// rxjs operators the README's snippets use as a reader of the RxJS docs would have imported them.
+// The guides' snippets import theirs.
 const RXJS_IMPORT = 'import { defer, retry, takeUntil } from "rxjs";';
 
-interface Block {
-  line: number;
-  code: string;
-}
+const read = (label: string): Document => ({
+  label,
+  blocks: tsBlocks(readFileSync(join(repoRoot, label), "utf8")),
+  prelude: PRELUDE,
+  imports: label === "README.md" ? [RXJS_IMPORT] : [],
+});
+const readme = read("README.md");
+const guides = readdirSync(join(repoRoot, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .sort()
+  .map((name) => read(`docs/${name}`));
 
-function tsBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
-    const start = i + 1;
-    let end = start;
-    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? "")) end++;
-    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n") });
-    i = end;
-  }
-  return blocks;
-}
-
-/** One module: the imports of every block first, then the blocks' statements, with a map back to README lines. */
-function compose(blocks: Block[]): { text: string; readmeLine: (line: number) => number | undefined } {
-  const imports: string[] = [RXJS_IMPORT];
-  const body: string[] = [];
-  const origin: Array<number | undefined> = [];
-  for (const block of blocks) {
-    block.code.split("\n").forEach((line, i) => {
-      if (/^import\s/.test(line)) imports.push(line);
-      else {
-        body.push(line);
-        origin.push(block.line + i);
-      }
-    });
-  }
-  const code = body.join("\n");
-  const declared = (name: string) =>
-    new RegExp(`\\b(const|let|var|function|class)\\s+${name.replace("$", "\\$")}\\b`).test(code);
-  const prelude = Object.entries(PRELUDE).filter(([name]) => !declared(name)).map(([, line]) => line);
-  const head = [...imports, ...prelude, "export {};"];
-  return {
-    text: [...head, ...body].join("\n"),
-    readmeLine: (line) => (line < head.length ? undefined : origin[line - head.length]),
-  };
-}
-
-function diagnosticsOf(blocks: Block[]): string[] {
-  const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as PackageJson;
-  const paths = Object.fromEntries(entriesOf(pkg).map((e) => [e.specifier, [join(repoRoot, sourceOf(e))]]));
-  const read = ts.readConfigFile(join(repoRoot, "tsconfig.json"), (file) => ts.sys.readFile(file));
-  const options = { ...ts.parseJsonConfigFileContent(read.config, ts.sys, repoRoot).options, paths, noEmit: true };
-  const file = join(repoRoot, "spec/examples/readme-snippets.ts"); // never written: served by the host below
-  const { text, readmeLine } = compose(blocks);
-  const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.fileExists = (name) => name === file || fileExists.call(host, name);
-  host.readFile = (name) => (name === file ? text : readFile.call(host, name));
-  host.getSourceFile = (name, language, ...rest) =>
-    name === file ? ts.createSourceFile(name, text, language, true) : getSourceFile.call(host, name, language, ...rest);
-  const program = ts.createProgram({ rootNames: [file], options, host });
-  return ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file?.fileName === file || d.file === undefined)
-    .map((d) => {
-      const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : undefined;
-      const where = line === undefined ? "" : `README.md:${readmeLine(line) ?? "(prelude)"}: `;
-      return `${where}${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
-    });
-}
+// One compile for every check: each document plus one deliberately broken block in the README and in
+// a guide, so that the test also shows a failure would be reported at the right line of the right file.
+const BROKEN_LINE = 99_999;
+const BROKEN = { line: BROKEN_LINE, code: "const broken: number = client.notAMethod();" };
+const BROKEN_GUIDE = "docs/persistence.md";
+const isBroken = (d: string) => ["README.md", BROKEN_GUIDE].some((label) => d.startsWith(`${label}:${BROKEN_LINE}:`));
+let found: string[] = [];
+beforeAll(() => {
+  const withBroken = (doc: Document) =>
+    doc.label === "README.md" || doc.label === BROKEN_GUIDE ? { ...doc, blocks: [...doc.blocks, BROKEN] } : doc;
+  found = diagnosticsOf([readme, ...guides].map(withBroken));
+}, 120_000);
 
 describe("README snippets", () => {
-  const blocks = tsBlocks(readFileSync(join(repoRoot, "README.md"), "utf8"));
-  // One compile for both checks: the README's blocks plus one deliberately broken block, so that
-  // the test also shows a failure would be reported at the right README line.
-  const BROKEN_LINE = 99_999;
-  let found: string[] = [];
-  beforeAll(() => {
-    found = diagnosticsOf([...blocks, { line: BROKEN_LINE, code: "const broken: number = client.notAMethod();" }]);
-  }, 120_000);
-
   it("finds the TypeScript snippets", () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    expect(readme.blocks.length).toBeGreaterThanOrEqual(4);
   });
 
   it("type-check against the library, in document order", () => {
-    expect(found.filter((d) => !d.startsWith(`README.md:${BROKEN_LINE}:`))).toEqual([]);
+    expect(found.filter((d) => d.startsWith("README.md:") && !isBroken(d))).toEqual([]);
   });
 
   it("report a broken snippet at its README line", () => {
     const reported = new RegExp(`^README\\.md:${BROKEN_LINE}: Property 'notAMethod' does not exist`);
     expect(found).toContainEqual(expect.stringMatching(reported));
+  });
+});
+
+describe("docs/ snippets", () => {
+  it("finds the guides and their TypeScript snippets", () => {
+    expect(guides.map((doc) => doc.label)).toContain(BROKEN_GUIDE);
+    expect(guides.reduce((sum, doc) => sum + doc.blocks.length, 0)).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(guides.map((doc) => [doc.label]))("%s type-checks against the library, in document order", (label) => {
+    expect(found.filter((d) => d.startsWith(`${label}:`) && !isBroken(d))).toEqual([]);
+  });
+
+  it("report a broken snippet at its line in the guide", () => {
+    const reported = new RegExp(`^docs/persistence\\.md:${BROKEN_LINE}: Property 'notAMethod' does not exist`);
+    expect(found).toContainEqual(expect.stringMatching(reported));
+  });
+
+  it("report nothing outside the documents' lines", () => {
+    expect(found.filter((d) => !/^(README\.md|docs\/[^:]+\.md):/.test(d))).toEqual([]);
   });
 });
