@@ -61,7 +61,7 @@ export class Connection {
     const websocket = options.transport === "websocket";
     const transports = createTransports(options, { maxMessageBytes }, logger, {
       onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
-      onOversize: (bytes) => this.inbound.tooLarge("websocket", "", bytes, maxMessageBytes, "connection"),
+      onOversize: (bytes, head) => this.inbound.tooLarge("websocket", head, bytes, maxMessageBytes, "connection"),
       onLost: (cause) => this.#lost(cause),
       busy: () => this.#correlator.size > 0,
     });

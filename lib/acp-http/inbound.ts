@@ -11,6 +11,7 @@ import {
   type JsonRpcId,
 } from "./envelope.js";
 import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
+import { answeredIdOf } from "./oversize-answer.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
 import { ResponseHolds } from "./response-holds.js";
 import type { SseFrame } from "./sse-stream.js";
@@ -117,7 +118,10 @@ export class Inbound {
     return true;
   }
 
-  /** A message over `maxMessageBytes` was dropped: reported, nothing else changes. */
+  /**
+   * A stream or socket message over `maxMessageBytes` was dropped: reported, and when its head
+   * shows it answers a request of ours, that request fails with the error (else it would wait on).
+   */
   tooLarge(
     source: AcpParseError["source"],
     raw: string,
@@ -134,6 +138,9 @@ export class Inbound {
       error: error.message,
       tooLarge: error,
     });
+    // A POST body's request is failed by its sender, which knows which request it answers.
+    const answers = source === "response-body" ? undefined : answeredIdOf(raw);
+    if (answers !== undefined) this.#options.correlator.reject(answers, error);
     return error;
   }
 

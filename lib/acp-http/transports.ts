@@ -17,7 +17,7 @@ export interface Transports {
 
 export interface SocketCallbacks {
   onMessage(data: string): void;
-  onOversize(bytes: number): void;
+  onOversize(bytes: number, head: string): void;
   onLost(cause: AcpNetworkError): void;
   /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
   busy?(): boolean;

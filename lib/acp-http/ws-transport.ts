@@ -3,6 +3,7 @@ import { AcpNetworkError } from "./errors/network-error.js";
 import { assertHeaders, mergeHeaders } from "./headers.js";
 import type { AcpLogger } from "./logger.js";
 import { oversize } from "./message-size.js";
+import { ANSWER_HEAD_CHARS } from "./oversize-answer.js";
 import { resolveToken, type TokenSource } from "./token.js";
 import {
   resolveWebSocket,
@@ -26,8 +27,8 @@ export interface WebSocketTransportOptions {
   logger: AcpLogger;
   /** One text frame: one JSON-RPC message. */
   onMessage(data: string): void;
-  /** A text frame over `maxMessageBytes`, dropped. */
-  onOversize(bytes: number): void;
+  /** A text frame over `maxMessageBytes`, dropped; `head` is its beginning (what answers it names). */
+  onOversize(bytes: number, head: string): void;
   /** The socket went away without `close()` being called; `cause` says how. */
   onLost(cause: AcpNetworkError): void;
   /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
@@ -177,7 +178,7 @@ export class WebSocketTransport {
     const take = (data: string): void => {
       watchdog?.heard();
       const bytes = oversize(data, maxMessageBytes);
-      if (bytes !== undefined) return this.#options.onOversize(bytes);
+      if (bytes !== undefined) return this.#options.onOversize(bytes, data.slice(0, ANSWER_HEAD_CHARS));
       this.#options.onMessage(data);
     };
     const { on, terminate } = socket as Partial<EmittingSocket>;

@@ -7,7 +7,7 @@ import {
   type AcpParseError,
 } from "../../../lib/acp-http/index.js";
 import { accepted, bodyOf, rpcResult, sseEvent } from "../../support/fake-acp-server.js";
-import { CONNECTION_ID, bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
+import { CONNECTION_ID, bootstrap, createHarness, disconnectAll, settle, watch } from "./client-harness.js";
 
 afterEach(async () => {
   jest.useRealTimers();
@@ -98,6 +98,27 @@ describe("AcpHttpClient: RFD headers, cancellation and limits", () => {
     expect(errors[0]).toMatchObject({ source: "stream", stream: "connection" });
     expect(errors[0]?.tooLarge).toBeInstanceOf(AcpMessageTooLargeError);
     expect(errors[0]?.raw.length).toBeLessThanOrEqual(1024);
+    expect(h.client.state).toBe("open");
+  });
+
+  it("an answer over maxMessageBytes on the stream fails its request at once (it would wait for ever)", async () => {
+    const h = createHarness({ maxMessageBytes: 200 });
+    const errors: AcpParseError[] = [];
+    h.client.parseErrors$.subscribe((error) => errors.push(error));
+    const stream = await bootstrap(h);
+    const huge = watch(h.client.request("_x/huge", {}));
+    const fine = watch(h.client.request("_x/fine", {}));
+    await settle();
+    const [hugeId, fineId] = h.server.requestsOf("POST").slice(1).map((request) => bodyOf(request).id);
+    const answer = (id: unknown, blob: string) => JSON.stringify({ jsonrpc: "2.0", id, result: { blob } });
+    stream.push(sseEvent({ id: "1", data: answer(hugeId, "y".repeat(500)) }));
+    await settle(10);
+    expect(huge.error).toBeInstanceOf(AcpMessageTooLargeError);
+    expect(errors.map((error) => error.tooLarge)).toEqual([huge.error]);
+    expect(fine.settled).toBe(false); // another request's answer is still to come, and comes
+    stream.push(sseEvent({ id: "2", data: answer(fineId, "ok") }));
+    await settle(10);
+    expect(fine.value).toEqual({ blob: "ok" });
     expect(h.client.state).toBe("open");
   });
 

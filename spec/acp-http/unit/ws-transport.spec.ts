@@ -56,7 +56,7 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
   let server: Loopback;
   const transports: WebSocketTransport[] = [];
   const messages: string[] = [];
-  const oversized: number[] = [];
+  const oversized: Array<[number, string]> = [];
   const lost: AcpNetworkError[] = [];
 
   const make = (extra: Partial<WebSocketTransportOptions> = {}): WebSocketTransport => {
@@ -70,7 +70,7 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
       maxMessageBytes: 64,
       logger: silentLogger,
       onMessage: (data) => messages.push(data),
-      onOversize: (bytes) => oversized.push(bytes),
+      onOversize: (bytes, head) => oversized.push([bytes, head]),
       onLost: (cause) => lost.push(cause),
       ...extra,
     });
@@ -109,7 +109,7 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
     socket.send('{"jsonrpc":"2.0","method":"b"}');
     await waitFor(() => messages.length === 2, "two messages");
     expect(messages).toEqual(['{"jsonrpc":"2.0","method":"a"}', '{"jsonrpc":"2.0","method":"b"}']);
-    expect(oversized).toEqual([129]);
+    expect(oversized).toEqual([[129, `{"jsonrpc":"2.0","method":"${"x".repeat(100)}"}`]]);
     expect(transport.open).toBe(true);
   });
 
