@@ -127,12 +127,11 @@ export class Connection {
    * Sends a request and resolves with its `result`. `deferStream`: an answer in the POST
    * body opens no event stream (the caller opens it once it has read the answer).
    */
-  async request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
-    this.#closing.assertOpen(method);
-    // Requests made while a lost connection is rebuilt go out on the new one.
-    const recovering = this.#recovery.pending;
-    if (recovering) await recovering;
-    return this.#send(method, params, options, deferStream);
+  request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
+    // While a lost connection is rebuilt, requests wait for the new one. Not async: 3 microtasks fewer each.
+    const recovering = this.closeInfo ? undefined : this.#recovery.pending;
+    if (!recovering) return this.#send(method, params, options, deferStream); // #send fails a closed one
+    return recovering.then(() => this.#send(method, params, options, deferStream));
   }
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
@@ -142,10 +141,11 @@ export class Connection {
     const id = this.#correlator.nextId();
     const { response, postSignal, postFinished } = this.#correlator.register(id, method, options, !this.socket);
     this.#conflicts.track(id, params);
-    const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
+    const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
     this.streams.beforeSend(method, params);
-    void this.#outbox.post(envelope, method, postSignal, reject, deferStream).then(postFinished, postFinished);
+    const sent = this.#outbox.post(envelope, method, postSignal, reject, deferStream);
+    if (postSignal) void sent.then(postFinished, postFinished); // no POST (WebSocket): nothing to finish
     let answer;
     try {
       answer = await response;

@@ -1,6 +1,6 @@
 import { AcpAbortError } from "./errors/abort-error.js";
 import { AcpTimeoutError } from "./errors/timeout-error.js";
-import { idKey, type AcpResponse, type JsonRpcId } from "./envelope.js";
+import type { AcpResponse, JsonRpcId } from "./envelope.js";
 import { normalizeTimeout, startDeadline } from "./timeout.js";
 
 export interface PendingOptions {
@@ -52,7 +52,11 @@ export function randomIdBase(): number {
  * unless the caller asked for a deadline.
  */
 export class RpcCorrelator {
-  readonly #pending = new Map<string, Pending>();
+  /**
+   * By the id itself: a Map keeps `"8"` and `8` apart as the wire does, so no string key is built
+   * (twice per request) as `idKey` would.
+   */
+  readonly #pending = new Map<JsonRpcId, Pending>();
   /** Answered requests whose POST is still open, waiting to be let go. */
   readonly #releasing = new Set<Pending>();
   #nextId: number;
@@ -92,7 +96,6 @@ export class RpcCorrelator {
     options: PendingOptions = {},
     withPost = true,
   ): { response: Promise<AcpResponse>; postSignal: AbortSignal | undefined; postFinished: () => void } {
-    const key = idKey(id);
     // Checked before anything is registered or sent: a bad deadline is the caller's bug.
     const timeoutMs = normalizeTimeout(options.timeoutMs);
     const post = withPost ? new AbortController() : undefined;
@@ -102,7 +105,7 @@ export class RpcCorrelator {
       entry.resolve = resolve;
       entry.reject = reject;
     });
-    this.#pending.set(key, entry);
+    this.#pending.set(id, entry);
     if (signal) {
       // Aborted before it was sent: there is nothing for the agent to stop.
       if (signal.aborted) this.reject(id, new AcpAbortError(method, signal.reason), { abortPost: true });
@@ -111,7 +114,7 @@ export class RpcCorrelator {
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
     }
-    if (timeoutMs !== undefined && this.#pending.get(key) === entry) {
+    if (timeoutMs !== undefined && this.#pending.get(id) === entry) {
       entry.cancelDeadline = startDeadline(timeoutMs, () => this.#abandon(id, new AcpTimeoutError(method, timeoutMs)));
     }
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a
@@ -131,10 +134,9 @@ export class RpcCorrelator {
    * short grace so a healthy keep-alive socket is not thrown away.
    */
   settle(response: AcpResponse, fromStream: boolean): boolean {
-    const key = idKey(response.id);
-    const entry = this.#pending.get(key);
+    const entry = this.#pending.get(response.id);
     if (!entry) return false;
-    this.#pending.delete(key);
+    this.#pending.delete(response.id);
     entry.dispose();
     if (fromStream && entry.postOpen) {
       const release = setTimeout(() => {
@@ -151,10 +153,9 @@ export class RpcCorrelator {
   }
 
   reject(id: JsonRpcId, error: unknown, options: { abortPost?: boolean } = {}): boolean {
-    const key = idKey(id);
-    const entry = this.#pending.get(key);
+    const entry = this.#pending.get(id);
     if (!entry) return false;
-    this.#pending.delete(key);
+    this.#pending.delete(id);
     entry.dispose();
     if (options.abortPost) entry.post?.abort();
     entry.reject(error);
