@@ -27,7 +27,7 @@ export async function readPostAnswer(
   // 202 carries no payload (the answer comes on a stream), so its body is not awaited: some servers end
   // it late (the official SDK's Node adapter over HTTP/2 ends a prompt's 202 with the turn).
   if (response.status === 202) {
-    void response.body?.cancel().catch(() => undefined);
+    if (response.body) letGo(response.body);
     return { status: 202, json: undefined };
   }
   let text: string;
@@ -47,4 +47,25 @@ export async function readPostAnswer(
     };
   }
   return { status: response.status, json: text.length > 0 && (isJson || response.status === 200) ? text : undefined };
+}
+
+const ignore = (): undefined => undefined;
+
+/**
+ * Lets a 202's body go without awaiting it. Cancelling a body undici has not seen the end of also
+ * destroys its keep-alive socket, and an empty body's end is often a packet behind its headers (on
+ * loopback, one POST in ten then cost a new connection): a body not over at once gets one timer tick
+ * to end before it is cancelled. One with content, or still open after that tick, is cancelled.
+ */
+function letGo(body: ReadableStream<Uint8Array>): void {
+  const reader = body.getReader();
+  let over = false;
+  const cancel = (): void => void reader.cancel().catch(ignore);
+  const end = (done: boolean): void => {
+    over = true;
+    if (!done) cancel();
+  };
+  void reader.read().then(({ done }) => end(done), () => end(true));
+  // A body already over has settled its read before this microtask runs: no timer for it.
+  queueMicrotask(() => void (over || setTimeout(() => over || cancel(), 0)));
 }

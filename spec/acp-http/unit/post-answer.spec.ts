@@ -17,6 +17,24 @@ describe("readPostAnswer", () => {
     await expect(readPostAnswer(response, undefined, "session/prompt")).resolves.toEqual({ status: 202, json: undefined });
   });
 
+  it("a 202 body still open a timer tick later is cancelled; one that ends by then keeps its socket", async () => {
+    // Cancelling a body undici has not finished destroys its keep-alive socket.
+    const cancelled: string[] = [];
+    const stream = (name: string, closeAfterMs?: number) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (closeAfterMs !== undefined) setTimeout(() => controller.close(), closeAfterMs);
+        },
+        cancel() {
+          cancelled.push(name);
+        },
+      });
+    await readPostAnswer(new Response(stream("open"), { status: 202 }), undefined, "x");
+    await readPostAnswer(new Response(stream("ends a tick later", 0), { status: 202 }), undefined, "x");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cancelled).toEqual(["open"]);
+  });
+
   it("a body cut short is an AcpNetworkError naming the operation", async () => {
     const response = new Response(body('{"jsonrpc":"2.0","id":1,', "error"), {
       status: 200,
