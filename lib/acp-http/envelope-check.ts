@@ -55,11 +55,15 @@ export function checkEnvelope(o: Json, kind: EnvelopeKind, owned = false): Json 
 
 /**
  * Whether `o`, a fresh parse, already is its own checked copy: valid for `kind` (the error
- * object aside), every key its own and copyable, the schema's keys first and in the schema's
+ * object aside), no own key the copy drops, the schema's keys first and in the schema's
  * order, and `params` (if any) a plain object without a key the copy would drop (a parse has
  * only own keys, so those three are all there is to look for). The 0.4.2 server writes
  * notifications with sorted keys, which is that order. Positions are spelled out rather than
  * looked up: this runs for every frame.
+ *
+ * Own keys are listed (Object.keys) rather than walked with a lookup each: the copy holds own
+ * keys only, so an inherited one changes nothing, except a schema entry, which the schema
+ * copies as an own key. Each entry `in` the object must therefore be among its own keys.
  */
 function isOwnLayout(o: Json, kind: Exclude<EnvelopeKind, "error">): boolean {
   if (kind === "notification" || kind === "request") {
@@ -68,14 +72,26 @@ function isOwnLayout(o: Json, kind: Exclude<EnvelopeKind, "error">): boolean {
   } else if (!isId(o.id)) return false;
   let next = 0;
   let pastEntries = false;
-  for (const key in o) {
-    if (!copyable(o, key)) return false;
+  let ownEntries = 0;
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key === "__proto__" || key === "prototype" || key === "constructor") return false;
     const at = positionIn(kind, key);
     if (at === -1) pastEntries = true;
     else if (pastEntries || at < next) return false;
-    else next = at + 1;
+    else {
+      next = at + 1;
+      ownEntries++;
+    }
   }
-  return true;
+  return ownEntries === entriesIn(o, kind);
+}
+
+/** How many of the schema's entries `o` has, own or inherited (as checked before: all but `params`). */
+function entriesIn(o: Json, kind: Exclude<EnvelopeKind, "error">): number {
+  if (kind === "success") return 3;
+  return (kind === "request" ? 3 : 2) + ("params" in o ? 1 : 0);
 }
 
 /** Where `key` stands among the schema's entries for `kind`; -1 when it is not one of them. */
@@ -87,10 +103,16 @@ function positionIn(kind: Exclude<EnvelopeKind, "error">, key: string): number {
   return key === "result" ? 2 : -1;
 }
 
-/** A parsed non-array object its record copy would equal (nothing in it the copy drops). */
+/**
+ * A parsed non-array object its record copy would equal (nothing in it the copy drops). Its keys
+ * are walked rather than the three names looked up: params hold a few keys, and a walk costs less
+ * than three lookups of absent keys. An inherited enumerable key of such a name (a polluted
+ * prototype) is taken for one of its own: a doubt, which only sends the frame to the copy.
+ */
 function isCleanRecord(value: unknown): boolean {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  return !hasOwn.call(value, "__proto__") && !hasOwn.call(value, "constructor") && !hasOwn.call(value, "prototype");
+  for (const key in value) if (key === "__proto__" || key === "constructor" || key === "prototype") return false;
+  return true;
 }
 
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);

@@ -9,12 +9,19 @@
  * a bounded set and never checked for gaps (ids 10, 20, 30 are then just three events).
  */
 export type CursorVerdict =
-  | { kind: "new" }
-  | { kind: "duplicate" }
-  | { kind: "gap"; firstMissing: number; lastMissing: number };
+  | { readonly kind: "new" }
+  | { readonly kind: "duplicate" }
+  | { readonly kind: "gap"; readonly firstMissing: number; readonly lastMissing: number };
 
-const DECIMAL = /^\d{1,15}$/;
+// Every frame gets a verdict: the two common ones are shared constants, not a fresh object each.
+const NEW: CursorVerdict = Object.freeze({ kind: "new" });
+const DUPLICATE: CursorVerdict = Object.freeze({ kind: "duplicate" });
+
+/** Longest id read as a number: 15 digits stay exact in a double. */
+const MAX_DIGITS = 15;
 const OPAQUE_MEMORY = 1024;
+/** What `#sequenceNumber` returns for an id that is not read as a number. */
+const OPAQUE = -1;
 
 export interface EventCursorOptions {
   /** The server numbers this stream's events 1, 2, 3, ... with no holes. Default true. */
@@ -23,7 +30,7 @@ export interface EventCursorOptions {
 
 export class EventCursor {
   #last: string | undefined;
-  #lastNumber: number | undefined;
+  #lastNumber = 0;
   readonly #opaqueSeen = new Set<string>();
   readonly #contiguous: boolean;
 
@@ -39,21 +46,40 @@ export class EventCursor {
 
   /** Judges a frame's id without moving the cursor. */
   check(id: string | undefined): CursorVerdict {
-    if (id === undefined || id === "") return { kind: "new" };
-    if (!this.#numbered(id)) return this.#opaqueSeen.has(id) ? { kind: "duplicate" } : { kind: "new" };
-    const n = Number(id);
-    const last = this.#lastNumber ?? 0;
-    if (n <= last) return { kind: "duplicate" };
-    if (n > last + 1) return { kind: "gap", firstMissing: last + 1, lastMissing: n - 1 };
-    return { kind: "new" };
+    if (id === undefined || id === "") return NEW;
+    return this.#judge(id, this.#sequenceNumber(id));
   }
 
   /** Moves the cursor to a frame that has been accepted. */
   advance(id: string | undefined): void {
     if (id === undefined || id === "") return;
+    this.#move(id, this.#sequenceNumber(id));
+  }
+
+  /**
+   * `check`, then `advance` when the verdict is new, reading the id once: the per-frame path.
+   * A gap only is reported; the caller decides whether to accept it (`advance`) or recover.
+   */
+  take(id: string | undefined): CursorVerdict {
+    if (id === undefined || id === "") return NEW;
+    const n = this.#sequenceNumber(id);
+    const verdict = this.#judge(id, n);
+    if (verdict === NEW) this.#move(id, n);
+    return verdict;
+  }
+
+  #judge(id: string, n: number): CursorVerdict {
+    if (n === OPAQUE) return this.#opaqueSeen.has(id) ? DUPLICATE : NEW;
+    const last = this.#lastNumber;
+    if (n <= last) return DUPLICATE;
+    if (n > last + 1) return { kind: "gap", firstMissing: last + 1, lastMissing: n - 1 };
+    return NEW;
+  }
+
+  #move(id: string, n: number): void {
     this.#last = id;
-    if (this.#numbered(id)) {
-      this.#lastNumber = Number(id);
+    if (n !== OPAQUE) {
+      this.#lastNumber = n;
       return;
     }
     this.#opaqueSeen.add(id);
@@ -63,7 +89,19 @@ export class EventCursor {
     }
   }
 
-  #numbered(id: string): boolean {
-    return this.#contiguous && DECIMAL.test(id);
+  /**
+   * The id as a sequence number when the stream is contiguous and the id is 1 to 15 ASCII
+   * digits (what /^\d{1,15}$/ accepts), else OPAQUE. Read digit by digit: no regex and no
+   * second pass through Number() on every frame.
+   */
+  #sequenceNumber(id: string): number {
+    if (!this.#contiguous || id.length > MAX_DIGITS) return OPAQUE;
+    let n = 0;
+    for (let i = 0; i < id.length; i++) {
+      const digit = id.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) return OPAQUE;
+      n = n * 10 + digit;
+    }
+    return n;
   }
 }

@@ -145,7 +145,8 @@ export class EventStream {
             onRetry: (ms) => (this.#serverRetryMs = ms),
             onFrame: (frame) => {
               if (ended) return;
-              const verdict = this.#cursor.check(frame.id);
+              // A new id moves the cursor here; a gap moves it only once accepted, after it was reported.
+              const verdict = this.#cursor.take(frame.id);
               if (verdict.kind === "duplicate") return;
               if (verdict.kind === "gap") {
                 if (!first)
@@ -155,11 +156,11 @@ export class EventStream {
                   firstMissing: verdict.firstMissing,
                   lastMissing: verdict.lastMissing,
                 });
+                this.#cursor.advance(frame.id);
               }
               first = false;
-              this.#cursor.advance(frame.id);
-              if (frame.id !== undefined && frame.id !== "")
-                this.#options.onCursor?.({ ...this.#names(), lastEventId: frame.id });
+              // The advance is built only for a listener (an optional call skips its argument otherwise).
+              if (frame.id !== undefined && frame.id !== "") this.#options.onCursor?.(this.#advanceTo(frame.id));
               subscriber.next(frame);
             },
           });
@@ -200,6 +201,12 @@ export class EventStream {
     });
     this.#options.onStatus("reconnecting");
     return timer(delay);
+  }
+
+  /** A fresh advance per call: the listener may keep it. Built without the spread of `#names()`. */
+  #advanceTo(lastEventId: string): CursorAdvance {
+    const { name: stream, sessionId } = this.#options;
+    return sessionId === undefined ? { stream, lastEventId } : { stream, sessionId, lastEventId };
   }
 
   #names(): { stream: string; sessionId?: string } {

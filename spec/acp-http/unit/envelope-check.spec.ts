@@ -138,4 +138,38 @@ describe("checkEnvelope against the envelope schemas", () => {
       error: expect.stringMatching(/^invalid JSON-RPC envelope: jsonrpc: /),
     });
   });
+
+  // The schema cannot be asked here (valibot walks its own entries with for-in and trips over the
+  // polluted key): the copy is the reference, which a returned parse must equal.
+  it("returns a fresh parse only where it equals the copy while Object.prototype carries envelope keys", () => {
+    const texts = [
+      '{"jsonrpc":"2.0","method":"session/update"}',
+      '{"jsonrpc":"2.0","method":"m","params":{"sessionId":"s"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}',
+      '{"jsonrpc":"2.0","method":"m","params":{"a":1},"zz":2}',
+    ];
+    const polluted: [string, PropertyDescriptor][] = [
+      ["params", { value: { inherited: true }, enumerable: true }],
+      ["params", { value: { inherited: true }, enumerable: false }],
+      ["id", { value: 9, enumerable: false }],
+      ["zz", { value: 1, enumerable: true }],
+      ["constructor", { value: Object, enumerable: true }],
+    ];
+    for (const [key, descriptor] of polluted) {
+      const saved = Object.getOwnPropertyDescriptor(Object.prototype, key);
+      Object.defineProperty(Object.prototype, key, { ...descriptor, configurable: true, writable: true });
+      try {
+        for (const text of texts) {
+          const kind = kindOf(JSON.parse(text) as Record<string, unknown>) as EnvelopeKind;
+          const copy = checkEnvelope(JSON.parse(text) as Record<string, unknown>, kind);
+          const owned = checkEnvelope(JSON.parse(text) as Record<string, unknown>, kind, true);
+          expect({ key, text, owned: owned && shape(owned) }).toEqual({ key, text, owned: copy && shape(copy) });
+        }
+      } finally {
+        if (saved) Object.defineProperty(Object.prototype, key, saved);
+        else delete (Object.prototype as Record<string, unknown>)[key];
+      }
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import { EventCursor } from "../../../lib/acp-http/event-cursor.js";
+import { EventCursor, type CursorVerdict } from "../../../lib/acp-http/event-cursor.js";
+import { mulberry32, randomInt } from "../../support/prng.js";
 
 /** Feeds ids through the cursor as the event stream does: judge, then advance on accepted ones. */
 function accept(cursor: EventCursor, ids: readonly (string | undefined)[]): (string | undefined)[] {
@@ -11,7 +12,85 @@ function accept(cursor: EventCursor, ids: readonly (string | undefined)[]): (str
   return accepted;
 }
 
+/** The rule as first written (a regex, Number(), a fresh verdict each time): what EventCursor must keep answering. */
+class ReferenceCursor {
+  last: string | undefined;
+  #lastNumber: number | undefined;
+  readonly #seen = new Set<string>();
+  constructor(readonly contiguous: boolean) {}
+
+  check(id: string | undefined): CursorVerdict {
+    if (id === undefined || id === "") return { kind: "new" };
+    if (!this.#numbered(id)) return this.#seen.has(id) ? { kind: "duplicate" } : { kind: "new" };
+    const n = Number(id);
+    const last = this.#lastNumber ?? 0;
+    if (n <= last) return { kind: "duplicate" };
+    if (n > last + 1) return { kind: "gap", firstMissing: last + 1, lastMissing: n - 1 };
+    return { kind: "new" };
+  }
+
+  advance(id: string | undefined): void {
+    if (id === undefined || id === "") return;
+    this.last = id;
+    if (this.#numbered(id)) this.#lastNumber = Number(id);
+    else this.#seen.add(id);
+    if (this.#seen.size > 1024) this.#seen.delete(this.#seen.values().next().value as string);
+  }
+
+  #numbered(id: string): boolean {
+    return this.contiguous && /^\d{1,15}$/.test(id);
+  }
+}
+
+/** Ids as a stream and its replays produce them, with the odd ones a server might send. */
+function randomId(random: () => number, near: number): string | undefined {
+  const roll = random();
+  if (roll < 0.05) return undefined;
+  if (roll < 0.08) return "";
+  if (roll < 0.7) return String(Math.max(0, near + randomInt(random, -3, 3)));
+  if (roll < 0.75) return `00${near + 1}`;
+  if (roll < 0.76) return randomInt(random, 1, 2) === 1 ? "999999999999999" : "1234567890123456";
+  const odd = ["-1", "1.5", "+2", " 3", "4 ", "1e2", "0x10", "\u0661", "5:", "/6", "evt-a", "evt-b"];
+  return roll < 0.9 ? odd[randomInt(random, 0, odd.length - 1)] : `e${randomInt(random, 0, 40)}`;
+}
+
 describe("EventCursor", () => {
+  it("answers as the regex-and-Number() rule did, through take() and through check() then advance()", () => {
+    const random = mulberry32(20261203);
+    const mismatches: unknown[] = [];
+    const kinds = new Map<string, number>();
+    // Short runs from fresh cursors: one huge id would otherwise make every later number a duplicate.
+    for (let run = 0; run < 80; run++) {
+      const contiguous = run % 4 !== 3;
+      const reference = new ReferenceCursor(contiguous);
+      const taking = new EventCursor(undefined, { contiguous });
+      const stepping = new EventCursor(undefined, { contiguous });
+      let near = 0;
+      for (let step = 0; step < 500; step++) {
+        const id = randomId(random, near);
+        const expected = reference.check(id);
+        kinds.set(expected.kind, (kinds.get(expected.kind) ?? 0) + 1);
+        const verdicts = [JSON.stringify(taking.take(id)), JSON.stringify(stepping.check(id))];
+        // The stream accepts new ids, and a gap when it cannot recover it (here: every other one).
+        const accepted = expected.kind === "new" || (expected.kind === "gap" && step % 2 === 0);
+        if (accepted) {
+          reference.advance(id);
+          stepping.advance(id);
+          if (expected.kind === "gap") taking.advance(id);
+        }
+        const want = JSON.stringify(expected);
+        const lastIds = [reference.last, taking.lastEventId, stepping.lastEventId];
+        if (verdicts.some((v) => v !== want) || lastIds.some((last) => last !== reference.last)) {
+          mismatches.push({ run, step, id, want, verdicts, lastIds });
+        }
+        if (id !== undefined && /^\d+$/.test(id) && accepted) near = Number(id);
+        if (random() < 0.3) near++;
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    for (const kind of ["new", "duplicate", "gap"]) expect(kinds.get(kind)).toBeGreaterThan(1000);
+  });
+
   it("starts with no position and takes 1 as the next id", () => {
     const cursor = new EventCursor();
     expect(cursor.lastEventId).toBeUndefined();
@@ -93,6 +172,45 @@ describe("EventCursor", () => {
     expect(cursor.check("opaque-0")).toEqual({ kind: "new" });
     expect(cursor.check("opaque-1")).toEqual({ kind: "duplicate" });
     expect(cursor.check("opaque-1024")).toEqual({ kind: "duplicate" });
+  });
+
+  it("take() judges and moves past a new id at once, and leaves duplicates and gaps where they were", () => {
+    const cursor = new EventCursor();
+    expect(cursor.take("1")).toEqual({ kind: "new" });
+    expect(cursor.lastEventId).toBe("1");
+    expect(cursor.take("1")).toEqual({ kind: "duplicate" });
+    expect(cursor.take("4")).toEqual({ kind: "gap", firstMissing: 2, lastMissing: 3 });
+    expect(cursor.lastEventId).toBe("1");
+    cursor.advance("4");
+    expect(cursor.take("5")).toEqual({ kind: "new" });
+    expect(cursor.take(undefined)).toEqual({ kind: "new" });
+    expect(cursor.take("")).toEqual({ kind: "new" });
+    expect(cursor.lastEventId).toBe("5");
+    expect(accept(new EventCursor(), ["evt-a", "evt-a"])).toEqual(["evt-a"]);
+    const opaque = new EventCursor();
+    expect(opaque.take("evt-a")).toEqual({ kind: "new" });
+    expect(opaque.take("evt-a")).toEqual({ kind: "duplicate" });
+  });
+
+  it("reads as numbers exactly the ids /^\\d{1,15}$/ accepts, leading zeros included", () => {
+    const cursor = new EventCursor();
+    expect(cursor.take("007")).toEqual({ kind: "gap", firstMissing: 1, lastMissing: 6 });
+    cursor.advance("007");
+    expect(cursor.lastEventId).toBe("007");
+    expect(cursor.check("7")).toEqual({ kind: "duplicate" });
+    expect(cursor.check("0008")).toEqual({ kind: "new" });
+    expect(cursor.check("999999999999999")).toEqual({ kind: "gap", firstMissing: 8, lastMissing: 999999999999998 });
+    // Signs, spaces, exponents, hex, non-ASCII digits: opaque, so new and never a gap.
+    for (const id of ["+8", " 8", "8 ", "8e3", "0x9", "\u0669", "1_0"]) {
+      expect(cursor.check(id)).toEqual({ kind: "new" });
+    }
+  });
+
+  it("reads no id as a number when the server does not promise contiguous ids", () => {
+    const cursor = new EventCursor(undefined, { contiguous: false });
+    expect(accept(cursor, ["1", "5", "3", "5", "1"])).toEqual(["1", "5", "3"]);
+    expect(cursor.check("9")).toEqual({ kind: "new" });
+    expect(cursor.lastEventId).toBe("3");
   });
 
   it("is seeded from an opaque id", () => {
