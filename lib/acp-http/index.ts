@@ -9,7 +9,7 @@ export {
   type RequestOptions,
   type CloseInfo,
 } from "./client.js";
-export { linkSignal, untilAborted, anySignal } from "./abort.js";
+export { linkSignal, untilAborted, anySignal, deadlineSignal } from "./abort.js";
 export { CLIENT_INFO } from "./version.js";
 export { MemoryCookieStore, defaultCookieStore, type AcpCookieStore } from "./cookie-store.js";
 export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
