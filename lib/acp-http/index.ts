@@ -16,7 +16,7 @@ export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
 export type { AcpRecovery } from "./recovery.js";
 export type { WebSocketConstructor, WebSocketLike } from "./web-socket.js";
 export type { AcpConnectionState } from "./state.js";
-export type { ReconnectPolicy } from "./reconnect.js";
+export type { AcpReconnectAttempt, ReconnectOption, ReconnectPolicy } from "./reconnect.js";
 export type { TokenSource } from "./http.js";
 export type { AcpParseError, ResponseEcho } from "./inbound.js";
 export type { CursorAdvance, EventGap } from "./event-stream.js";

@@ -8,7 +8,7 @@ import {
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
-  type ReconnectPolicy,
+  type ReconnectOption,
   type RequestOptions,
   type TokenSource,
 } from "../acp-http/index.js";
@@ -35,7 +35,7 @@ export interface ConnectionSettings {
   token: TokenSource | undefined;
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
-  reconnect: ReconnectPolicy | undefined;
+  reconnect: ReconnectOption | undefined;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
   logger: AcpLogger | undefined;
@@ -116,7 +116,7 @@ export class SandboxConnection {
       ...(settings.headers ? { headers: settings.headers } : {}),
       ...(settings.token ? { token: settings.token } : {}),
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
-      ...(settings.reconnect ? { reconnect: settings.reconnect } : {}),
+      ...(settings.reconnect !== undefined ? { reconnect: settings.reconnect } : {}),
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,

@@ -70,7 +70,7 @@ describe("prompt() past its timeoutMs, against the real sandbox-agent 0.4.2", ()
 describe("prompt() past its timeoutMs, against the v2 contract server", () => {
   const { client } = serverWithClients(v2Factory);
 
-  it("sends session/cancel for the session, which the agent acknowledges, then fails with CallTimeoutError", async () => {
+  it("sends session/cancel for the session, which the agent acknowledges; the call is a CallTimeoutError", async () => {
     const recorder = recordingFetch();
     const c = client({ fetch: recorder.fetch });
     await c.ready;
