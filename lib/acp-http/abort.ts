@@ -2,6 +2,7 @@
  * Small AbortSignal utilities shared by both layers. They never leave a listener behind:
  * every link is undone when the caller is done with it.
  */
+import { normalizeTimeout, startDeadline } from "./timeout.js";
 
 /** Aborts `target` when `source` aborts; returns the unlinking function (no listener outlives the call). */
 export function linkSignal(source: AbortSignal | undefined, target: AbortController): () => void {
@@ -38,4 +39,29 @@ export function anySignal(signals: readonly (AbortSignal | undefined)[]): { sign
   const controller = new AbortController();
   const unlinks = signals.map((signal) => linkSignal(signal, controller));
   return { signal: controller.signal, dispose: () => unlinks.forEach((unlink) => unlink()) };
+}
+
+/**
+ * A call's `{ signal, timeoutMs }` as one signal: it aborts with the caller's reason, or with
+ * `timeoutReason(ms)` once the deadline passes, so whatever a call does on abort (tell the agent,
+ * end a turn) it does on timeout too, and the reason tells the two apart. Without a deadline the
+ * caller's own signal is returned (nothing is allocated). A bad `timeoutMs` throws a TypeError.
+ * `dispose` drops the timer and the link (call it when the call is over).
+ */
+export function deadlineSignal(
+  options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined },
+  timeoutReason: (timeoutMs: number) => unknown,
+): { signal: AbortSignal | undefined; dispose(): void } {
+  const timeoutMs = normalizeTimeout(options.timeoutMs);
+  if (timeoutMs === undefined) return { signal: options.signal, dispose: () => undefined };
+  const controller = new AbortController();
+  const unlink = linkSignal(options.signal, controller);
+  const cancel = startDeadline(timeoutMs, () => controller.abort(timeoutReason(timeoutMs)));
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      cancel();
+      unlink();
+    },
+  };
 }

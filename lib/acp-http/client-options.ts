@@ -5,7 +5,7 @@ import type { AcpClientHandlers } from "./handlers.js";
 import type { TokenSource } from "./http.js";
 import type { ResponseEcho } from "./inbound.js";
 import type { AcpLogger } from "./logger.js";
-import type { ReconnectPolicy } from "./reconnect.js";
+import type { ReconnectOption } from "./reconnect.js";
 import type { PendingOptions } from "./rpc-correlator.js";
 import type { Implementation } from "./acp-types.js";
 import type { WebSocketConstructor } from "./web-socket.js";
@@ -29,7 +29,13 @@ export interface AcpHttpClientOptions {
   headers?: Record<string, string>;
   token?: TokenSource;
   fetch?: typeof globalThis.fetch;
-  reconnect?: ReconnectPolicy;
+  /**
+   * How a dropped event stream (and, with `recover`, a lost connection) comes back: the one bound on
+   * how long the client keeps trying before it closes (`retries-exhausted`). Default 6 attempts over
+   * about 25.5 s (at most 30.6 s with jitter); `false`: the first drop of the stream closes (a recovery
+   * still makes its one attempt). Each attempt is on `reconnecting$`.
+   */
+  reconnect?: ReconnectOption;
   /** Resume the connection stream from this event id. */
   lastEventId?: string;
   /**

@@ -35,6 +35,7 @@ import { AcpHttpError } from "./errors/http-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import type { EventGap } from "./event-stream.js";
 import type { AcpParseError } from "./inbound.js";
+import type { AcpReconnectAttempt } from "./reconnect.js";
 import type { AcpRecovery } from "./recovery.js";
 import { attachSession, type AttachSessionOptions } from "./session-attach.js";
 import type { AcpConnectionState } from "./state.js";
@@ -62,6 +63,11 @@ export class AcpHttpClient {
   readonly closed: Promise<CloseInfo>;
   /** Each time a lost connection was rebuilt (option `recover`): which sessions came back. Hot. */
   readonly recoveries$: Obs<AcpRecovery>;
+  /**
+   * Each reconnect attempt while `state$` says `reconnecting`: `{ attempt, maxAttempts, nextDelayMs,
+   * cause, kind }`, per the `reconnect` policy. Hot; completes when the connection closes.
+   */
+  readonly reconnecting$: Obs<AcpReconnectAttempt>;
 
   readonly #options: AcpHttpClientOptions;
   readonly #connection: Connection;
@@ -76,6 +82,7 @@ export class AcpHttpClient {
     this.state$ = connection.state.state$;
     this.closed = connection.closed;
     this.recoveries$ = connection.recoveries.asObservable();
+    this.reconnecting$ = connection.reconnects.asObservable();
   }
 
   get state(): AcpConnectionState {

@@ -14,7 +14,7 @@ import { takeFrame } from "./intake.js";
 import { debugLogger, type AcpLogger } from "./logger.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
 import { Outbox } from "./outbox.js";
-import { normalizeReconnectPolicy } from "./reconnect.js";
+import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "./reconnect.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
 import { RpcCorrelator } from "./rpc-correlator.js";
 import { SessionConflicts } from "./session-conflicts.js";
@@ -40,6 +40,8 @@ export class Connection {
   readonly state = new ConnectionStateMachine();
   readonly gaps = new Subject<EventGap>();
   readonly recoveries = new Subject<AcpRecovery>();
+  /** Each reconnect attempt of the connection stream or of a recovery (`reconnecting$`). */
+  readonly reconnects = new Subject<AcpReconnectAttempt>();
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
@@ -87,6 +89,7 @@ export class Connection {
       onFrame: (frame, stream) => this.#frame(frame, stream),
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),
+      onReconnecting: (attempt) => this.reconnects.next(attempt),
       onFatal: (reason, cause) => (reason === "connection-lost" ? this.#lost(cause) : void this.close(reason, cause)),
       onSessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
     });
@@ -192,6 +195,7 @@ export class Connection {
     this.streams.stopAll();
     this.socket?.close();
     this.recoveries.complete();
+    this.reconnects.complete();
     this.#lifetime.abort();
     this.inbound.close();
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
@@ -235,6 +239,7 @@ export class Connection {
         return result;
       },
       connectionId: () => this.connectionId,
+      onAttempt: (attempt) => this.reconnects.next(attempt),
       recovered: (recovery) => {
         if (this.closeInfo) return;
         if (this.socket || this.state.value === "reconnecting") this.state.set("open");

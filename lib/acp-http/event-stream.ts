@@ -2,7 +2,7 @@ import { Observable, defer, retry, timer, type Subscription } from "rxjs";
 import { AcpHttpError } from "./errors/http-error.js";
 import { EventCursor } from "./event-cursor.js";
 import type { AcpLogger } from "./logger.js";
-import { reconnectDelay, type NormalizedReconnectPolicy } from "./reconnect.js";
+import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "./reconnect.js";
 import { readSseBody, type SseFrame } from "./sse-stream.js";
 
 /** Runs `fn` after I/O callbacks already queued (setImmediate), or on the next timer turn in browsers. */
@@ -48,6 +48,8 @@ export interface EventStreamOptions {
   onCursor?(advance: CursorAdvance): void;
   onGap(gap: EventGap): void;
   onStatus(status: EventStreamStatus): void;
+  /** A reconnect attempt is scheduled (not the immediate reopen that recovers skipped ids). */
+  onReconnecting?(attempt: AcpReconnectAttempt): void;
   /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
   onFatal(error: Error): void;
   /** Statuses that end the stream at once instead of being retried. Default {@link FATAL_STATUSES}. */
@@ -200,6 +202,8 @@ export class EventStream {
       reason: error.message,
     });
     this.#options.onStatus("reconnecting");
+    const maxAttempts = this.#options.policy.maxRetries;
+    this.#options.onReconnecting?.({ attempt, maxAttempts, nextDelayMs: delay, cause: error, kind: "stream" });
     return timer(delay);
   }
 

@@ -29,12 +29,38 @@ export interface ReconnectPolicy {
   webSocket?: WebSocketWatchdogPolicy;
 }
 
+/**
+ * One reconnect attempt about to be made (`reconnecting$`), so a UI can say "server unreachable,
+ * retrying (3/6)". Once `attempt` = `maxAttempts` has failed too, the connection closes
+ * (`retries-exhausted`, or `connection-lost` when a recovery gives up).
+ */
+export interface AcpReconnectAttempt {
+  /** 1-based; it resets once the connection is back and data arrives. */
+  attempt: number;
+  /** Attempts allowed in all: `maxRetries` for the event stream, `maxRetries + 1` for a recovery. */
+  maxAttempts: number;
+  /** How long until this attempt starts, in ms (jitter and a server's `retry:` included). */
+  nextDelayMs: number;
+  /** What failed: the dropped stream's error, or the lost connection's. */
+  cause: unknown;
+  /** `stream`: the event stream is reopened. `recovery`: a new connection is built (option `recover`). */
+  kind: "stream" | "recovery";
+}
+
+/** `false`: no reconnect at all; the first drop closes the connection. */
+export type ReconnectOption = ReconnectPolicy | false;
+
 /** The WebSocket watchdog's settings are normalised by the socket's transport (`normalizeWatchdogPolicy`). */
 export type NormalizedReconnectPolicy = Required<Omit<ReconnectPolicy, "stallTimeoutMs" | "webSocket">> & {
   stallTimeoutMs: number | undefined;
 };
 
-export function normalizeReconnectPolicy(policy: ReconnectPolicy = {}): NormalizedReconnectPolicy {
+/**
+ * The reconnect defaults, in this one place: 6 attempts after 0.5, 1, 2, 4, 8 and 10 s (±20 %),
+ * so a server that is gone is given up about 25.5 s (at most 30.6 s) after its stream dropped.
+ */
+export function normalizeReconnectPolicy(option: ReconnectOption = {}): NormalizedReconnectPolicy {
+  const policy: ReconnectPolicy = option === false ? { maxRetries: 0 } : option;
   return {
     initialDelayMs: nonNegative(policy.initialDelayMs, 500),
     maxDelayMs: nonNegative(policy.maxDelayMs, 10_000),

@@ -1,5 +1,5 @@
 import type { AcpLogger } from "./logger.js";
-import { reconnectDelay, type NormalizedReconnectPolicy } from "./reconnect.js";
+import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "./reconnect.js";
 
 /** A lost connection was re-established on a server without replay (`recoveries$`). */
 export interface AcpRecovery {
@@ -77,9 +77,12 @@ export class SessionLedger {
   /** Re-initializes, then loads each session; retried per the reconnect policy. */
   async recover(options: RecoverOptions): Promise<AcpRecovery> {
     const { policy, signal, logger } = options;
+    const maxAttempts = policy.maxRetries + 1;
     let lastError: unknown;
-    for (let attempt = 1; attempt <= policy.maxRetries + 1; attempt += 1) {
-      if (attempt > 1) await sleep(reconnectDelay(policy, attempt - 1), signal);
+    for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+      const nextDelayMs = attempt > 1 ? reconnectDelay(policy, attempt - 1) : 0;
+      options.onAttempt?.({ attempt, maxAttempts, nextDelayMs, cause: lastError ?? options.cause, kind: "recovery" });
+      if (nextDelayMs > 0) await sleep(nextDelayMs, signal);
       if (signal.aborted) break;
       options.reset();
       try {
@@ -126,6 +129,10 @@ export interface RecoverOptions {
   /** Sends one request on the new connection. */
   request(method: string, params: unknown): Promise<unknown>;
   connectionId(): string | undefined;
+  /** What lost the connection (the first attempt's `cause`). */
+  cause?: unknown;
+  /** Each attempt, before its delay (`reconnecting$`). */
+  onAttempt?(attempt: AcpReconnectAttempt): void;
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -139,7 +146,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     }
   });
 
-export interface RecoveryHooks extends Pick<RecoverOptions, "reset" | "request" | "connectionId"> {
+export interface RecoveryHooks extends Pick<RecoverOptions, "reset" | "request" | "connectionId" | "onAttempt"> {
   /** A recovery begins: move the state, fail what was in flight. */
   started(cause: unknown): void;
   recovered(recovery: AcpRecovery): void;
@@ -175,8 +182,8 @@ export class ConnectionRecovery {
     if (!this.#enabled || !this.ledger.recoverable) return false;
     this.#base.logger.warn("connection lost: re-initializing", { error: (cause as Error | undefined)?.message });
     this.#hooks.started(cause);
-    const { reset, request, connectionId } = this.#hooks;
-    this.#pending = this.ledger.recover({ ...this.#base, reset, request, connectionId }).then(
+    const { reset, request, connectionId, onAttempt } = this.#hooks;
+    this.#pending = this.ledger.recover({ ...this.#base, reset, request, connectionId, onAttempt, cause }).then(
       (recovery) => {
         this.#pending = undefined;
         this.#hooks.recovered(recovery);

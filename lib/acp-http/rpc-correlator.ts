@@ -1,7 +1,7 @@
 import { AcpAbortError } from "./errors/abort-error.js";
 import { AcpTimeoutError } from "./errors/timeout-error.js";
 import type { AcpResponse, JsonRpcId } from "./envelope.js";
-import { normalizeTimeout, startDeadline } from "./timeout.js";
+import { deadlineSignal } from "./abort.js";
 
 export interface PendingOptions {
   signal?: AbortSignal | undefined;
@@ -18,6 +18,7 @@ class Pending {
   postOpen: boolean;
   release: ReturnType<typeof setTimeout> | undefined = undefined;
   onAbort: (() => void) | undefined = undefined;
+  /** Drops the deadline's timer and its link to the caller's signal (set only with a deadline). */
   cancelDeadline: (() => void) | undefined = undefined;
 
   constructor(
@@ -34,6 +35,11 @@ class Pending {
     this.cancelDeadline?.();
     if (this.onAbort) this.signal?.removeEventListener("abort", this.onAbort);
   }
+}
+
+/** A signal aborted by a deadline (here, or a caller's own, as the sandbox layer's) fails as a timeout. */
+function abortError(method: string, reason: unknown): Error {
+  return reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason);
 }
 
 /**
@@ -96,11 +102,14 @@ export class RpcCorrelator {
     options: PendingOptions = {},
     withPost = true,
   ): { response: Promise<AcpResponse>; postSignal: AbortSignal | undefined; postFinished: () => void } {
-    // Checked before anything is registered or sent: a bad deadline is the caller's bug.
-    const timeoutMs = normalizeTimeout(options.timeoutMs);
+    // One signal for the caller's abort and the deadline: a timeout is given up exactly as an abort
+    // is (`onAbandon`). Built before anything is registered or sent: a bad deadline is the caller's bug.
+    const deadline =
+      options.timeoutMs === undefined ? undefined : deadlineSignal(options, (ms) => new AcpTimeoutError(method, ms));
     const post = withPost ? new AbortController() : undefined;
-    const { signal } = options;
+    const signal = deadline ? deadline.signal : options.signal;
     const entry = new Pending(method, post, signal);
+    if (deadline) entry.cancelDeadline = deadline.dispose;
     const response = new Promise<AcpResponse>((resolve, reject) => {
       entry.resolve = resolve;
       entry.reject = reject;
@@ -108,14 +117,11 @@ export class RpcCorrelator {
     this.#pending.set(id, entry);
     if (signal) {
       // Aborted before it was sent: there is nothing for the agent to stop.
-      if (signal.aborted) this.reject(id, new AcpAbortError(method, signal.reason), { abortPost: true });
+      if (signal.aborted) this.reject(id, abortError(method, signal.reason), { abortPost: true });
       else {
-        entry.onAbort = () => this.#abandon(id, new AcpAbortError(method, signal.reason));
+        entry.onAbort = () => this.#abandon(id, abortError(method, signal.reason));
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
-    }
-    if (timeoutMs !== undefined && this.#pending.get(id) === entry) {
-      entry.cancelDeadline = startDeadline(timeoutMs, () => this.#abandon(id, new AcpTimeoutError(method, timeoutMs)));
     }
     // Aborting a POST that is already over does nothing but costs an event dispatch (and a
     // timer per request on servers that echo responses to the stream): skip it.

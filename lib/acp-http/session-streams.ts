@@ -11,7 +11,7 @@ import {
 } from "./event-stream.js";
 import type { HttpTransport } from "./http.js";
 import type { AcpLogger } from "./logger.js";
-import type { NormalizedReconnectPolicy } from "./reconnect.js";
+import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "./reconnect.js";
 import type { SseFrame } from "./sse-stream.js";
 import { sessionOf } from "./session-of.js";
 
@@ -30,6 +30,8 @@ export interface SessionStreamsOptions {
   onGap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
   onStatus(status: EventStreamStatus): void;
+  /** The connection stream's reconnect attempts (a session stream's are not the connection's). */
+  onReconnecting?(attempt: AcpReconnectAttempt): void;
   /** A stream failure that ends the whole connection. */
   onFatal(reason: CloseReason, cause: unknown): void;
   /** A session's stream was refused with 409 (held elsewhere): that session fails, the connection lives on. */
@@ -205,6 +207,9 @@ export class SessionStreams {
         }
       },
       onFatal: (error) => this.#failed(name, error),
+      ...(name === CONNECTION_STREAM && this.#options.onReconnecting
+        ? { onReconnecting: this.#options.onReconnecting }
+        : {}),
       ...(name === CONNECTION_STREAM ? {} : { fatalStatuses: SESSION_FATAL_STATUSES }),
     });
     this.#streams.set(name, stream);

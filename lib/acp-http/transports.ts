@@ -65,7 +65,7 @@ export function createTransports(
           token: options.token,
           cookies,
           maxMessageBytes: limits.maxMessageBytes,
-          watchdog: normalizeWatchdogPolicy(options.reconnect?.webSocket),
+          watchdog: normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket),
           logger,
           ...socket,
         })

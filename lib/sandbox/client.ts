@@ -17,7 +17,7 @@ import type { SandboxCallOptions, SandboxInfo } from "./providers/types.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
-import type { SandboxAgentClientOptions, SessionView } from "./types.js";
+import type { ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
 
 export type * from "./types.js";
 
@@ -37,6 +37,8 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   readonly state$: Observable<ConnectionState>;
   /** One value each time a connection ends, with why; hot, no replay. */
   readonly disconnected$: Observable<DisconnectInfo>;
+  /** Each reconnect attempt while `state$` says `reconnecting` (option `reconnect`); hot, no replay. */
+  readonly reconnecting$: Observable<ReconnectAttempt>;
   /** Settles when auto-connect does: resolves when connected, rejects with the connect error. */
   readonly ready: Promise<ConnectInfo | undefined>;
   /** Why something was not written to the store (the session goes on regardless). */
@@ -78,6 +80,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     this.parseErrors$ = this.events$.pipe(parseErrorsOnly(), share());
     this.state$ = this.#lifecycle.state.pipe(distinctUntilChanged());
     this.disconnected$ = this.#lifecycle.disconnects.asObservable();
+    this.reconnecting$ = this.#lifecycle.reconnects.asObservable();
     if (options.autoConnect ?? true) {
       this.ready = this.connect({ waitForServer: options.waitForServer });
       // The failure stays observable on `ready` and `state$`, not also as an unhandled rejection.

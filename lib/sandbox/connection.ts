@@ -1,13 +1,14 @@
 import { Subject, Subscription, filter, map, merge, tap } from "rxjs";
-import { normalizeTimeout } from "../acp-http/timeout.js";
 import {
   AcpHttpClient,
+  AcpTimeoutError,
+  deadlineSignal,
   linkSignal,
   type AcpClientHandlers,
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
-  type ReconnectPolicy,
+  type ReconnectOption,
   type RequestOptions,
   type TokenSource,
 } from "../acp-http/index.js";
@@ -34,7 +35,7 @@ export interface ConnectionSettings {
   token: TokenSource | undefined;
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
-  reconnect: ReconnectPolicy | undefined;
+  reconnect: ReconnectOption | undefined;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
   logger: AcpLogger | undefined;
@@ -115,7 +116,7 @@ export class SandboxConnection {
       ...(settings.headers ? { headers: settings.headers } : {}),
       ...(settings.token ? { token: settings.token } : {}),
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
-      ...(settings.reconnect ? { reconnect: settings.reconnect } : {}),
+      ...(settings.reconnect !== undefined ? { reconnect: settings.reconnect } : {}),
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,
@@ -184,16 +185,14 @@ export class SandboxConnection {
   async call(method: string, params: unknown, options: CallOptions = {}): Promise<unknown> {
     const name = sandboxName(method);
     if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
-    // One controller per call, aborted by the caller's signal or by the agent's exit. Nothing
-    // listens on a connection-wide signal, so listeners never pile up over many calls.
+    // One controller per call, aborted by the caller's signal, its deadline (a timeout reason: the
+    // call fails as `CallTimeoutError`) or the agent's exit. Nothing listens on a connection-wide
+    // signal, so listeners never pile up over many calls.
+    const deadline = deadlineSignal(options, (ms) => new AcpTimeoutError(method, ms));
     const controller = new AbortController();
-    const unlink = linkSignal(options.signal, controller);
+    const unlink = linkSignal(deadline.signal, controller);
     this.#inFlight.add(controller);
-    const timeoutMs = normalizeTimeout(options.timeoutMs);
-    const requestOptions: RequestOptions = {
-      signal: controller.signal,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    };
+    const requestOptions: RequestOptions = { signal: controller.signal };
     try {
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {
@@ -203,6 +202,7 @@ export class SandboxConnection {
       throw toSandboxError(error, name);
     } finally {
       unlink();
+      deadline.dispose();
       this.#inFlight.delete(controller);
     }
   }

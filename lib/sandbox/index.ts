@@ -16,6 +16,7 @@ export type {
   Logger,
   DisconnectInfo,
   HealthWaitBounds,
+  ReconnectAttempt,
 } from "./types.js";
 export type { SandboxServerRoutes } from "./server-client.js";
 export type { SandboxSessionConfig } from "./session-config-client.js";
@@ -59,7 +60,7 @@ export type {
   UploadResult,
 } from "./control-schemas.js";
 export type { FileSystem } from "./file-system.js";
-export type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+export type { ReconnectOption, ReconnectPolicy, TokenSource } from "../acp-http/index.js";
 export * from "./processes/index.js";
 export {
   WebSocketUnavailableError,

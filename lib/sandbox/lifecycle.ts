@@ -6,13 +6,21 @@ import { SandboxConnection, type CallOptions } from "./connection.js";
 import { AlreadyConnectedError } from "./errors/already-connected-error.js";
 import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";
 import { ConnectionLostError } from "./errors/connection-lost-error.js";
+import { toSandboxError } from "./errors/convert.js";
 import { NotConnectedError } from "./errors/not-connected-error.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 import type { SandboxEvent } from "./events.js";
 import type { AttachTarget } from "./persistence/resume.js";
 import type { ConnectionTap } from "./persistence/session-recording.js";
 import { profileFor, type ServerApi } from "./profiles.js";
-import type { ConnectInfo, ConnectionState, DisconnectInfo, Logger, SandboxAgentClientOptions } from "./types.js";
+import type {
+  ConnectInfo,
+  ConnectionState,
+  DisconnectInfo,
+  Logger,
+  ReconnectAttempt,
+  SandboxAgentClientOptions,
+} from "./types.js";
 
 /** What the lifecycle needs from the client that owns it. */
 export interface LifecycleDeps {
@@ -59,6 +67,8 @@ export class Bound {
 export class ConnectionLifecycle {
   readonly state = new BehaviorSubject<ConnectionState>("disconnected");
   readonly disconnects = new Subject<DisconnectInfo>();
+  /** The reconnect attempts of every connection this client makes (`reconnecting$`). */
+  readonly reconnects = new Subject<ReconnectAttempt>();
   readonly ended = new Subject<void>();
   readonly #deps: LifecycleDeps;
   #connection: SandboxConnection | undefined;
@@ -232,6 +242,11 @@ export class ConnectionLifecycle {
         if (connection.up) this.#connectionEnded(connection);
         // Until open() succeeded the connection is not up: state$ stays `connecting`.
       } else if (status !== "connecting" && connection.up) this.state.next(status);
+    });
+    // Completes with the connection; a connection still coming up reports its failure through connect().
+    connection.protocol.reconnecting$.subscribe(({ attempt, maxAttempts, nextDelayMs, cause }) => {
+      if (this.#connection !== connection || !connection.up) return;
+      this.reconnects.next({ attempt, maxAttempts, nextDelayMs, cause: toSandboxError(cause, "reconnect") });
     });
     return connection;
   }

@@ -1,3 +1,4 @@
+import { AcpTimeoutError, deadlineSignal } from "../acp-http/index.js";
 import { validate } from "./control-plane.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
 import { CallAbortedError } from "./errors/call-errors.js";
@@ -79,8 +80,9 @@ function opened(conn: SandboxConnection, sessionId: string, result: unknown): Se
 }
 
 /**
- * `session/prompt`. When the call's signal aborts before the outcome, the turn is
- * cancelled on the server too (`session/cancel`): an aborted turn must not keep running.
+ * `session/prompt`. When the call's signal aborts or its `timeoutMs` passes before the outcome, the
+ * turn is cancelled on the server too (`session/cancel`): a turn given up must not keep running (and
+ * refuse the session's next prompt). A timeout still fails as `CallTimeoutError`.
  */
 export async function prompt(
   conn: SandboxConnection,
@@ -89,20 +91,24 @@ export async function prompt(
   call: CallOptions = {},
   logger?: Logger,
 ): Promise<PromptOutcome> {
-  const signal = call.signal;
   const cancel = (): void => {
     conn.notify("session/cancel", { sessionId }).catch((error: unknown) => {
-      logger?.warn("cancel after an aborted prompt failed", { error: (error as Error).message });
+      logger?.warn("cancel after an aborted or timed-out prompt failed", { error: (error as Error).message });
     });
   };
-  if (signal?.aborted) throw new CallAbortedError("prompt was aborted", { cause: signal.reason });
+  if (call.signal?.aborted) throw new CallAbortedError("prompt was aborted", { cause: call.signal.reason });
+  // The signal and the deadline as one: the turn is cancelled whichever ends it.
+  const deadline = deadlineSignal(call, (ms) => new AcpTimeoutError("session/prompt", ms));
+  const signal = deadline.signal;
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     const params = { sessionId, prompt: toPromptBlocks(input) };
-    const result = validate("prompt", PromptWireSchema, await conn.call("session/prompt", params, call));
+    const answer = await conn.call("session/prompt", params, signal ? { signal } : {});
+    const result = validate("prompt", PromptWireSchema, answer);
     return { stopReason: result.stopReason, raw: result };
   } finally {
     signal?.removeEventListener("abort", cancel);
+    deadline.dispose();
   }
 }
 

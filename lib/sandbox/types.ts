@@ -1,6 +1,6 @@
 import type { WebSocketConstructor } from "../acp-http/web-socket.js";
 import type { Observable } from "rxjs";
-import type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { HealthWaitOptions } from "./config/health.js";
 import type { CallOptions } from "./connection.js";
 import type { ConnectionLostError } from "./errors/connection-lost-error.js";
@@ -51,7 +51,12 @@ export interface SandboxAgentClientOptions {
   serverApi?: ServerApi;
   /** `v1` servers only: the server-side id of this client's agent process. Default: random. */
   serverId?: string;
-  reconnect?: ReconnectPolicy;
+  /**
+   * How a dropped connection comes back, and so how long `state$` may say `reconnecting` before
+   * `disconnected$` reports `retries-exhausted`. Default 6 attempts over about 25.5 s (at most
+   * 30.6 s); `false`: none, the first drop ends the connection. Each attempt is on `reconnecting$`.
+   */
+  reconnect?: ReconnectOption;
   /** Working directory for new sessions when a call does not give one. Default `/`. */
   cwd?: string;
   /** Decides the agent's permission requests; without it every request is answered "cancelled". */
@@ -109,6 +114,18 @@ export interface DisconnectInfo {
     | "initialize-failed";
   /** Absent for `disconnect()`; otherwise the error that ended the connection. */
   error?: ConnectionLostError;
+}
+
+/** One reconnect attempt while `state$` says `reconnecting` ("server unreachable, retrying (3/6)"). */
+export interface ReconnectAttempt {
+  /** 1-based; it starts again at 1 once the connection is back and events flow again. */
+  attempt: number;
+  /** After this many failed attempts the connection ends (`retries-exhausted` on `disconnected$`). */
+  maxAttempts: number;
+  /** How long until this attempt starts, in ms. */
+  nextDelayMs: number;
+  /** What failed last (a `NetworkError` when the server is unreachable). */
+  cause: unknown;
 }
 
 /** A prompt turn as a stream: the session's events while it runs, then its outcome. */

@@ -5,6 +5,7 @@ import {
   MemoryCookieStore,
   RFD_PROFILE,
   type AcpParseError,
+  type AcpReconnectAttempt,
 } from "../../../lib/acp-http/index.js";
 import { accepted, bodyOf, rpcResult, sseEvent } from "../../support/fake-acp-server.js";
 import { CONNECTION_ID, bootstrap, createHarness, disconnectAll, settle, watch } from "./client-harness.js";
@@ -168,5 +169,33 @@ describe("AcpHttpClient: stream statuses and recovery", () => {
     expect(methods.map((m) => m.method)).toEqual(["initialize", "session/new", "_x/lost", "initialize", "session/load", "_x/after"]);
     expect(methods[3]?.params).toEqual(methods[0]?.params);
     expect(methods[4]?.params).toEqual({ sessionId: "s1", cwd: "/w", mcpServers: [] });
+  });
+
+  it("recover: each attempt is on reconnecting$ (kind recovery), the lost connection's error as its cause", async () => {
+    const h = createHarness({ recover: true, reconnect: { maxRetries: 2, initialDelayMs: 1, jitter: 0 } });
+    const attempts: AcpReconnectAttempt[] = [];
+    h.client.reconnecting$.subscribe((attempt) => attempts.push(attempt));
+    let initializes = 0;
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      if (message.method === "initialize") {
+        initializes += 1;
+        // The first re-initialize is refused: a second attempt follows.
+        if (initializes === 2) return new Response(null, { status: 503 });
+        return rpcResult(message.id, { protocolVersion: 1, agentCapabilities: {} });
+      }
+      if (message.method === "_x/lost" && initializes === 1) return new Response(null, { status: 404 });
+      return rpcResult(message.id, {});
+    };
+    await bootstrap(h);
+    await expect(h.client.request("_x/lost", {})).rejects.toBeInstanceOf(AcpInterruptedError);
+    await expect(h.client.request("_x/after", {})).resolves.toEqual({});
+    expect(attempts.map(({ attempt, maxAttempts, nextDelayMs, kind }) => [attempt, maxAttempts, nextDelayMs, kind]))
+      .toEqual([
+        [1, 3, 0, "recovery"],
+        [2, 3, 1, "recovery"],
+      ]);
+    expect(attempts[0]?.cause).toMatchObject({ status: 404 });
+    expect(attempts[1]?.cause).toMatchObject({ status: 503 });
   });
 });

@@ -33,6 +33,10 @@ describe("normalizeReconnectPolicy", () => {
     expect(policy).toMatchObject({ initialDelayMs: 500, maxDelayMs: 10_000, jitter: 0.2, maxRetries: 6 });
   });
 
+  it("takes false as no reconnect at all (0 retries), the rest defaulted", () => {
+    expect(normalizeReconnectPolicy(false)).toEqual({ ...normalizeReconnectPolicy(), maxRetries: 0 });
+  });
+
   it("never shrinks the delay between attempts and never spreads it past 100 %", () => {
     expect(normalizeReconnectPolicy({ factor: 0.5 }).factor).toBe(1);
     expect(normalizeReconnectPolicy({ jitter: 3 }).jitter).toBe(1);

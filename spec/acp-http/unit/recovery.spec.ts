@@ -1,5 +1,5 @@
 import { silentLogger } from "../../../lib/acp-http/logger.js";
-import { normalizeReconnectPolicy } from "../../../lib/acp-http/reconnect.js";
+import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../../../lib/acp-http/reconnect.js";
 import { SessionLedger, type RecoverOptions } from "../../../lib/acp-http/recovery.js";
 
 const INIT = { protocolVersion: 1, clientCapabilities: {} };
@@ -73,5 +73,32 @@ describe("SessionLedger", () => {
       throw new Error("still down");
     });
     await expect(ledger.recover(refusing.opts)).rejects.toThrow("still down");
+  });
+
+  it("reports each attempt with its number, the bound, its delay and the failure before it", async () => {
+    const ledger = new SessionLedger();
+    ledger.note("initialize", INIT, { agentCapabilities: {} });
+    const lost = new Error("socket dropped");
+    const attempts: AcpReconnectAttempt[] = [];
+    const failures = [new Error("refused 1"), new Error("refused 2")];
+    let initializes = 0;
+    const { opts } = options(
+      () => {
+        const failure = failures[initializes++];
+        if (failure) throw failure;
+        return {};
+      },
+      {
+        policy: normalizeReconnectPolicy({ initialDelayMs: 2, maxDelayMs: 4, maxRetries: 3, jitter: 0 }),
+        cause: lost,
+        onAttempt: (attempt) => attempts.push(attempt),
+      },
+    );
+    expect((await ledger.recover(opts)).attempts).toBe(3);
+    expect(attempts).toEqual([
+      { attempt: 1, maxAttempts: 4, nextDelayMs: 0, cause: lost, kind: "recovery" },
+      { attempt: 2, maxAttempts: 4, nextDelayMs: 2, cause: failures[0], kind: "recovery" },
+      { attempt: 3, maxAttempts: 4, nextDelayMs: 4, cause: failures[1], kind: "recovery" },
+    ]);
   });
 });
