@@ -4,7 +4,7 @@ import { AcpInterruptedError } from "./errors/interrupted-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import type { HttpTransport } from "./http.js";
 import type { JsonRpcId } from "./envelope.js";
-import type { Inbound, SentEnvelope } from "./inbound.js";
+import { requestIdOf, type Inbound, type SentEnvelope } from "./inbound.js";
 import { takeBody } from "./intake.js";
 import type { AcpLogger } from "./logger.js";
 import type { SessionStreams } from "./session-streams.js";
@@ -101,8 +101,14 @@ export class Outbox {
         onError(inbound.tooLarge("response-body", head, bytes, this.#options.maxMessageBytes));
         return true;
       }
-      if (result.json !== undefined && !takeBody(inbound, result.json, envelope) && "id" in envelope) {
-        onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
+      if (result.json !== undefined) {
+        const verdict = takeBody(inbound, result.json, envelope);
+        // A body is the answer the server chose to give: one that is not this request's answer means
+        // none will come (and `initialize` opens no stream to bring one), so the request fails now.
+        const request = requestIdOf(envelope);
+        if (verdict === "unparseable" && "id" in envelope) onError(notAnAnswer(method, "was not a JSON-RPC envelope"));
+        else if (verdict === "mismatched" && request !== undefined) onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
+        else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
       }
       return true;
     } catch (error) {
@@ -156,4 +162,9 @@ export class Outbox {
       this.#options.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
     );
   }
+}
+
+/** A request's POST body that is not its answer. */
+function notAnAnswer(method: string, what: string): AcpProtocolError {
+  return new AcpProtocolError(`the response body ${what}`, { method });
 }
