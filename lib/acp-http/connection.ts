@@ -113,6 +113,8 @@ export class Connection {
       cancelRequests: options.cancelRequests ?? false,
       lost: (cause) => this.#lost(cause),
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
+      refreshableToken: typeof options.token === "function",
+      unauthorized: (cause) => void this.close("unauthorized", cause),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
     this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);

@@ -29,6 +29,15 @@ export interface AcpParseError {
   tooLarge?: AcpMessageTooLargeError;
 }
 
+/**
+ * What a POST body was to the request it carried: `answer` (a response taken as its answer, or,
+ * for a POST that was not a request, any routed response), `other` (a valid envelope that is no
+ * response: a notification, an agent request), `mismatched` (a response carrying another request's
+ * id: ignored, since taking it for this request's answer would settle it with a wrong result) or
+ * `unparseable` (no JSON-RPC envelope at all; reported on `parseErrors`).
+ */
+export type BodyVerdict = "answer" | "other" | "mismatched" | "unparseable";
+
 /** How much of an oversized message `AcpParseError.raw` keeps. */
 const TOO_LARGE_RAW_CHARS = 1024;
 
@@ -105,17 +114,25 @@ export class Inbound {
 
   /**
    * A POST body; `sent` is the envelope that POST carried. A response in the body of a
-   * request's POST is that request's answer whatever id it carries (a server answers an
-   * unparseable request with `"id": null`). Returns false when it held no usable envelope.
+   * request's POST answers that request when it carries the request's id, or `"id": null`
+   * (a server answers a request it could not parse so). A response with any other id is
+   * not taken for anything (the request's sender fails the request); see `BodyVerdict`.
    */
-  body(text: string, sent?: SentEnvelope): boolean {
+  body(text: string, sent?: SentEnvelope): BodyVerdict {
     const parsed = parseEnvelope(text);
     if (!parsed.ok) {
       this.parseErrors.next({ source: "response-body", raw: text, error: parsed.error });
-      return false;
+      return "unparseable";
     }
-    this.#route(parsed.envelope, false, sent);
-    return true;
+    const { envelope } = parsed;
+    if (!isResponse(envelope)) {
+      this.#route(envelope, false, sent);
+      return "other";
+    }
+    const request = requestIdOf(sent);
+    if (request !== undefined && envelope.id !== null && envelope.id !== request) return "mismatched";
+    this.#route(envelope, false, sent);
+    return "answer";
   }
 
   /**
@@ -213,9 +230,14 @@ export class Inbound {
   }
 }
 
-/** The id of the request `sent` when the response in its POST body carries another one. */
+/** The id of the request `sent` when the response in its POST body carries `null` instead. */
 function answeredBy(sent: SentEnvelope | undefined, carried: JsonRpcId): JsonRpcId | undefined {
+  return carried === null ? requestIdOf(sent) : undefined;
+}
+
+/** The id of `sent` when it is a request (a method and an id); undefined for notifications and answers. */
+export function requestIdOf(sent: SentEnvelope | undefined): string | number | undefined {
   if (typeof sent?.method !== "string") return undefined;
   const id = sent.id;
-  return (typeof id === "string" || typeof id === "number") && id !== carried ? id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
