@@ -19,6 +19,7 @@ function intEnv(name: string, fallback: number): number {
 
 const TURNS = intEnv("ORDER_TURNS", 500) || 500;
 const HOGS = intEnv("ORDER_HOGS", 4);
+const load1 = (): string => (loadavg()[0] ?? 0).toFixed(2);
 const CLIENTS = (process.env.ORDER_CLIENTS ?? "AcpHttpClient,SandboxAgentClient").split(",").map((s) => s.trim()) as TurnClient[];
 
 /** `count` processes that spin until killed (each by its own pid at the end). */
@@ -41,14 +42,14 @@ async function stopHogs(hogs: ChildProcess[]): Promise<void> {
 
 export async function promptOrder(log: (line: string) => void = console.log): Promise<string> {
   const rows: string[] = [];
-  log(`prompt ordering: ${TURNS} turns of ${UPDATES_PER_TURN} updates, ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}`);
+  log(`prompt ordering: ${TURNS} turns of ${UPDATES_PER_TURN} updates, ${cpus().length} cores, load ${load1()}`);
   for (const hogs of HOGS > 0 ? [0, HOGS] : [0]) {
     const running = startHogs(hogs);
     try {
       for (const kind of CLIENTS) {
         const server = await startBurstServer();
         try {
-          const load = loadavg()[0].toFixed(2);
+          const load = load1();
           const tally = await runBurstTurns(server.baseUrl, kind, TURNS);
           const worst = tally.early === 0 ? "–" : `${tally.fewestDelivered} of ${UPDATES_PER_TURN}`;
           const perTurn = (tally.ms / tally.turns).toFixed(1);
