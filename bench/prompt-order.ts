@@ -8,6 +8,8 @@
 //   ORDER_TURNS=500   turns per client and load
 //   ORDER_HOGS=4      CPU hogs in the loaded runs (0: idle runs only)
 //   ORDER_CLIENTS=AcpHttpClient,SandboxAgentClient
+//   ORDER_WRITER_DELAY_MS=2   how long the server's stream writer lags its POST answers
+// Also scenario 10 of `npm run bench` (BENCH_ONLY=10).
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { runBurstTurns, startBurstServer, UPDATES_PER_TURN, type TurnClient } from "../spec/support/burst-turns.js";
@@ -19,6 +21,7 @@ function intEnv(name: string, fallback: number): number {
 
 const TURNS = intEnv("ORDER_TURNS", 500) || 500;
 const HOGS = intEnv("ORDER_HOGS", 4);
+const WRITER_DELAY_MS = intEnv("ORDER_WRITER_DELAY_MS", 2);
 const load1 = (): string => (loadavg()[0] ?? 0).toFixed(2);
 const CLIENTS = (process.env.ORDER_CLIENTS ?? "AcpHttpClient,SandboxAgentClient").split(",").map((s) => s.trim()) as TurnClient[];
 
@@ -42,12 +45,12 @@ async function stopHogs(hogs: ChildProcess[]): Promise<void> {
 
 export async function promptOrder(log: (line: string) => void = console.log): Promise<string> {
   const rows: string[] = [];
-  log(`prompt ordering: ${TURNS} turns of ${UPDATES_PER_TURN} updates, ${cpus().length} cores, load ${load1()}`);
+  log(`prompt ordering: ${TURNS} turns of ${UPDATES_PER_TURN} updates, stream writer ${WRITER_DELAY_MS} ms behind the answers, ${cpus().length} cores, load ${load1()}`);
   for (const hogs of HOGS > 0 ? [0, HOGS] : [0]) {
     const running = startHogs(hogs);
     try {
       for (const kind of CLIENTS) {
-        const server = await startBurstServer();
+        const server = await startBurstServer(WRITER_DELAY_MS);
         try {
           const load = load1();
           const tally = await runBurstTurns(server.baseUrl, kind, TURNS);
