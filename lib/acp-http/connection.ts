@@ -107,6 +107,7 @@ export class Connection {
       responseEcho: options.responseEcho ?? "auto",
       streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
+      streamReconnecting: () => this.state.value === "reconnecting",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
       onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });

@@ -54,6 +54,8 @@ export interface InboundOptions {
   streamStarted(): boolean;
   /** The stream is connected right now. */
   streamOpen(): boolean;
+  /** The stream dropped and is being reopened. */
+  streamReconnecting(): boolean;
   onAgentRequest(request: AcpRequest): void;
   /** A `$/cancel_request` notification arrived (called before subscribers see it). */
   onCancelRequest(requestId: unknown): void;
@@ -89,6 +91,7 @@ export class Inbound {
       echoGraceMs: options.echoGraceMs ?? ECHO_GRACE_MS,
       streamStarted: options.streamStarted,
       streamOpen: options.streamOpen,
+      streamReconnecting: options.streamReconnecting,
       release: (response, answers) => this.#deliver(response, false, answers),
     });
   }

@@ -33,6 +33,8 @@ export interface ResponseHoldsOptions {
   streamStarted(): boolean;
   /** The stream is connected right now. */
   streamOpen(): boolean;
+  /** The stream dropped and is being reopened (not its first opening): what it missed comes when it is back. */
+  streamReconnecting(): boolean;
   /** Hands a released response on (delivered, settling its request). */
   release(response: AcpResponse, answers: JsonRpcId | undefined): void;
 }
@@ -263,7 +265,7 @@ export class ResponseHolds {
   /** How much longer a `quiet` hold waits for its session's frames (uncapped); 0: its window has passed. */
   #quietWait(held: Held, now: number): number {
     // A reconnecting stream brings what it missed when it is back: wait for it (within the cap).
-    if (this.#options.streamStarted() && !this.#options.streamOpen()) return QUIET_MS;
+    if (this.#options.streamReconnecting()) return QUIET_MS;
     const traffic = held.session === undefined ? undefined : this.#sessions.get(held.session);
     // Measured from the arrival: frames before it (a previous turn's) say nothing about this one.
     const last = Math.max(held.since, traffic?.frameAt ?? 0);

@@ -19,7 +19,7 @@ afterEach(() => {
 interface Rig {
   holds: ResponseHolds;
   released: JsonRpcId[];
-  stream: { open: boolean };
+  stream: { reconnecting: boolean };
   /** One stream read carrying `count` frames of `session`, fully dispatched. */
   read(count?: number, session?: string): void;
   /** Holds the answer to request `id` of `method` on SESSION. */
@@ -28,11 +28,12 @@ interface Rig {
 
 function rig(): Rig {
   const released: JsonRpcId[] = [];
-  const stream = { open: true };
+  const stream = { reconnecting: false };
   const holds = new ResponseHolds({
     echoGraceMs: 1500,
     streamStarted: () => true,
-    streamOpen: () => stream.open,
+    streamOpen: () => !stream.reconnecting,
+    streamReconnecting: () => stream.reconnecting,
     release: (response) => released.push(response.id),
   });
   return {
@@ -159,11 +160,11 @@ describe("a held answer on a server without a response echo", () => {
   it("waits while the stream reconnects, and for the window once it is back", async () => {
     useFakeClock();
     const r = rig();
-    r.stream.open = false;
+    r.stream.reconnecting = true;
     r.answer(2);
     await pass(500);
     expect(r.released).toEqual([]);
-    r.stream.open = true;
+    r.stream.reconnecting = false;
     r.read(10);
     await pass(QUIET_MS + 30);
     expect(r.released).toEqual([2]);
@@ -186,7 +187,7 @@ describe("a held answer on a server without a response echo", () => {
   it(`is released at ${QUIET_MAX_MS} ms when the stream never comes back`, async () => {
     useFakeClock();
     const r = rig();
-    r.stream.open = false;
+    r.stream.reconnecting = true;
     r.answer(2);
     await pass(QUIET_MAX_MS - 10);
     expect(r.released).toEqual([]);
