@@ -6,12 +6,13 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { CONTENDERS, contenders, type ContenderName } from "./contenders/index.js";
 import { officialSdkScenario, renderOfficialTable } from "./official-sdk.js";
+import { promptOrder } from "./prompt-order.js";
 import { FAN_OUT, fanOut, type FanOutResult } from "./scenarios/fan-out.js";
 import { consume, type ConsumeResult } from "./scenarios/inbound-cost.js";
 import { holdRatio, inlineHold, type InlineHoldResult } from "./scenarios/inline-hold.js";
@@ -360,6 +361,8 @@ async function main(): Promise<void> {
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
+  // Early resolutions on a server without a response echo: its own table (counts, idle and loaded).
+  if (wants("10")) await timed("prompt order", async () => log(`\n## 10. prompt ordering without a response echo\n\n${await promptOrder(log)}`));
   // Scenario order (1, 2, 2b, 3, ...) rather than the order they ran in; stable within a scenario.
   const rank = (scenario: string): number => {
     const n = Number.parseInt(scenario, 10);

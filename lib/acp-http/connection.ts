@@ -62,7 +62,10 @@ export class Connection {
     const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const websocket = options.transport === "websocket";
     const transports = createTransports(options, { maxMessageBytes }, logger, {
-      onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
+      onMessage: (data) => {
+        this.#frame({ id: undefined, event: undefined, data }, "connection");
+        this.inbound.readDone();
+      },
       onOversize: (bytes, head) => this.inbound.tooLarge("websocket", head, bytes, maxMessageBytes, "connection"),
       onLost: (cause) => this.#lost(cause),
       busy: () => this.#correlator.size > 0,
@@ -87,6 +90,7 @@ export class Connection {
       contiguousIds: options.contiguousEventIds ?? true,
       onCursor: options.onCursor,
       onFrame: (frame, stream) => this.#frame(frame, stream),
+      onReadDone: () => this.inbound.readDone(),
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),
       onReconnecting: (attempt) => this.reconnects.next(attempt),
@@ -103,6 +107,7 @@ export class Connection {
       responseEcho: options.responseEcho ?? "auto",
       streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
+      streamReconnecting: () => this.state.value === "reconnecting",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
       onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });

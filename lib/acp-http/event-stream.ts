@@ -44,6 +44,8 @@ export interface EventStreamOptions {
   sessionId?: string;
   logger: AcpLogger;
   onFrame(frame: SseFrame, stream: string): void;
+  /** A read (one chunk of bytes) has been fully dispatched: its frames have all gone to `onFrame`. */
+  onReadDone?(): void;
   /** The cursor moved past an accepted frame (called before the frame is dispatched). */
   onCursor?(advance: CursorAdvance): void;
   onGap(gap: EventGap): void;
@@ -141,8 +143,15 @@ export class EventStream {
           this.#options.onStatus("open");
           // The watchdog runs only while we wait for the server's bytes, never while our
           // own consumers process a chunk: a slow subscriber is not a stalled server.
+          const readDone = this.#options.onReadDone;
           await readSseBody(response.body as ReadableStream<Uint8Array>, {
-            onWaiting: watchdog.arm,
+            // Waiting again means the previous chunk has been dispatched.
+            onWaiting: readDone
+              ? () => {
+                  watchdog.arm();
+                  readDone();
+                }
+              : watchdog.arm,
             onActivity: watchdog.pause,
             onRetry: (ms) => (this.#serverRetryMs = ms),
             onFrame: (frame) => {

@@ -13,7 +13,7 @@ import {
 import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
 import { answeredIdOf } from "./oversize-answer.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
-import { ResponseHolds } from "./response-holds.js";
+import { quietWindowOf, ResponseHolds } from "./response-holds.js";
 import type { SseFrame } from "./sse-stream.js";
 import { sessionOf } from "./session-of.js";
 
@@ -48,7 +48,9 @@ const TOO_LARGE_RAW_CHARS = 1024;
  * stream lags, until the stream is gone or 30 s have passed. `"auto"` learns it from the
  * first echo seen and then waits for copies only while the stream is busy or reconnecting,
  * giving up after 1.5 s of quiet: a server that never promised copies may not send them
- * all. `false`: no copies; an inline response waits for its session's updates in flight.
+ * all. `false`: no copies; an inline response waits for its session's updates in flight: until
+ * that session's stream has been quiet for 25 ms since the response came (100 ms for a turn's
+ * answer until the turn's updates start to arrive), at most 2 s.
  */
 export type ResponseEcho = boolean | "auto";
 
@@ -61,6 +63,8 @@ export interface InboundOptions {
   streamStarted(): boolean;
   /** The stream is connected right now. */
   streamOpen(): boolean;
+  /** The stream dropped and is being reopened. */
+  streamReconnecting(): boolean;
   onAgentRequest(request: AcpRequest): void;
   /** A `$/cancel_request` notification arrived (called before subscribers see it). */
   onCancelRequest(requestId: unknown): void;
@@ -96,6 +100,7 @@ export class Inbound {
       echoGraceMs: options.echoGraceMs ?? ECHO_GRACE_MS,
       streamStarted: options.streamStarted,
       streamOpen: options.streamOpen,
+      streamReconnecting: options.streamReconnecting,
       release: (response, answers) => this.#deliver(response, false, answers),
     });
   }
@@ -161,6 +166,11 @@ export class Inbound {
     return error;
   }
 
+  /** A stream read (one chunk, or one socket message) has been fully dispatched. */
+  readDone(): void {
+    this.#holds.readDone();
+  }
+
   /** Events were lost for good (a reported gap): a copy being waited for may have been among them. */
   eventsLost(): void {
     this.#holds.eventsLost();
@@ -210,11 +220,11 @@ export class Inbound {
       return;
     }
     // No copy will come, but the session's updates sent before this response may still be
-    // in flight on the stream (the body can overtake them): deliver once that session is
-    // quiet. A response that concerns no session has nothing to wait for.
+    // in flight on the stream (the body can overtake them): deliver once that session has been
+    // quiet since the response came. A response that concerns no session has nothing to wait for.
     const session = sessionOf(sent?.params) ?? sessionOf((envelope as { result?: unknown }).result);
     if (session !== undefined && this.#options.streamStarted()) {
-      this.#holds.hold(key, envelope, answers, "quiet", session);
+      this.#holds.hold(key, envelope, answers, "quiet", session, quietWindowOf(sent?.method));
       return;
     }
     this.#deliver(envelope, false, answers);

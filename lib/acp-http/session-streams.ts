@@ -27,6 +27,8 @@ export interface SessionStreamsOptions {
   contiguousIds: boolean;
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   onFrame(frame: SseFrame, stream: string): void;
+  /** A stream read has been fully dispatched (see `EventStreamOptions.onReadDone`). */
+  onReadDone?(): void;
   onGap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
   onStatus(status: EventStreamStatus): void;
@@ -195,6 +197,7 @@ export class SessionStreams {
       ...(this.#options.onCursor ? { onCursor: this.#options.onCursor } : {}),
       logger,
       onFrame: (frame, streamName) => this.#options.onFrame(frame, streamName),
+      ...(this.#options.onReadDone ? { onReadDone: this.#options.onReadDone } : {}),
       onGap: (gap) => {
         logger.warn("events lost: the server no longer had them", { ...gap });
         this.#options.onGap(gap);
