@@ -65,7 +65,7 @@ describe("token auth against sandbox-agent 0.4.2", () => {
     expect(error).toMatchObject({ status: 401, problem: { type: "urn:sandbox-agent:error:token_invalid" } });
     expect((error as AcpHttpError).message).toContain("401");
     expectTokenFree(error);
-    // A failed first initialize: the connection never came up, so the client closes, saying why (issue 10, defect 12).
+    // A failed first initialize: the connection never came up, so the client closes, saying why.
     const info = await acp.closed;
     expect(info.reason).toBe("unauthorized");
     expect(info.error?.cause).toBe(error);
