@@ -5,6 +5,7 @@ import {
   EventStream,
   FATAL_STATUSES,
   RetriesExhaustedError,
+  StreamEndedError,
   type CursorAdvance,
   type EventGap,
   type EventStreamStatus,
@@ -38,7 +39,7 @@ export interface SessionStreamsOptions {
   /** A session's stream was refused with 409 (held elsewhere): that session fails, the connection lives on. */
   onSessionConflict?(sessionId: string, error: AcpHttpError): void;
   /**
-   * A session's stream was lost where the server cannot replay it (it gave no event ids) and the
+   * A session's stream ended where the server cannot replay it (it gave no event ids) and the
    * verdict is in (`StreamLosses`), or it was refused for good: answers it would have carried for
    * requests sent before may never come.
    */
@@ -233,9 +234,14 @@ export class SessionStreams {
         }
       },
       onFatal: (error) => this.#failed(name, error),
-      // Kept reopening (later events still come), but what the server wrote meanwhile is gone.
+      // A server that ends a session's stream without ids to resume from has let go of what it sends
+      // until the next GET (the official client fails such requests). A cut or a stall is not that:
+      // the servers seen hold a session's output for the next GET (goose, the official SDK's server).
+      // The stream keeps reopening either way: later events still come.
       onDropped: (error) => {
-        if (name !== CONNECTION_STREAM && !stream.resumable) this.#losses.dropped(name, error);
+        if (name !== CONNECTION_STREAM && error instanceof StreamEndedError && !stream.resumable) {
+          this.#losses.dropped(name, error);
+        }
       },
       ...(name === CONNECTION_STREAM && this.#options.onReconnecting
         ? { onReconnecting: this.#options.onReconnecting }

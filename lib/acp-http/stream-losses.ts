@@ -2,7 +2,7 @@
 export const LOSS_VERDICT_MAX_MS = 3000;
 
 /**
- * Session streams lost where the server cannot replay them, waiting for the verdict on what was
+ * Session streams ended where the server cannot replay them, waiting for the verdict on what was
  * in flight. A stream that ends on a server without event ids may mean that only the stream ended
  * (it reopens: what was written meanwhile is gone, the requests waiting on it fail as `stream-lost`)
  * or that the connection is gone (the reopen gets 404: the recovery or the close fails everything,
@@ -20,7 +20,7 @@ export class StreamLosses {
     this.#onLost = onLost;
   }
 
-  /** The session's stream was lost and cannot be replayed; the first loss's cause is kept until the verdict. */
+  /** The session's stream ended and cannot be replayed; the first end's cause is kept until the verdict. */
   dropped(sessionId: string, cause: Error): void {
     if (this.#pending.has(sessionId)) return;
     const timer = setTimeout(() => this.settle(sessionId), this.#maxWaitMs);

@@ -12,8 +12,8 @@ interface Waiting {
 
 /**
  * Which requests in flight only a session's event stream can answer (RFD profile: the POST gets
- * 202, the answer comes on the session's stream), so that when that stream is lost on a server
- * that cannot replay it, exactly those requests fail instead of waiting forever. A request answered
+ * 202, the answer comes on the session's stream), so that when that stream ends on a server that
+ * cannot replay it, exactly those requests fail instead of waiting forever. A request answered
  * in its POST body never waits here. Entries live from send to settle; the loss counts are one
  * number per session whose stream was ever lost.
  */

@@ -5,8 +5,8 @@ import { AcpError } from "./acp-error.js";
  * - `connection-rebuilt`: the connection was lost and re-established (re-`initialize`, then
  *   `session/load`); the answer cannot arrive on the new connection.
  * - `stream-lost`: the event stream that would carry the answer (the session's, in the RFD profile)
- *   ended, and the server gives no event ids to replay it from: what it wrote while no stream was
- *   attached is gone. The stream itself is reopened for later events.
+ *   was ended by the server, which gives no event ids to replay it from: what it wrote while no
+ *   stream was attached may be gone. The stream itself is reopened for later events.
  */
 export type AcpInterruptionKind = "connection-rebuilt" | "stream-lost";
 

@@ -1,9 +1,11 @@
 /**
- * RFD profile: a session's answers come on its own event stream (the POST gets 202). When that stream
- * ends and the server gives no event ids, a reconnect cannot ask it to replay what was written while no
+ * RFD profile: a session's answers come on its own event stream (the POST gets 202). When the server
+ * ends that stream and gives no event ids, a reconnect cannot ask it to replay what it wrote while no
  * stream was attached, so a prompt's answer may never come: the prompt must fail with a typed
- * interruption at once, with `recover` on or off, and the stream must still reopen for later events.
- * A server that gives event ids resumes the stream, and the answer still arrives after the reconnect.
+ * interruption within a bound, with `recover` on or off, and the stream must still reopen for later
+ * events. A reopen refused with 404 (a restarted server) is a lost connection instead. A server that
+ * gives event ids resumes the stream, and a cut stream (not ended by the server) is reopened with the
+ * prompt still waiting: the servers seen hold a session's output for the next GET.
  */
 import {
   AcpConnectionClosedError,
@@ -250,6 +252,20 @@ describe("a session stream that ends on a server without replay, and what its re
     const settled = await outcome(turn);
     expect(settled.error).toBeInstanceOf(AcpConnectionClosedError);
     expect(settled.error).toMatchObject({ reason: "connection-lost" });
+  });
+});
+
+describe("a session stream that is cut (not ended by the server) on a server without event ids", () => {
+  it.each([false, true])("leaves the prompt waiting, and its answer arrives on the reopened stream, recover %s", async (recover) => {
+    const { server, client, sessionStream } = await rig(recover);
+    const turn = prompt(client);
+    const post = await postOf(server, "session/prompt");
+    sessionStream.error();
+
+    // The server held the answer while no stream was attached and sends it to the next GET.
+    const reopened = await server.until(() => sessionStreams(server)[1]);
+    reopened.send(undefined, { jsonrpc: "2.0", id: bodyOf(post).id, result: { stopReason: "end_turn" } });
+    await expect(outcome(turn)).resolves.toMatchObject({ value: { stopReason: "end_turn" } });
   });
 });
 
