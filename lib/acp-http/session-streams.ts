@@ -57,8 +57,9 @@ const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 
 /** Methods whose result names the session (a new one). */
 const SESSION_FROM_RESULT = new Set(["session/new", "session/fork"]);
 /**
- * Methods naming a session that the known RFD servers answer on the connection stream (qwen and
- * goose; the official SDK's server: `session/load`); a closing session's stream may end first.
+ * Methods naming a session whose answer may come on the connection stream (qwen: both; the official
+ * SDK's server: `session/load`; goose answers `session/load` on the session's stream): a session
+ * stream's end never fails them, and a closing session's stream may end before its answer.
  */
 const ANSWERED_ON_CONNECTION = new Set(["session/load", "session/close"]);
 
