@@ -242,6 +242,19 @@ describe("a session stream that ends on a server without replay, and what its re
     await expect(outcome(next)).resolves.toMatchObject({ value: { stopReason: "end_turn" } });
   });
 
+  it("a reopen refused for good (403: not owned here) fails the prompt as stream-lost, even after a cut", async () => {
+    const { server, client, sessionStream } = await rig(false);
+    const turn = prompt(client);
+    await postOf(server, "session/prompt");
+    server.onGet = (request) =>
+      request.headers.has("acp-session-id") ? problemResponse(403, { title: "Session not owned by this connection", status: 403 }) : server.openStream(request).response;
+    sessionStream.error();
+
+    const settled = await outcome(turn);
+    expect(settled.error).toMatchObject({ name: "AcpInterruptedError", kind: "stream-lost" });
+    expect(client.state).not.toBe("closed");
+  });
+
   it("with recover off, a reopen refused with 404 closes the client and fails the prompt as connection-lost", async () => {
     const { server, client, sessionStream } = await rig(false);
     const turn = prompt(client);
