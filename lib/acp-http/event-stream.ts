@@ -54,6 +54,8 @@ export interface EventStreamOptions {
   onReconnecting?(attempt: AcpReconnectAttempt): void;
   /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
   onFatal(error: Error): void;
+  /** An open stream was lost (ended, failed or stalled), before it is reopened or given up; see `resumable`. */
+  onDropped?(error: Error): void;
   /** Statuses that end the stream at once instead of being retried. Default {@link FATAL_STATUSES}. */
   fatalStatuses?: ReadonlySet<number>;
 }
@@ -92,14 +94,29 @@ export class EventStream {
   #serverRetryMs: number | undefined;
   #subscription: Subscription | undefined;
   #stopped = false;
+  /** The attempt under way got its stream open: its loss is a drop (`onDropped`). */
+  #opened = false;
+  #resumable: boolean;
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
     this.#cursor = new EventCursor(options.lastEventId, { contiguous: options.contiguousIds ?? true });
+    // A stored cursor came from a server that numbers its events; "0" only asks for the whole history.
+    const seed = options.lastEventId;
+    this.#resumable = seed !== undefined && seed !== "" && seed !== "0";
   }
 
   get lastEventId(): string | undefined {
     return this.#cursor.lastEventId;
+  }
+
+  /**
+   * The server has given this stream event ids (or the stored cursor it started from): a reopen
+   * can ask it to replay what was written meanwhile. False: whatever the server wrote while no
+   * stream was attached may be gone.
+   */
+  get resumable(): boolean {
+    return this.#resumable;
   }
 
   start(): void {
@@ -140,6 +157,7 @@ export class EventStream {
             await response.body?.cancel().catch(() => undefined);
             return;
           }
+          this.#opened = true;
           this.#options.onStatus("open");
           // The watchdog runs only while we wait for the server's bytes, never while our
           // own consumers process a chunk: a slow subscriber is not a stalled server.
@@ -171,7 +189,10 @@ export class EventStream {
               }
               first = false;
               // The advance is built only for a listener (an optional call skips its argument otherwise).
-              if (frame.id !== undefined && frame.id !== "") this.#options.onCursor?.(this.#advanceTo(frame.id));
+              if (frame.id !== undefined && frame.id !== "") {
+                this.#resumable = true;
+                this.#options.onCursor?.(this.#advanceTo(frame.id));
+              }
               subscriber.next(frame);
             },
           });
@@ -195,6 +216,10 @@ export class EventStream {
         detail: error.message,
       });
       return timer(0);
+    }
+    if (this.#opened) {
+      this.#opened = false;
+      this.#options.onDropped?.(error);
     }
     const fatal = this.#options.fatalStatuses ?? FATAL_STATUSES;
     if (error instanceof AcpHttpError && fatal.has(error.status)) throw error;

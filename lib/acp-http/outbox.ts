@@ -14,6 +14,9 @@ import { sessionOf } from "./session-of.js";
 
 const SENT = Promise.resolve(true);
 
+/** How a send ended: false (failed, told to `onError`), true (accepted), `"answered"` (its POST's body held the answer). */
+export type SendOutcome = boolean | "answered";
+
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
 
@@ -60,7 +63,8 @@ export class Outbox {
   }
 
   /**
-   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
+   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it
+   * (`"answered"` when the POST's body held an answer, which has then been handed to the inbound).
    * `sessionId` routes an envelope without params (an answer to the agent) to its session.
    */
   post(
@@ -70,7 +74,7 @@ export class Outbox {
     onError: (error: unknown) => void,
     deferStream = false,
     sessionId?: string,
-  ): Promise<boolean> {
+  ): Promise<SendOutcome> {
     const { socket, state } = this.#wires;
     if (state.value === "idle") state.set("connecting");
     if (!socket) return this.#postHttp(envelope, method, signal, onError, deferStream, sessionId);
@@ -94,7 +98,7 @@ export class Outbox {
     onError: (error: unknown) => void,
     deferStream: boolean,
     sessionId: string | undefined,
-  ): Promise<boolean> {
+  ): Promise<SendOutcome> {
     const { http, streams, inbound } = this.#wires;
     try {
       const headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
@@ -114,7 +118,7 @@ export class Outbox {
         else if (verdict === "mismatched" && request !== undefined) onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
         else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
       }
-      return true;
+      return result.json === undefined ? true : "answered";
     } catch (error) {
       return this.#failed(error, envelope, method, signal, onError, sessionId);
     }
@@ -179,7 +183,7 @@ export class Outbox {
   }
 
   /** Delivers an answer to the agent's request; a failure is logged, not thrown. */
-  answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<boolean> {
+  answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<SendOutcome> {
     const { logger, lifetime } = this.#options;
     const onError = (error: unknown) =>
       logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message });
