@@ -115,7 +115,10 @@ export class Processes {
 
   /** Forgets an exited process and its log; `ProcessRunningError` while it still runs. */
   async remove(id: string, call?: CallOptions): Promise<void> {
-    const remove = () => this.#http.send("processes.remove", "delete", path(id), { ...call });
+    const remove = async () => {
+      const response = await this.#http.send("processes.remove", "delete", path(id), { ...call });
+      await response.body?.cancel();
+    };
     await mapProcessErrors({ processId: id }, remove);
   }
 
