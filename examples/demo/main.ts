@@ -1,14 +1,11 @@
 // The live demo: `npm start`. Starts a real sandbox-agent server with the demo agent through the
 // `local()` provider (or uses the server given with --url), runs one prompt turn and renders it.
-import { fileURLToPath } from "node:url";
 import { SandboxAgentClient, type PermissionRequest } from "../../lib/sandbox/index.js";
 import { parseArgs, USAGE, type DemoArgs } from "./args.js";
 import { askKey, replyFor, type Decision } from "./permission.js";
 import { TerminalRenderer } from "./render.js";
-import { local } from "../../lib/providers/local/index.js";
+import { demoAgent, local } from "../../lib/providers/local/index.js";
 import { startSandbox, type StartedSandbox } from "../../lib/sandbox/providers/index.js";
-
-const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
 
 async function main(args: DemoArgs): Promise<number> {
   const out = new TerminalRenderer(process.stdout);
@@ -51,7 +48,7 @@ async function main(args: DemoArgs): Promise<number> {
     const onPermissionRequest = async (request: PermissionRequest) => replyFor(request, await decide(request));
     if (args.url === undefined) {
       out.line(dim("Starting a local sandbox-agent server with the demo agent..."));
-      const provider = local({ mockAgent: DEMO_AGENT });
+      const provider = local({ mockAgent: demoAgent });
       sandbox = await startSandbox({ sandbox: provider, agent: args.agent, debug: args.debug, onPermissionRequest });
       client = sandbox.client;
       const pid = provider.details(sandbox.info.id)?.pid;

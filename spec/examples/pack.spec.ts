@@ -30,5 +30,7 @@ describe("npm pack from a fresh clone", () => {
       expect(packed.files).toContain((entry.types ?? "(no types condition)").replace(/^\.\//, ""));
     }
     expect(packed.files.filter((file) => file.startsWith("dist/")).length).toBeGreaterThan(50);
+    // The demo agent of the README's first turn is a script the build emits next to its module.
+    expect(packed.files).toContain("dist/providers/local/demo-agent.mjs");
   });
 });

@@ -3,4 +3,5 @@
  * (it spawns processes); browsers import the main entry point, which never loads this.
  */
 export { local, type LocalProviderOptions, type LocalProvider, type LocalSandbox } from "./local.js";
+export { demoAgent } from "./demo-agent-path.js";
 export { resolveBinary, sandboxAgentBinary, type CorsOptions } from "./server-setup.js";
