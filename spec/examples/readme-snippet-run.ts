@@ -30,3 +30,31 @@ export async function runSnippet(code: string, options: { timeoutMs?: number } =
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Runs a README snippet that uses what the README's earlier snippets declared (`client`, `baseUrl`,
+ * `token`) against a fresh local server, with stand-ins for the reader's own objects (`xterm`).
+ * The snippet's imports go first; its statements run in a block, then the server is destroyed.
+ */
+export function runWithClient(code: string, options: { timeoutMs?: number } = {}): Promise<RunResult> {
+  const lines = code.split("\n");
+  const imports = lines.filter((line) => line.startsWith("import "));
+  const body = lines.filter((line) => !line.startsWith("import "));
+  const harness = [
+    ...imports,
+    'import { SandboxAgentClient as HarnessClient } from "sandbox-agent-rx";',
+    'import { local as harnessLocal } from "sandbox-agent-rx/local";',
+    "const harnessProvider = harnessLocal();",
+    "const harnessSandbox = await harnessProvider.create();",
+    "const baseUrl = harnessSandbox.baseUrl;",
+    "const token = harnessSandbox.token;",
+    "const client = new HarnessClient({ baseUrl, token, autoConnect: false });",
+    "const xterm = { write: (data: Uint8Array | string) => process.stdout.write(data) };",
+    "try {",
+    ...body,
+    "} finally {",
+    "  await harnessProvider.destroy(harnessSandbox.id);",
+    "}",
+  ];
+  return runSnippet(harness.join("\n"), options);
+}
