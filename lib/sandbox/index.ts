@@ -42,6 +42,7 @@ export type {
   PermissionOptionInfo,
 } from "./events.js";
 export { forSession } from "./events.js";
+export { isEvent, isUpdate, ofKind, ofUpdate, type EventOfKind, type UpdateEvent } from "./event-filters.js";
 export type { SessionUpdate, SessionUpdateKind, Content, PlanEntry } from "./session-update.js";
 export type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 export type { ServerApi } from "./profiles.js";
