@@ -1,6 +1,8 @@
 /**
  * The sandbox-agent client: connect once to an agent in a sandbox, drive sessions,
  * watch their events, and use the server's health, agent and filesystem routes.
+ *
+ * @module sandbox-agent-rx
  */
 export { SandboxAgentClient } from "./client.js";
 export type {
