@@ -1,26 +1,26 @@
 // The live demo: `npm start`. Starts a real sandbox-agent server with the demo agent through the
 // `local()` provider (or uses the server given with --url), runs one prompt turn and renders it.
-import { fileURLToPath } from "node:url";
-import { SandboxAgentClient, type PermissionRequest } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, type PermissionContext, type PermissionRequest } from "../../lib/sandbox/index.js";
 import { parseArgs, USAGE, type DemoArgs } from "./args.js";
-import { askKey, replyFor, type Decision } from "./permission.js";
+import { askPermission, replyFor, StreamLines, type Decision } from "./permission.js";
 import { TerminalRenderer } from "./render.js";
-import { local } from "../../lib/providers/local/index.js";
+import { demoAgent, local } from "../../lib/providers/local/index.js";
 import { startSandbox, type StartedSandbox } from "../../lib/sandbox/providers/index.js";
-
-const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
 
 async function main(args: DemoArgs): Promise<number> {
   const out = new TerminalRenderer(process.stdout);
   const { bold, dim, green, red } = out.style;
   let sandbox: StartedSandbox | undefined;
   let client: SandboxAgentClient | undefined;
+  // Created at the first question: reading stdin earlier would keep a demo run with --yes waiting on it.
+  let answers: StreamLines | undefined;
 
   // One cleanup for every way out: normal end, error, Ctrl-C, SIGTERM.
   let cleaning: Promise<void> | undefined;
   const cleanup = (): Promise<void> =>
     (cleaning ??= (async () => {
       out.stopSpinner();
+      answers?.close();
       await client?.disconnect().catch(() => undefined);
       await sandbox?.destroy();
     })());
@@ -30,28 +30,33 @@ async function main(args: DemoArgs): Promise<number> {
   };
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, interrupt);
 
-  // A piped stdin cannot answer a question, so it gets the --yes behaviour.
-  const interactive = !args.yes && process.stdin.isTTY === true;
-  const decide = async (request: PermissionRequest): Promise<Decision> => {
+  const decide = async (request: PermissionRequest, { signal }: PermissionContext): Promise<Decision> => {
     const what = request.toolCall.title ?? request.toolCall.kind ?? request.toolCall.toolCallId;
-    if (!interactive) {
-      out.line(`${bold("?")} Permission requested: ${what} -> ${green("allowed")} ${dim("(automatic)")}`);
+    if (args.yes) {
+      out.line(`${bold("?")} Permission requested: ${what} -> ${green("allowed")} ${dim("(--yes)")}`);
       return "allow";
     }
     out.stopSpinner();
     out.line(`${bold("?")} Permission requested: ${what}`);
     process.stdout.write(`  Allow? ${dim("[y/N]")} `);
-    const decision = await askKey(process.stdin, interrupt);
-    out.line(decision === "allow" ? green("allowed") : red("rejected"));
+    answers ??= new StreamLines(process.stdin);
+    const answer = await askPermission(answers, () => process.stdout.write(`${process.stdin.isTTY ? "" : "\n"}  Please answer y or n: `), signal);
+    const verdict = answer.decision === "allow" ? green("allowed") : red("rejected");
+    // A terminal echoed the answer already; piped input is not echoed, so say what was read.
+    const how = answer.line === null
+      ? dim(signal.aborted ? "(the agent withdrew the question)" : "(no answer: stdin closed; --yes approves)")
+      : process.stdin.isTTY ? "" : dim(`(answered ${JSON.stringify(answer.line)})`);
+    out.line(`${verdict} ${how}`.trimEnd());
     out.startSpinner("working");
-    return decision;
+    return answer.decision;
   };
 
   try {
-    const onPermissionRequest = async (request: PermissionRequest) => replyFor(request, await decide(request));
+    const onPermissionRequest = async (request: PermissionRequest, context: PermissionContext) =>
+      replyFor(request, await decide(request, context));
     if (args.url === undefined) {
       out.line(dim("Starting a local sandbox-agent server with the demo agent..."));
-      const provider = local({ mockAgent: DEMO_AGENT });
+      const provider = local({ mockAgent: demoAgent });
       sandbox = await startSandbox({ sandbox: provider, agent: args.agent, debug: args.debug, onPermissionRequest });
       client = sandbox.client;
       const pid = provider.details(sandbox.info.id)?.pid;

@@ -1,5 +1,9 @@
-// Answers the agent's permission requests: from the keyboard (one key, y or n) when stdin is a
-// terminal, otherwise automatically, because a piped or closed stdin can never answer.
+// Answers the agent's permission requests from stdin, one line per answer: y/yes or n/no in any
+// case, Enter alone for no. Lines, not keys, so that an answer typed fast or pasted ("n" and Enter
+// in one chunk) and one piped in (`echo y | npm start`) read the same as one typed slowly. When stdin
+// ends without an answer (no terminal, nothing piped), the request is rejected: an agent never gets
+// an approval nobody gave.
+import { createInterface, type Interface } from "node:readline";
 import type { PermissionReply, PermissionRequest } from "../../lib/sandbox/index.js";
 
 export type Decision = "allow" | "reject";
@@ -12,41 +16,88 @@ export function replyFor(request: PermissionRequest, decision: Decision): Permis
   return option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" };
 }
 
-export interface KeyInput {
-  isTTY?: boolean;
-  setRawMode?(mode: boolean): unknown;
-  on(event: "data", listener: (chunk: Buffer | string) => void): unknown;
-  off(event: "data", listener: (chunk: Buffer | string) => void): unknown;
-  resume(): unknown;
-  pause(): unknown;
+/** y/yes → allow, n/no or an empty line → reject (the safe answer is the easy one), else undefined. */
+export function parseAnswer(line: string): Decision | undefined {
+  const answer = line.trim().toLowerCase();
+  if (answer === "y" || answer === "yes") return "allow";
+  if (answer === "" || answer === "n" || answer === "no") return "reject";
+  return undefined;
+}
+
+/** Where answers come from: the next line, or null once the input has ended or `signal` aborted. */
+export interface LineSource {
+  next(signal?: AbortSignal): Promise<string | null>;
 }
 
 /**
- * Waits for y/n (Enter counts as no, to make the safe answer the easy one). Raw mode turns off the
- * terminal's own Ctrl-C handling, so Ctrl-C is passed to `onInterrupt` instead.
+ * The lines of a stream, queued as they arrive, so that lines arriving before the question (or
+ * several in one chunk) are kept for the next questions. `terminal: false` leaves a terminal in its
+ * own line mode: it echoes and edits the line, and Ctrl-C stays a SIGINT to the process.
  */
-export function askKey(input: KeyInput, onInterrupt: () => void): Promise<Decision> {
-  return new Promise((resolve) => {
-    const listener = (chunk: Buffer | string): void => {
-      const key = chunk.toString().toLowerCase();
-      if (key === "\u0003") {
-        done();
-        onInterrupt();
-      } else if (key === "y") {
-        done();
-        resolve("allow");
-      } else if (key === "n" || key === "\r" || key === "\n" || key === "\u001b") {
-        done();
-        resolve("reject");
+export class StreamLines implements LineSource {
+  readonly #lines: string[] = [];
+  readonly #waiting = new Set<(line: string | null) => void>();
+  readonly #reader: Interface;
+  #ended = false;
+
+  constructor(input: NodeJS.ReadableStream) {
+    this.#reader = createInterface({ input, terminal: false, crlfDelay: Infinity });
+    this.#reader.on("line", (line) => {
+      const [first] = this.#waiting;
+      if (first) {
+        this.#waiting.delete(first);
+        first(line);
+      } else {
+        this.#lines.push(line);
       }
-    };
-    const done = (): void => {
-      input.off("data", listener);
-      input.setRawMode?.(false);
-      input.pause();
-    };
-    input.setRawMode?.(true);
-    input.resume();
-    input.on("data", listener);
-  });
+    });
+    this.#reader.on("close", () => {
+      this.#ended = true;
+      for (const resolve of this.#waiting) resolve(null);
+      this.#waiting.clear();
+    });
+  }
+
+  next(signal?: AbortSignal): Promise<string | null> {
+    const queued = this.#lines.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.#ended || signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const settle = (line: string | null) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(line);
+      };
+      const onAbort = () => {
+        this.#waiting.delete(settle);
+        resolve(null);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.add(settle);
+    });
+  }
+
+  /** Stops reading, so that stdin no longer keeps the process alive. */
+  close(): void {
+    this.#reader.close();
+  }
+}
+
+export type Answer = { decision: Decision; line: string } | { decision: "reject"; line: null };
+
+/**
+ * Reads lines until one is an answer, asking again (`reprompt`) after any other; `line: null` when the
+ * input ended or `signal` aborted first, which is a rejection.
+ */
+export async function askPermission(
+  lines: LineSource,
+  reprompt: () => void,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  for (;;) {
+    const line = await lines.next(signal);
+    if (line === null) return { decision: "reject", line: null };
+    const decision = parseAnswer(line);
+    if (decision) return { decision, line: line.trim() };
+    reprompt();
+  }
 }

@@ -1,9 +1,8 @@
 // The fleet example: `node --import tsx examples/fleet/main.ts --sandboxes 3 --prompts 6`.
 // Starts local() sandboxes with the demo agent, fans the prompts out, prints each result and a
 // summary, and destroys every sandbox at the end (also on failure or Ctrl-C).
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { local } from "../../lib/providers/local/index.js";
+import { demoAgent, local } from "../../lib/providers/local/index.js";
 import { runFleet } from "./fleet.js";
 
 const { values } = parseArgs({
@@ -21,7 +20,7 @@ if (!(sandboxes > 0) || !(count > 0)) {
   process.exit(2);
 }
 
-const provider = local({ mockAgent: fileURLToPath(new URL("../demo/demo-agent.mjs", import.meta.url)) });
+const provider = local({ mockAgent: demoAgent });
 const prompts = Array.from({ length: count }, (_, i) => `${values.prompt} #${i + 1}`);
 try {
   const { results, startMs, totalMs } = await runFleet({

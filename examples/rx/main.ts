@@ -3,7 +3,7 @@
 //
 //   node --import tsx examples/rx/main.ts --url http://127.0.0.1:2468 --agent mock
 //
-// Written for the demo agent (examples/demo/demo-agent.mjs): "fail" in a prompt makes it error,
+// Written for the demo agent (lib/providers/local/demo-agent.mjs): "fail" in a prompt makes it error,
 // "quick" removes its delays.
 import { parseArgs } from "node:util";
 import {

@@ -6,14 +6,13 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
-import { local } from "../../lib/providers/local/index.js";
+import { demoAgent, local } from "../../lib/providers/local/index.js";
 import { freePort } from "../../lib/providers/local/ports.js";
 import { seedWorkspace } from "./workspace.js";
 
 const { values } = parseArgs({ options: { port: { type: "string" } } });
 const port = values.port ? Number(values.port) : await freePort();
 const origin = `http://127.0.0.1:${port}`;
-const demoAgent = fileURLToPath(new URL("../demo/demo-agent.mjs", import.meta.url));
 
 const provider = local({
   mockAgent: demoAgent,

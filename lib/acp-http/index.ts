@@ -1,6 +1,8 @@
 /**
  * ACP (Agent Client Protocol) over streamable HTTP: a protocol-pure client usable
  * with any server of that shape.
+ *
+ * @module sandbox-agent-rx/acp-http
  */
 export {
   AcpHttpClient,

@@ -1,6 +1,8 @@
 /**
  * The sandbox-agent client: connect once to an agent in a sandbox, drive sessions,
  * watch their events, and use the server's health, agent and filesystem routes.
+ *
+ * @module sandbox-agent-rx
  */
 export { SandboxAgentClient } from "./client.js";
 export type {
@@ -42,6 +44,7 @@ export type {
   PermissionOptionInfo,
 } from "./events.js";
 export { forSession } from "./events.js";
+export { isEvent, isUpdate, ofKind, ofUpdate, type EventOfKind, type UpdateEvent } from "./event-filters.js";
 export type { SessionUpdate, SessionUpdateKind, Content, PlanEntry } from "./session-update.js";
 export type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 export type { ServerApi } from "./profiles.js";

@@ -12,7 +12,7 @@ import { launchChromium } from "../support/chromium.js";
 import { serveStatic } from "../support/static-server.js";
 import { CHROMIUM, describeWith } from "../support/system-component.js";
 
-const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
+const demoAgent = fileURLToPath(new URL("../../lib/providers/local/demo-agent.mjs", import.meta.url));
 const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
 const TIMEOUT = 60_000;
 

@@ -1,15 +1,16 @@
-// The package as a consumer gets it: built and packed (in a staging copy, so the repository's own
-// dist/ is never touched), installed from the tarball into a temporary ESM project that has none of
+// The package as a consumer gets it: packed from a fresh copy of the tree (prepack builds it, so the
+// repository's own dist/ is neither used nor touched), installed from the tarball into a temporary ESM project that has none of
 // the optional peers, type-checked under moduleResolution bundler, node16 and nodenext, and run
 // against the real sandbox-agent server on Node 20 (this runtime) and Node 22 (from the npm
 // registry, installed once per machine). Entry points come from package.json "exports", so
 // subpaths added later are covered without editing this file.
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { packFreshCopy } from "./fresh-pack.js";
 import { ensureInstalled } from "../support/interop-install.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { entriesOf, optionalPeers, reachOf, type Entry, type PackageJson } from "./package-graph.js";
@@ -115,24 +116,15 @@ describe("the packed package in a consumer project", () => {
   const peerFree = () => entries.filter((e) => !reach.get(e.subpath)?.packages.some((p) => peers.includes(p)));
 
   beforeAll(async () => {
-    const packageDir = join(stage, "package");
-    mkdirSync(packageDir);
-    const build = join(repoRoot, "tsconfig.build.json");
-    await run(process.execPath, [tsc, "-p", build, "--outDir", join(packageDir, "dist")]);
-    for (const file of ["package.json", "README.md", "LICENSE"]) {
-      if (existsSync(join(repoRoot, file))) copyFileSync(join(repoRoot, file), join(packageDir, file));
-    }
-    for (const entry of entries) reach.set(entry.subpath, reachOf(packageDir, entry.file));
-    const pack = ["pack", "--json", "--ignore-scripts", "--pack-destination", stage];
-    const { stdout } = await run("npm", pack, { cwd: packageDir });
-    const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
-    if (!packed) throw new Error(`npm pack printed no report: ${stdout}`);
+    // Packed as from a fresh clone: prepack builds, nothing built before is reused.
+    const { tree, tarball } = await packFreshCopy(stage);
+    for (const entry of entries) reach.set(entry.subpath, reachOf(tree, entry.file));
 
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
     // Dependencies and the rxjs peer come from the npm cache the repository's own install filled.
     const install = ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"];
-    await run("npm", [...install, join(stage, packed.filename)], {
+    await run("npm", [...install, tarball], {
       cwd: app,
       maxBuffer: 16 * 1024 * 1024,
     });

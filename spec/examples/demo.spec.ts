@@ -1,5 +1,6 @@
 // `npm start` end to end, non-interactively: the real server, the demo agent, the terminal renderer.
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { isRunning, repoRoot, runExample } from "./run-example.js";
 
 const TIMEOUT = 60_000;
@@ -20,7 +21,7 @@ describe("the live demo (examples/demo)", () => {
     // Tool calls with their status.
     expect(out).toMatch(/✓ Tool Read src\/index\.ts \[completed\]/);
     expect(out).toMatch(/✓ Tool Write src\/greeting\.ts \[completed\]/);
-    expect(out).toContain("Permission requested: Write src/greeting.ts -> allowed (automatic)");
+    expect(out).toContain("Permission requested: Write src/greeting.ts -> allowed (--yes)");
     expect(out).toContain("Stop reason: end_turn");
     expect(out).toMatch(/Sessions \(1\)\n\s+session-1\s+title: "quick demo"/);
     expect(out).toContain("Disconnected.");
@@ -73,5 +74,59 @@ describe("the live demo (examples/demo)", () => {
     const pid = Number(/\(local, pid (\d+)\)/.exec(out)?.[1]);
     expect(pid).toBeGreaterThan(0);
     expect(isRunning(pid)).toBe(false);
+  }, TIMEOUT);
+});
+
+/** Starts the demo with a piped stdin; `answer` is written in one write once the question is asked. */
+async function answerOnce(answer: string, prompt = "quick demo"): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "examples/demo/main.ts", "--prompt", prompt], {
+    cwd: repoRoot,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const closed = once(child, "close") as Promise<[number | null]>;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the question never came:\n${out}\n${err}`));
+    }, 30_000);
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+      if (out.includes("Allow? [y/N]")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  child.stdin.write(answer);
+  const [code] = await closed;
+  return { code, out };
+}
+
+describe("the live demo's permission question", () => {
+  it("takes n and Enter arriving in one write as a no", async () => {
+    const { code, out } = await answerOnce("n\n");
+    expect(code).toBe(0);
+    expect(out).toContain('Permission requested: Write src/greeting.ts');
+    expect(out).toContain('rejected (answered "n")');
+    expect(out).toContain("## Change not applied");
+    expect(out).toContain("Stop reason: end_turn");
+  }, TIMEOUT);
+
+  it("accepts yes in any case, after asking again on an answer it does not know", async () => {
+    const { code, out } = await answerOnce("maybe\nYES\n");
+    expect(code).toBe(0);
+    expect(out).toContain("Please answer y or n");
+    expect(out).toContain('allowed (answered "YES")');
+    expect(out).toContain("## Added a greeting helper");
+  }, TIMEOUT);
+
+  it("without a terminal and no answer (stdin closed), rejects and says so", async () => {
+    const result = await runExample("examples/demo/main.ts", ["--prompt", "quick demo"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/rejected \(no answer: stdin closed; --yes approves\)/);
+    expect(result.stdout).toContain("## Change not applied");
   }, TIMEOUT);
 });

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { runExample } from "./run-example.js";
 
-const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
+const demoAgent = fileURLToPath(new URL("../../lib/providers/local/demo-agent.mjs", import.meta.url));
 const TIMEOUT = 60_000;
 
 let server: SandboxAgentServer;

@@ -12,7 +12,7 @@ import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-a
 import { launchChromium } from "../support/chromium.js";
 import { buildWebExample, pixelStats, serveStatic } from "./web-support.js";
 
-const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
+const demoAgent = fileURLToPath(new URL("../../lib/providers/local/demo-agent.mjs", import.meta.url));
 const artifacts = fileURLToPath(new URL("../artifacts/", import.meta.url));
 export const TIMEOUT = 90_000;
 export const WAIT = { timeout: 20_000 };

@@ -7,7 +7,7 @@ import type { SandboxInfo, SandboxProvider } from "../../lib/sandbox/providers/i
 import { runExample } from "../examples/run-example.js";
 import { isRunning } from "./support/processes.js";
 
-const demoAgent = fileURLToPath(new URL("../../examples/demo/demo-agent.mjs", import.meta.url));
+const demoAgent = fileURLToPath(new URL("../../lib/providers/local/demo-agent.mjs", import.meta.url));
 
 /** local(), recording the pid of every sandbox it created and every id it destroyed; create #failAt throws. */
 function tracked(failAt?: number): SandboxProvider & { pids: number[]; created: string[]; destroyed: string[] } {

@@ -1,6 +1,8 @@
 /**
  * `sandbox-agent-rx/docker`: sandboxes as Docker containers through the Engine API. Needs the
  * optional peer dependency `dockerode`; Node only.
+ *
+ * @module sandbox-agent-rx/docker
  */
 export { docker, type DockerProvider } from "./docker.js";
 export type { DockerProviderOptions } from "./options.js";
