@@ -41,6 +41,8 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   const q = (name: string) => `"${schema}".${name}`;
   const client = await pool.connect();
   let failed: unknown;
+  const onLost = (error: Error) => (failed = error);
+  client.on("error", onLost);
   try {
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`sandbox-agent-rx:${schema}`]);
@@ -64,6 +66,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
+    client.off("error", onLost);
     client.release(failed instanceof Error ? failed : undefined);
   }
 }

@@ -141,6 +141,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     return withRetry(async () => {
       const client = await pool.connect();
       let broken: unknown;
+      // A connection lost between two statements is reported as an event on the checked-out client
+      // (unhandled, it would end the process); the next statement then fails and the whole
+      // transaction is retried on a new connection.
+      const onLost = (error: Error) => (broken = error);
+      client.on("error", onLost);
       try {
         await client.query("BEGIN");
         const result = await work(client);
@@ -151,6 +156,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         await client.query("ROLLBACK").catch((rollback: unknown) => (broken = rollback));
         throw error;
       } finally {
+        client.off("error", onLost);
         // A connection that failed mid-transaction is not handed back to the pool.
         client.release(broken instanceof Error ? broken : undefined);
       }
