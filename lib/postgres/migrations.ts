@@ -27,6 +27,51 @@ const STEPS: Array<(q: (name: string) => string) => string> = [
       session_id text NOT NULL, generation bigint NOT NULL, owner text NOT NULL, claimed_at timestamptz NOT NULL,
       PRIMARY KEY (session_id, generation));
     ALTER TABLE ${q("events")} ADD COLUMN generation bigint;`,
+  // 3: one session's batch in one call (one round trip: under a burst the client's event loop is
+  // busy, and every round trip waits for it). Fences (SQLSTATE SA001 when the lease row holds
+  // another generation), locks the head row, numbers the new events. Each statement of a volatile
+  // function takes a new snapshot, so the insert sees every event committed before the lock.
+  (q) => `
+    CREATE FUNCTION ${q("insert_events")}(
+      p_session text, p_fence bigint, p_ids text[], p_created bigint[], p_conns text[], p_senders text[],
+      p_payloads text[])
+    RETURNS TABLE (session_id text, event_index bigint, id text, created_at bigint, connection_id text,
+      sender text, payload json)
+    LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_last bigint;
+      v_current bigint;
+    BEGIN
+      IF p_fence IS NOT NULL THEN
+        SELECT l.generation INTO v_current FROM ${q("leases")} l WHERE l.session_id = p_session FOR SHARE;
+        IF v_current IS DISTINCT FROM p_fence THEN
+          RAISE EXCEPTION 'lease lost' USING ERRCODE = 'SA001';
+        END IF;
+      END IF;
+      INSERT INTO ${q("heads")} AS h (session_id, last_index) VALUES (p_session, 0)
+        ON CONFLICT ON CONSTRAINT heads_pkey DO UPDATE SET last_index = h.last_index
+        RETURNING h.last_index INTO v_last;
+      RETURN QUERY
+      WITH input AS (
+        SELECT * FROM unnest(p_ids, p_created, p_conns, p_senders, p_payloads)
+          WITH ORDINALITY AS t(id, created_at, connection_id, sender, payload, ord)),
+      fresh AS (
+        SELECT DISTINCT ON (i.id) i.* FROM input i
+        WHERE NOT EXISTS (SELECT 1 FROM ${q("events")} e WHERE e.session_id = p_session AND e.id = i.id)
+        ORDER BY i.id, i.ord),
+      numbered AS (SELECT f.*, v_last + row_number() OVER (ORDER BY f.ord) AS event_index FROM fresh f),
+      stored AS (
+        INSERT INTO ${q("events")} AS e (session_id, event_index, id, created_at, connection_id, sender, payload, generation)
+        SELECT p_session, n.event_index, n.id, n.created_at, n.connection_id, n.sender, n.payload::json, p_fence
+        FROM numbered n ORDER BY n.event_index
+        RETURNING e.session_id, e.event_index, e.id, e.created_at, e.connection_id, e.sender, e.payload),
+      moved AS (
+        UPDATE ${q("heads")} AS h SET last_index = v_last + (SELECT count(*) FROM stored) WHERE h.session_id = p_session)
+      SELECT s.session_id, s.event_index, s.id, s.created_at, s.connection_id, s.sender, s.payload
+      FROM stored s ORDER BY s.event_index;
+    END
+    $fn$;`,
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

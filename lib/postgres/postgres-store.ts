@@ -68,6 +68,8 @@ interface LeaseRow {
   expires_ms: string;
 }
 
+/** SQLSTATE the insert function raises when the lease row holds another generation. */
+const LEASE_LOST = "SA001";
 const SAFE_SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 2000;
@@ -178,49 +180,29 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     }
   };
 
-  /** Inserts one session's events (in order) inside a transaction; returns an outcome per event. */
-  const insertRun = async (client: pg.PoolClient, sessionId: string, events: NewSessionEvent[]) => {
-    // Locks the session's head row until commit: writers of one session queue here.
-    const head = await client.query<{ last_index: string }>(
-      `INSERT INTO ${q("heads")} (session_id, last_index) VALUES ($1, 0)
-       ON CONFLICT (session_id) DO UPDATE SET last_index = ${q("heads")}.last_index RETURNING last_index`,
-      [sessionId],
-    );
-    const last = Number(head.rows[0]?.last_index ?? 0);
-    // A new statement, so a new snapshot: it sees every event committed before the lock was granted.
-    const inserted = await client.query<EventRow>(
-      `WITH input AS (
-         SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
-           WITH ORDINALITY AS t(id, created_at, connection_id, sender, payload, ord)),
-       fresh AS (
-         SELECT DISTINCT ON (id) * FROM input
-         WHERE NOT EXISTS (SELECT 1 FROM ${q("events")} e WHERE e.session_id = $1 AND e.id = input.id)
-         ORDER BY id, ord),
-       numbered AS (SELECT *, $7::bigint + row_number() OVER (ORDER BY ord) AS event_index FROM fresh),
-       stored AS (
-         INSERT INTO ${q("events")} (session_id, event_index, id, created_at, connection_id, sender, payload, generation)
-         SELECT $1, event_index, id, created_at, connection_id, sender, payload::json, $8 FROM numbered
-         ORDER BY event_index
-         RETURNING session_id, event_index, id, created_at, connection_id, sender, payload),
-       moved AS (
-         UPDATE ${q("heads")} SET last_index = $7::bigint + (SELECT count(*) FROM stored) WHERE session_id = $1)
-       SELECT * FROM stored ORDER BY event_index`,
-      [
+  /** Inserts one session's events (in order) with `db` (the pool, or a transaction's client); an outcome per event. */
+  const insertRun = async (db: pg.Pool | pg.PoolClient, sessionId: string, events: NewSessionEvent[]) => {
+    const fence = fences.get(sessionId);
+    let inserted: pg.QueryResult<EventRow>;
+    try {
+      inserted = await db.query<EventRow>(`SELECT * FROM ${q("insert_events")}($1, $2, $3, $4, $5, $6, $7)`, [
         sessionId,
+        fence ?? null,
         events.map((event) => event.id),
         events.map((event) => event.createdAt),
         events.map((event) => event.connectionId),
         events.map((event) => event.sender),
         events.map((event) => JSON.stringify(event.payload)),
-        last,
-        fences.get(sessionId) ?? null,
-      ],
-    );
+      ]);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === LEASE_LOST) throw new LeaseLostError(sessionId, fence ?? 0);
+      throw error;
+    }
     const byId = new Map(inserted.rows.map((row) => [row.id, row]));
     const missing = events.filter((event) => !byId.has(event.id)).map((event) => event.id);
     const existing = new Map<string, EventRow>();
     if (missing.length > 0) {
-      const { rows } = await client.query<EventRow>(
+      const { rows } = await db.query<EventRow>(
         `SELECT session_id, event_index, id, created_at, connection_id, sender, payload
          FROM ${q("events")} WHERE session_id = $1 AND id = ANY($2)`,
         [sessionId, missing],
@@ -249,10 +231,15 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       if (run) run.push(position);
       else runs.set(event.sessionId, [position]);
     });
+    // One session (the usual batch): one call, its own transaction, one round trip.
+    if (runs.size === 1) {
+      await ready();
+      const [sessionId] = runs.keys() as IterableIterator<string>;
+      return withRetry(() => insertRun(pool, sessionId as string, checked));
+    }
     // Head rows are locked in session id order, so two batches never wait on each other in a cycle.
     const sessionIds = [...runs.keys()].sort();
     return transaction(async (client) => {
-      await checkFences(client, sessionIds);
       const outcomes: InsertOutcome[] = new Array(checked.length);
       for (const sessionId of sessionIds) {
         const positions = runs.get(sessionId) as number[];

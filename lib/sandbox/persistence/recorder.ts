@@ -6,14 +6,24 @@ import type { NewSessionEvent, SessionEvent } from "./schemas.js";
 import type { InsertOutcome, SessionStore } from "./store.js";
 
 export interface RecorderOptions {
-  /** Events waiting for the store at most (default 10000); past it new events are reported, not queued. */
+  /**
+   * Events waiting for the store at most; past it new events are reported (`StoreBacklogError`), not
+   * queued. Default 10000, or 100000 with a store that has `insertEvents`: a burst of 100,000
+   * updates arrives in one to three seconds, faster than any store writes while the same event loop
+   * parses it, and is written off in large batches afterwards (tens of MB at most).
+   */
   maxBacklog?: number;
   /**
-   * Events per write at most, with a store that has `insertEvents` (default 1000): the writer takes
-   * everything queued up to this many in one call, so the write rate grows with the arrival rate.
+   * Events per write at most, with a store that has `insertEvents` (default 5000): the writer takes
+   * everything queued up to this many in one call, so the write rate grows with the arrival rate
+   * (each round trip waits for the event loop, which a burst keeps busy).
    */
   maxBatch?: number;
 }
+
+export const DEFAULT_MAX_BACKLOG = 10_000;
+export const DEFAULT_MAX_BACKLOG_BATCHED = 100_000;
+export const DEFAULT_MAX_BATCH = 5000;
 
 /**
  * Writes a live stream to a store without getting in its way: `record()` queues each value and passes
@@ -40,8 +50,9 @@ export interface Recorder {
 }
 
 export function createRecorder(store: SessionStore, options: RecorderOptions = {}): Recorder {
-  const maxBacklog = Math.max(1, Math.floor(options.maxBacklog ?? 10_000));
-  const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 1000));
+  const batched = typeof store.insertEvents === "function";
+  const maxBacklog = Math.max(1, Math.floor(options.maxBacklog ?? (batched ? DEFAULT_MAX_BACKLOG_BATCHED : DEFAULT_MAX_BACKLOG)));
+  const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
   const queue: NewSessionEvent[] = [];
   const accepted = new Subject<NewSessionEvent>();
   const stored = new Subject<SessionEvent>();
