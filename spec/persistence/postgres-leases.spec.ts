@@ -196,6 +196,33 @@ describePg("postgresStore leases", () => {
       expect(lostEvents).toHaveLength(1);
     }, 60_000);
 
+    it("stores neither the client's token nor the database password, in any table", async () => {
+      const token = `tok-${Math.random().toString(36).slice(2)}`;
+      const guarded = await startSandboxAgent({ token });
+      try {
+        const [store] = workers(1) as [PostgresStore];
+        const worker = new SandboxAgentClient({ baseUrl: guarded.baseUrl, agent: "mock", store, token });
+        clients.push(worker);
+        await worker.ready;
+        const { sessionId } = await worker.newSession({ metadata: { title: "secrets" } });
+        await worker.prompt(sessionId, "chunks 3");
+        await worker.disconnect();
+        const dump = await cluster.pool().query<{ row: string }>(
+          `SELECT row_to_json(t)::text AS row FROM (
+             SELECT id AS a, record::text AS b FROM leases_${schemas}.sessions
+             UNION ALL SELECT id, payload::text || connection_id FROM leases_${schemas}.events
+             UNION ALL SELECT session_id, owner FROM leases_${schemas}.leases) t`,
+        );
+        expect(dump.rows.length).toBeGreaterThan(3);
+        const text = dump.rows.map((row) => row.row).join("\n");
+        expect(text).toContain("chunks 3");
+        expect(text).not.toContain(token);
+        expect(text).not.toContain(cluster.password);
+      } finally {
+        await guarded.stop();
+      }
+    }, 60_000);
+
     it("in-process stores: two clients of one process split a memoryStore's sessions (local claims)", async () => {
       const store = memoryStore();
       const ids = await produce(store, 3);
