@@ -20,7 +20,7 @@ import { requestCost, type RequestCostResult } from "./scenarios/request-cost.js
 import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
-import { storeBurst, type StoreBurstResult } from "./scenarios/store-burst.js";
+import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
 import { median, quantile, rotate } from "./support/measure.js";
 import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
 import { buildBody } from "./support/synthetic.js";
@@ -338,6 +338,36 @@ async function storeBurstScenario(rows: Row[]): Promise<void> {
         await store.close();
       }
     }
+    const direct: RecorderBurstResult[] = [];
+    for (let round = 0; round < STREAM_ROUNDS; round++) {
+      const store = postgresStore({ connectionString: cluster.connectionString, schema: `direct_${round}` });
+      try {
+        const r = await recorderBurst(store, SIZES.burst);
+        direct.push(r);
+        log(
+          `  round ${round + 1} without the server: sent ${r.sent.toLocaleString("en-US")}, stored ${r.stored.toLocaleString("en-US")}, store errors ${r.storeErrors}, lag p50 ${r.lagP50Ms} ms / p95 ${r.lagP95Ms} ms, all stored in ${(r.allStoredMs / 1000).toFixed(2)} s, ${r.writesPerSecond.toFixed(0)} events/s`,
+        );
+      } finally {
+        await store.close();
+      }
+    }
+    const directRow = (metric: string, f: (r: RecorderBurstResult) => number, digits: number, higherIsBetter: boolean): Row => ({
+      scenario: "10",
+      metric: `without the server: ${metric}`,
+      ours: median(direct.map(f)),
+      upstream: undefined,
+      raw: undefined,
+      digits,
+      higherIsBetter,
+      showRatios: false,
+    });
+    rows.push(
+      directRow("updates stored", (r) => r.stored, 0, true),
+      directRow("store errors", (r) => r.storeErrors, 0, false),
+      directRow("store lag p50, ms", (r) => r.lagP50Ms, 0, false),
+      directRow("store lag p95, ms", (r) => r.lagP95Ms, 0, false),
+      directRow("write throughput, events / s", (r) => r.writesPerSecond, 0, true),
+    );
     const row = (metric: string, f: (r: StoreBurstResult) => number, digits: number, higherIsBetter: boolean): Row => ({
       scenario: "10",
       metric,

@@ -147,3 +147,57 @@ export async function storeBurst(server: BenchServer, inner: SessionStore, count
     await client.disconnect().catch(() => undefined);
   }
 }
+
+export interface RecorderBurstResult {
+  sent: number;
+  stored: number;
+  storeErrors: number;
+  /** From the first event queued to the last one stored. */
+  allStoredMs: number;
+  lagP50Ms: number;
+  lagP95Ms: number;
+  writesPerSecond: number;
+}
+
+/**
+ * The same burst without the server (which drops events of a live stream under bursts): `count`
+ * session/update envelopes handed to the client's recorder as fast as the client would queue them
+ * (100 at a time, the rest of the event loop free between), all then awaited in the store.
+ */
+export async function recorderBurst(store: SessionStore, count: number): Promise<RecorderBurstResult> {
+  const { createRecorder } = await import("../../lib/sandbox/index.js");
+  const recorder = createRecorder(store);
+  const lags: number[] = [];
+  let storeErrors = 0;
+  recorder.storeErrors$.subscribe(() => storeErrors++);
+  recorder.stored$.subscribe((event) => lags.push(Date.now() - event.createdAt));
+  const sessionId = `burst-${Date.now()}`;
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    recorder.enqueue({
+      id: `sse:bench:connection:${i + 1}`,
+      sessionId,
+      createdAt: Date.now(),
+      connectionId: "bench",
+      sender: "agent",
+      payload: {
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `c${i}` } }, _meta: { seq: i } },
+      },
+    });
+    if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await recorder.flush();
+  const allStoredMs = performance.now() - start;
+  const sorted = [...lags].sort((a, b) => a - b);
+  return {
+    sent: count,
+    stored: lags.length,
+    storeErrors,
+    allStoredMs,
+    lagP50Ms: quantile(sorted, 0.5),
+    lagP95Ms: quantile(sorted, 0.95),
+    writesPerSecond: lags.length / (allStoredMs / 1000),
+  };
+}

@@ -108,12 +108,14 @@ export class RecordedSessions {
   /** Gives up the lease of a claimed session (another worker may claim it at once). */
   async releaseSession(localId: string): Promise<void> {
     const { recording } = this.#deps;
+    if (!this.#claims.active) return;
     // Its last events first: once released, a write of this worker's would be refused.
     await recording.flush();
     await this.#claims.release(recording.localId(localId));
   }
 
   async releaseLeases(): Promise<void> {
+    if (!this.#claims.active) return;
     await this.#deps.recording.flush();
     await this.#claims.releaseAll();
   }

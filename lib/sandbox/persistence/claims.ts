@@ -52,6 +52,11 @@ export class SessionClaims {
     return keeper;
   }
 
+  /** True once this client has claimed something (only then do disconnects wait to release). */
+  get active(): boolean {
+    return this.#keeper !== undefined;
+  }
+
   /** Throws `LeaseLostError` when the session was claimed here and its lease is not held now. */
   check(localId: string): void {
     this.#keeper?.check(localId);

@@ -2,7 +2,10 @@ import { Subject, type Observable } from "rxjs";
 import { LeaseLostError } from "./errors/lease-lost-error.js";
 import type { SessionLease, SessionLeases } from "./lease.js";
 
-/** How `restoreSessions({ claim })` claims: `claim: true` is all defaults. */
+/**
+ * How `restoreSessions({ claim })` claims: `claim: true` is all defaults. A client's first claim
+ * fixes its `owner` and `ttlMs`; later claims only take `max` from their options.
+ */
 export interface ClaimOptions {
   /** Sessions to claim at most in this call (default: all the open sessions nobody holds). */
   max?: number;
