@@ -57,6 +57,15 @@ export interface PostgresCluster {
 
 const START_TIMEOUT_MS = 30_000;
 
+interface ProcessRegistry {
+  registerProcess(pid: number): void;
+  unregisterProcess(pid: number): void;
+}
+// The process registry (plain JavaScript, shared with jest's global teardown, which kills what a
+// failed run left); a non-literal specifier keeps the compiler from asking for its types.
+const registrySpecifier: string = "./process-registry.js";
+const loadRegistry = (): Promise<ProcessRegistry> => import(registrySpecifier) as Promise<ProcessRegistry>;
+
 /** initdb + postgres on a free loopback port; resolves once it accepts connections. */
 export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = postgresBin();
@@ -95,6 +104,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     if (process.env.PG_CLUSTER_LOG) appendFileSync(process.env.PG_CLUSTER_LOG, chunk);
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const registry = await loadRegistry();
+  if (child.pid !== undefined) registry.registerProcess(child.pid);
   const connectionString = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   const pools: pg.Pool[] = [];
   let stopped = false;
@@ -109,6 +120,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, "SIGKILL");
       await exited;
     }
+    if (child.pid !== undefined) registry.unregisterProcess(child.pid);
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
