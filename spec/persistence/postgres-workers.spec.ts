@@ -207,4 +207,65 @@ describePg("the workers example: a producer, three workers, SIGKILLs", () => {
         `[${takeoversMs.join(", ")}], p50 ${percentile(takeoversMs, 50)}, p95 ${percentile(takeoversMs, 95)}\n`,
     );
   }, 600_000);
+  it("a paused worker (SIGSTOP past its lease) is fenced: after SIGCONT it writes nothing more and says it lost the lease", async () => {
+    const schema = "paused";
+    const env = { DATABASE_URL: cluster.connectionString };
+    const common = ["--url", server.baseUrl, "--agent", "mock", "--schema", schema];
+    const task = "slowchunks 60 50";
+    const producer = run(PRODUCER, "producer", [...common, "--task", task], env);
+    procs.push(producer);
+    expect(await producer.exited).toBe(0);
+    const worker = (name: string) => {
+      const args = [...common, "--name", name, "--ttl-ms", String(TTL_MS), "--poll-ms", "100", "--exit-when-idle",
+        "--end-prompt", "ended"];
+      const proc = run(WORKER, name, args, env);
+      procs.push(proc);
+      return proc;
+    };
+    /** Waits (bounded) until `generation` has stored at least `count` agent events. */
+    const storedUnder = async (generation: number, count: number) => {
+      for (const bound = Date.now() + 30_000; Date.now() < bound; await sleep(20)) {
+        const { rows } = await db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM ${schema}.events WHERE generation = $1 AND sender = 'agent'`,
+          [generation],
+        );
+        if (Number(rows[0]?.n) >= count) return;
+      }
+      throw new Error(`generation ${generation} did not store ${count} events within 30 s`);
+    };
+    const a = worker("paused-a");
+    await storedUnder(1, 5);
+    a.child.kill("SIGSTOP");
+    const b = worker("paused-b");
+    await storedUnder(2, 5);
+    a.child.kill("SIGCONT");
+    for (const bound = Date.now() + 15_000; !/^lost /m.test(a.output()); await sleep(20)) {
+      if (Date.now() > bound) throw new Error(`the paused worker did not report a lost lease:\n${a.output()}`);
+    }
+    for (const proc of [a, b]) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const code = await Promise.race([proc.exited, new Promise((resolve) => (timer = setTimeout(resolve, 60_000, "timeout")))]);
+      clearTimeout(timer);
+      if (code !== 0) throw new Error(`${proc.name} ended with ${String(code)}:\n${proc.output()}`);
+    }
+    const claims = await db.query<{ generation: string; owner: string; claimed_ms: string }>(
+      `SELECT generation, owner, (extract(epoch FROM claimed_at) * 1000)::bigint AS claimed_ms
+       FROM ${schema}.lease_log ORDER BY generation`,
+    );
+    expect(claims.rows.map((row) => [Number(row.generation), row.owner])).toEqual([[1, "paused-a"], [2, "paused-b"]]);
+    const lastOfA = await db.query<{ ms: string | null }>(
+      `SELECT (extract(epoch FROM max(written_at)) * 1000)::bigint AS ms FROM ${schema}.events WHERE generation = 1`,
+    );
+    expect(Number(lastOfA.rows[0]?.ms)).toBeLessThanOrEqual(Number(claims.rows[1]?.claimed_ms));
+    const order = await db.query<{ generation: string }>(
+      `SELECT generation FROM ${schema}.events WHERE generation IS NOT NULL ORDER BY event_index`,
+    );
+    const generations = order.rows.map((row) => Number(row.generation));
+    expect(generations).toEqual([...generations].sort((x, y) => x - y));
+    expect(a.output()).toMatch(/^lost \S+ (expired|refused)$/m);
+    expect(a.output()).not.toMatch(/^finished /m);
+    expect(b.output()).toMatch(/^finished /m);
+    const refused = a.output().split("\n").filter((line) => line.includes("LeaseLostError") || line.includes("lease on session")).length;
+    process.stderr.write(`paused worker: "${/^lost .*$/m.exec(a.output())?.[0]}", ${refused} write(s) refused after SIGCONT\n`);
+  }, 180_000);
 });
