@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -21,6 +21,7 @@ import { requestCost, type RequestCostResult } from "./scenarios/request-cost.js
 import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
+import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
 import { median, quantile, rotate } from "./support/measure.js";
 import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
 import { buildBody } from "./support/synthetic.js";
@@ -311,6 +312,89 @@ async function streaming(rows: Row[]): Promise<void> {
   }
 }
 
+// --- scenario 11: scenario 4's burst recorded into postgresStore ---------------------------------
+
+async function storeBurstScenario(rows: Row[]): Promise<void> {
+  // A throwaway PostgreSQL cluster, as the postgres suites start (needs the server binaries:
+  // .ci/system/postgres.sh); skipped with a line when they are missing.
+  const { POSTGRES, startPostgresCluster } = await import("../spec/support/postgres-cluster.js");
+  if (!POSTGRES.available()) {
+    log(`\n## 10. skipped: postgresql is missing (get it: ${POSTGRES.howToGet})`);
+    return;
+  }
+  const { postgresStore } = await import("../lib/postgres/index.js");
+  const [cluster, server] = await Promise.all([startPostgresCluster(), startServer({ script: scriptedAgentPath() })]);
+  try {
+    log(`\n## 10. burst of ${SIZES.burst.toLocaleString("en-US")} updates recorded into postgresStore, ${STREAM_ROUNDS} rounds`);
+    const results: StoreBurstResult[] = [];
+    for (let round = 0; round < STREAM_ROUNDS; round++) {
+      const store = postgresStore({ connectionString: cluster.connectionString, schema: `burst_${round}` });
+      try {
+        const r = await storeBurst(server, store, SIZES.burst);
+        results.push(r);
+        log(
+          `  round ${round + 1} delivered ${r.delivered.toLocaleString("en-US")}, stored ${r.stored.toLocaleString("en-US")}, store errors ${r.storeErrors}, lag p50 ${r.lagP50Ms} ms / p95 ${r.lagP95Ms} ms / max ${r.lagMaxMs} ms, all stored ${(r.toAllStoredMs / 1000).toFixed(2)} s after the prompt (last delivered ${(r.toLastDeliveredMs / 1000).toFixed(2)} s), ${r.writesPerSecond.toFixed(0)} events/s in ${r.batches} writes, backlog at most ${r.maxBacklog.toLocaleString("en-US")}`,
+        );
+      } finally {
+        await store.close();
+      }
+    }
+    const direct: RecorderBurstResult[] = [];
+    for (let round = 0; round < STREAM_ROUNDS; round++) {
+      const store = postgresStore({ connectionString: cluster.connectionString, schema: `direct_${round}` });
+      try {
+        const r = await recorderBurst(store, SIZES.burst);
+        direct.push(r);
+        log(
+          `  round ${round + 1} without the server: sent ${r.sent.toLocaleString("en-US")}, stored ${r.stored.toLocaleString("en-US")}, store errors ${r.storeErrors}, lag p50 ${r.lagP50Ms} ms / p95 ${r.lagP95Ms} ms, all stored in ${(r.allStoredMs / 1000).toFixed(2)} s, ${r.writesPerSecond.toFixed(0)} events/s`,
+        );
+      } finally {
+        await store.close();
+      }
+    }
+    const directRow = (metric: string, f: (r: RecorderBurstResult) => number, digits: number, higherIsBetter: boolean): Row => ({
+      scenario: "11",
+      metric: `without the server: ${metric}`,
+      ours: median(direct.map(f)),
+      upstream: undefined,
+      raw: undefined,
+      digits,
+      higherIsBetter,
+      showRatios: false,
+    });
+    rows.push(
+      directRow("updates stored", (r) => r.stored, 0, true),
+      directRow("store errors", (r) => r.storeErrors, 0, false),
+      directRow("store lag p50, ms", (r) => r.lagP50Ms, 0, false),
+      directRow("store lag p95, ms", (r) => r.lagP95Ms, 0, false),
+      directRow("write throughput, events / s", (r) => r.writesPerSecond, 0, true),
+    );
+    const row = (metric: string, f: (r: StoreBurstResult) => number, digits: number, higherIsBetter: boolean): Row => ({
+      scenario: "11",
+      metric,
+      ours: median(results.map(f)),
+      upstream: undefined,
+      raw: undefined,
+      digits,
+      higherIsBetter,
+      showRatios: false,
+    });
+    rows.push(
+      row("postgresStore: updates delivered to events$", (r) => r.delivered, 0, true),
+      row("postgresStore: updates stored", (r) => r.stored, 0, true),
+      row("postgresStore: store errors (queue full or write failed)", (r) => r.storeErrors, 0, false),
+      row("postgresStore: store lag p50, ms", (r) => r.lagP50Ms, 0, false),
+      row("postgresStore: store lag p95, ms", (r) => r.lagP95Ms, 0, false),
+      row("postgresStore: last update stored after the last delivered, ms", (r) => r.toAllStoredMs - r.toLastDeliveredMs, 0, false),
+      row("postgresStore: write throughput during the burst, events / s", (r) => r.writesPerSecond, 0, true),
+      row("postgresStore: recorder backlog at most, events", (r) => r.maxBacklog, 0, false),
+    );
+  } finally {
+    await server.stop();
+    await cluster.stop();
+  }
+}
+
 // --- scenario 7: an unrelated request while another session streams (v2 contract server) --------
 
 async function inlineHoldScenario(rows: Row[]): Promise<void> {
@@ -358,6 +442,7 @@ async function main(): Promise<void> {
   if (wants("2") || wants("3")) await timed("round trips", () => roundTrips(rows, wants("2"), wants("3")));
   if (wants("4")) await timed("streaming", () => streaming(rows));
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
+  if (wants("11")) await timed("burst into postgresStore", () => storeBurstScenario(rows));
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));

@@ -7,7 +7,8 @@ import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js"
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
 import type { SessionRecording, StoreError } from "./persistence/client-side.js";
-import type { ResumedSession } from "./persistence/resume.js";
+import type { LeaseLost } from "./persistence/lease-keeper.js";
+import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
 import type { SessionState } from "./session-config.js";
 import { RecordedSessions } from "./recorded-sessions.js";
@@ -126,10 +127,15 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   /**
    * Closes the connection; session methods fail with `NotConnectedError` until `connect()` again. A
    * connect still under way is cancelled (its promise rejects with `CallAbortedError`, calls waiting
-   * for it with `NotConnectedError`). Session views complete.
+   * for it with `NotConnectedError`). Session views complete. Leases of claimed sessions are given
+   * up once the last events are written (another worker may take the sessions over at once).
    */
-  disconnect(): Promise<void> {
-    return this.#lifecycle.disconnect();
+  async disconnect(): Promise<void> {
+    try {
+      await this.#lifecycle.disconnect();
+    } finally {
+      await this.#sessions.releaseLeases();
+    }
   }
 
   /** Runs a session call on the live connection (waiting for one being made, within `call`'s bounds). */
@@ -221,9 +227,30 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return undefined;
   }
 
-  /** Resumes every stored session that has not ended (see `resumeSession`); with `autoConnect: false` to reattach. */
-  restoreSessions(call?: CallOptions): Promise<ResumedSession[]> {
-    return this.#sessions.restoreStored(call);
+  /**
+   * Resumes every stored session that has not ended (see `resumeSession`); with `autoConnect: false`
+   * to reattach. With `claim`, only the sessions this client claims: open sessions no other worker
+   * holds a lease on (at most `claim.max`), each then driven by this client alone until its lease is
+   * released (`releaseSession`, `disconnect`) or lost (`leaseLost$`). See docs/persistence.md.
+   */
+  restoreSessions(options: RestoreOptions = {}): Promise<ResumedSession[]> {
+    const { claim, ...call } = options;
+    if (!claim) return this.#sessions.restoreStored(call);
+    return this.#sessions.restoreClaimed(claim === true ? {} : claim, call);
+  }
+
+  /**
+   * Sessions this client stopped driving because their lease is gone (expired before a renewal got
+   * through, taken by another worker, or refused by the store); emitted once recording has stopped
+   * and the turn was cancelled, and before another worker can claim them. Hot, no replay.
+   */
+  get leaseLost$(): Observable<LeaseLost> {
+    return this.#sessions.leaseLost$;
+  }
+
+  /** Gives up the lease of a session claimed with `restoreSessions({ claim })`: another worker may take it at once. */
+  releaseSession(sessionId: string): Promise<void> {
+    return this.#sessions.releaseSession(sessionId);
   }
 
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {

@@ -2,7 +2,9 @@ import type { Observable } from "rxjs";
 import type { CallOptions, SandboxConnection } from "./connection.js";
 import type { SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
+import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/client-side.js";
+import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
 import { recordedPrompt, restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
 import type { ResumedSession } from "./persistence/resume.js";
 import type { SessionState, StoredSessionState } from "./session-config.js";
@@ -35,9 +37,17 @@ export interface RecordedSessionsDeps {
  */
 export class RecordedSessions {
   readonly #deps: RecordedSessionsDeps;
+  readonly #claims: SessionClaims;
 
   constructor(deps: RecordedSessionsDeps) {
     this.#deps = deps;
+    const { recording } = deps;
+    this.#claims = new SessionClaims(recording.store, recording.storeErrors$, (lost) => this.#leaseLost(lost));
+  }
+
+  /** Sessions this client stopped driving because their lease is gone (see `restoreClaimed`). */
+  get leaseLost$(): Observable<LeaseLost> {
+    return this.#claims.lost$;
   }
 
   newSession(options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
@@ -78,8 +88,46 @@ export class RecordedSessions {
     return restoreStored(this.#resumeDeps(), call);
   }
 
+  /**
+   * Claims up to `options.max` open stored sessions nobody drives (leases, see `LeaseKeeper`) and
+   * resumes them; the leases are renewed until released or lost. A resume that fails gives the
+   * claims of this call back.
+   */
+  async restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
+    const keeper = this.#claims.keeper(options);
+    const leases = await keeper.claim(options.max);
+    if (leases.length === 0) return [];
+    try {
+      return await restoreStored(this.#resumeDeps(), call, leases.map((lease) => lease.sessionId));
+    } catch (error) {
+      await Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
+      throw error;
+    }
+  }
+
+  /** Gives up the lease of a claimed session (another worker may claim it at once). */
+  async releaseSession(localId: string): Promise<void> {
+    const { recording } = this.#deps;
+    if (!this.#claims.active) return;
+    // Its last events first: once released, a write of this worker's would be refused.
+    await recording.flush();
+    await this.#claims.release(recording.localId(localId));
+  }
+
+  async releaseLeases(): Promise<void> {
+    if (!this.#claims.active) return;
+    await this.#deps.recording.flush();
+    await this.#claims.releaseAll();
+  }
+
   prompt(sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
     const { recording, logger } = this.#deps;
+    try {
+      // A claimed session is driven only while its lease is held.
+      this.#claims.check(recording.localId(sessionId));
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#on("prompt", call, (conn, bounds) =>
       recordedPrompt(recording, conn, sessionId, input, (id, blocks) =>
         sessions.prompt(conn, id, blocks, bounds, logger),
@@ -103,6 +151,17 @@ export class RecordedSessions {
       history$: (id, options) => recording.history$(id, options),
       agentId: (id) => recording.agentId(id),
     };
+  }
+
+  /** A lease gone: stop recording the session and cancel its turn (best effort), before `leaseLost$` says so. */
+  #leaseLost(lost: LeaseLost): void {
+    const { recording, lifecycle } = this.#deps;
+    const agentSessionId = recording.record(lost.sessionId)?.agentSessionId;
+    recording.forget(lost.sessionId);
+    if (agentSessionId === undefined || !lifecycle.connected) return;
+    lifecycle
+      .with("cancel", { timeoutMs: 5000 }, (conn) => conn.notify("session/cancel", { sessionId: agentSessionId }))
+      .catch(() => undefined);
   }
 
   #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallOptions) => Promise<T>) {

@@ -1,4 +1,5 @@
 import type { CallOptions, SandboxConnection } from "../connection.js";
+import type { ClaimOptions } from "./lease-keeper.js";
 import type { ConnectionLifecycle } from "../lifecycle.js";
 import * as sessions from "../sessions.js";
 import type { SessionState } from "../session-config.js";
@@ -20,6 +21,12 @@ export interface ResumedSession extends SessionHandle {
   resumedBy: ResumeMethod;
   /** With `replayed`: the text that the next prompt will carry ahead of the user's text. */
   replay?: ReplayText;
+}
+
+/** `restoreSessions` options: the call's bounds, and `claim` to resume only the sessions this worker claims. */
+export interface RestoreOptions extends CallOptions {
+  /** Claim sessions through leases (see `ClaimOptions`); `true` for the defaults. */
+  claim?: boolean | ClaimOptions;
 }
 
 /** Where to connect when a connection is made for a resume. */
@@ -158,15 +165,25 @@ export async function resumeStored(
   return { ...resumed, ...state };
 }
 
-/** Every stored session that has not ended, resumed one after another (see `resumeStored`). */
-export async function restoreStored(deps: ResumeDeps, call?: CallOptions): Promise<ResumedSession[]> {
+/**
+ * Every stored session that has not ended (or those of `ids`: the sessions this worker claimed),
+ * resumed one after another (see `resumeStored`).
+ */
+export async function restoreStored(deps: ResumeDeps, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
   const records: SessionRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await deps.recording.store.listSessions({ limit: 1000, ...(cursor ? { cursor } : {}) });
-    records.push(...page.items.filter((record) => record.endedAt === undefined));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  if (ids) {
+    for (const id of ids) {
+      const record = await deps.recording.store.getSession(id);
+      if (record && record.endedAt === undefined) records.push(record);
+    }
+  } else {
+    let cursor: string | undefined;
+    do {
+      const page = await deps.recording.store.listSessions({ limit: 1000, ...(cursor ? { cursor } : {}) });
+      records.push(...page.items.filter((record) => record.endedAt === undefined));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
   // Every session is mapped before the first connection is made: sessions that share the stored
   // connection all see its replay, which starts at the earliest of their cursors.
   const cursors = new Map<string, string | undefined>();

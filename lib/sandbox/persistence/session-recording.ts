@@ -190,6 +190,22 @@ export class SessionRecording {
     this.#seen.set(record.agentSessionId, seenIds);
   }
 
+  /**
+   * Stops recording a session here (its lease went to another worker): its events still reach
+   * subscribers, but nothing of it is written any more, nor replayed into a prompt.
+   */
+  forget(localId: string): void {
+    const record = this.#records.get(localId);
+    if (!record) return;
+    this.#records.delete(localId);
+    this.#replays.delete(localId);
+    if (this.#local.get(record.agentSessionId) === localId) {
+      this.#local.delete(record.agentSessionId);
+      this.#seen.delete(record.agentSessionId);
+      this.#muted.delete(record.agentSessionId);
+    }
+  }
+
   /** Stops dropping replayed ids for a session once its resumed stream has caught up (memory). */
   caughtUp(agentSessionId: string): void {
     this.#seen.delete(agentSessionId);

@@ -1,3 +1,4 @@
+import type { SessionLeases } from "./lease.js";
 import type { NewSessionEvent, SessionEvent, SessionRecord } from "./schemas.js";
 
 /** A page request: `cursor` is the `nextCursor` of the previous page (opaque), `limit` at most 1000. */
@@ -40,6 +41,18 @@ export interface SessionStore {
   /** A session's events by ascending `eventIndex`. */
   listEvents(request: ListEventsRequest): Promise<ListPage<SessionEvent>>;
   insertEvent(sessionId: string, event: NewSessionEvent): Promise<InsertOutcome>;
+  /**
+   * Optional batch form of `insertEvent`: the same outcome for each event, in order (events of several
+   * sessions may be mixed; each session's keep their order), in fewer round trips. The recorder
+   * uses it when present. All or nothing: when it rejects, none of the batch was stored.
+   */
+  insertEvents?(events: NewSessionEvent[]): Promise<InsertOutcome[]>;
+  /**
+   * Optional: leases shared with other processes (`restoreSessions({ claim: true })`); a store that
+   * has them refuses writes on a session whose lease it has lost (`LeaseLostError`). Without them a
+   * claim is local to this process.
+   */
+  readonly leases?: SessionLeases;
   /** Releases the database handle, where there is one. */
   close?(): Promise<void>;
 }

@@ -1,0 +1,400 @@
+import { hostname } from "node:os";
+import pg from "pg";
+import {
+  eventsCursor,
+  pageLimit,
+  readEventsCursor,
+  readSessionsCursor,
+  sessionsCursor,
+} from "../sandbox/persistence/cursor.js";
+import { LeaseLostError } from "../sandbox/persistence/errors/lease-lost-error.js";
+import { StoreError } from "../sandbox/persistence/errors/store-error.js";
+import type { ClaimRequest, SessionLease, SessionLeases } from "../sandbox/persistence/lease.js";
+import type { NewSessionEvent, SessionEvent, SessionRecord } from "../sandbox/persistence/schemas.js";
+import type { InsertOutcome, ListPage, SessionStore } from "../sandbox/persistence/store.js";
+import { checkEvent, checkInsert, checkSession } from "../sandbox/persistence/validate.js";
+import { migrate } from "./migrations.js";
+import { PostgresStoreError, isTransient, scrubber } from "./postgres-errors.js";
+
+interface CommonOptions {
+  /** The PostgreSQL schema the tables live in, created if missing. Default `"sandbox_agent"`. */
+  schema?: string;
+  /**
+   * Connection failures (a terminated backend, a restarted server) are retried this many times with
+   * a doubling delay from 50 ms (capped at 2 s); a write is all or nothing and idempotent (unique
+   * event ids), so a retry never stores an event twice. Default 8 (about 8 s in all).
+   */
+  retries?: number;
+}
+
+export type PostgresStoreOptions = CommonOptions &
+  (
+    | {
+      /** A pg Pool you own (and end); the store never ends it. */
+      pool: pg.Pool;
+    }
+    | {
+      /** A connection string; the store opens its own pool (ended by `close()`). Never logged or stored. */
+      connectionString: string;
+      /** Connections of that pool, default 10. */
+      poolSize?: number;
+    }
+  );
+
+/** A session store with leases shared through the database: what `postgresStore` returns. */
+export interface PostgresStore extends SessionStore {
+  readonly leases: SessionLeases;
+  insertEvents(events: NewSessionEvent[]): Promise<InsertOutcome[]>;
+  /** Ends the pool the store opened (a pool passed in is left to its owner). */
+  close(): Promise<void>;
+  /** Resolves once the schema exists and is at the current version (the first call of any method does this too). */
+  ready(): Promise<void>;
+}
+
+interface EventRow {
+  session_id: string;
+  event_index: string;
+  id: string;
+  created_at: string;
+  connection_id: string;
+  sender: string;
+  payload: unknown;
+}
+
+interface LeaseRow {
+  session_id: string;
+  owner: string;
+  generation: string;
+  expires_ms: string;
+}
+
+/** SQLSTATE the insert function raises when the lease row holds another generation. */
+const LEASE_LOST = "SA001";
+const SAFE_SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
+const FIRST_RETRY_MS = 50;
+const MAX_RETRY_MS = 2000;
+
+/**
+ * A session store in PostgreSQL through node-postgres (`pg` 8, an optional peer imported only by
+ * this entry point), shared by any number of processes and machines.
+ *
+ * - Events: one row each, `UNIQUE (session_id, id)`; the per-session index comes from a head row
+ *   locked for the length of the writing transaction, so concurrent writers queue per session and
+ *   an index is never reused nor skipped. `insertEvents` writes a batch in one transaction.
+ * - Leases (`leases`): one row per session (owner, generation, expiry, heartbeat), claimed with
+ *   `FOR UPDATE SKIP LOCKED`. Once this store has claimed a session, its writes on that session
+ *   carry the generation and are refused with `LeaseLostError` when the row holds another.
+ * - The schema is created and migrated on first use, under an advisory lock (workers that start
+ *   together migrate once).
+ */
+export function postgresStore(options: PostgresStoreOptions): PostgresStore {
+  const schema = options.schema ?? "sandbox_agent";
+  if (!SAFE_SCHEMA.test(schema)) throw new TypeError("schema must be lower-case letters, digits and underscores");
+  const owned = !("pool" in options && options.pool);
+  const connectionString = "connectionString" in options ? options.connectionString : undefined;
+  const scrub = scrubber(connectionString);
+  const pool = "pool" in options && options.pool
+    ? options.pool
+    : new pg.Pool({ connectionString, max: (options as { poolSize?: number }).poolSize ?? 10 });
+  // An idle connection the server closes (restart, pg_terminate_backend) is reported on the pool;
+  // without a listener that would end the process. The next query opens a new connection.
+  const onPoolError = () => undefined;
+  pool.on("error", onPoolError);
+  const retries = Math.max(0, Math.floor(options.retries ?? 8));
+  const q = (name: string) => `"${schema}".${name}`;
+  /** Generations this store claimed: its writes on these sessions are fenced. */
+  const fences = new Map<string, number>();
+  let migrated: Promise<void> | undefined;
+
+  const ready = () => {
+    migrated ??= withRetry(() => migrate(pool, schema)).catch((error: unknown) => {
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
+
+  /** Runs `work` with a connection, retrying connection failures; every error leaves as a scrubbed StoreError. */
+  async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+    let delay = FIRST_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof StoreError) throw error;
+        if (attempt < retries && isTransient(error)) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          delay = Math.min(MAX_RETRY_MS, delay * 2);
+          continue;
+        }
+        throw new PostgresStoreError(error, scrub);
+      }
+    }
+  }
+
+  const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
+    await ready();
+    return withRetry(() => pool.query<R>(text, values));
+  };
+
+  /** One transaction on one connection (retried as a whole on a connection failure). */
+  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    await ready();
+    return withRetry(async () => {
+      const client = await pool.connect();
+      let broken: unknown;
+      // A connection lost between two statements is reported as an event on the checked-out client
+      // (unhandled, it would end the process); the next statement then fails and the whole
+      // transaction is retried on a new connection.
+      const onLost = (error: Error) => (broken = error);
+      client.on("error", onLost);
+      try {
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        broken = isTransient(error) ? error : undefined;
+        await client.query("ROLLBACK").catch((rollback: unknown) => (broken = rollback));
+        throw error;
+      } finally {
+        client.off("error", onLost);
+        // A connection that failed mid-transaction is not handed back to the pool.
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    });
+  };
+
+  /** Refuses the transaction when a fenced session's lease row holds another generation (row share-locked until commit). */
+  const checkFences = async (client: pg.PoolClient, sessionIds: string[]) => {
+    const fenced = sessionIds.filter((id) => fences.has(id));
+    if (fenced.length === 0) return;
+    const { rows } = await client.query<{ session_id: string; generation: string }>(
+      `SELECT session_id, generation FROM ${q("leases")} WHERE session_id = ANY($1) ORDER BY session_id FOR SHARE`,
+      [fenced],
+    );
+    const current = new Map(rows.map((row) => [row.session_id, Number(row.generation)]));
+    for (const id of fenced) {
+      const held = fences.get(id) as number;
+      if (current.get(id) !== held) throw new LeaseLostError(id, held);
+    }
+  };
+
+  /** Inserts one session's events (in order) with `db` (the pool, or a transaction's client); an outcome per event. */
+  const insertRun = async (db: pg.Pool | pg.PoolClient, sessionId: string, events: NewSessionEvent[]) => {
+    const fence = fences.get(sessionId);
+    let inserted: pg.QueryResult<EventRow>;
+    try {
+      inserted = await db.query<EventRow>(`SELECT * FROM ${q("insert_events")}($1, $2, $3, $4, $5, $6, $7)`, [
+        sessionId,
+        fence ?? null,
+        events.map((event) => event.id),
+        events.map((event) => event.createdAt),
+        events.map((event) => event.connectionId),
+        events.map((event) => event.sender),
+        events.map((event) => JSON.stringify(event.payload)),
+      ]);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === LEASE_LOST) throw new LeaseLostError(sessionId, fence ?? 0);
+      throw error;
+    }
+    const byId = new Map(inserted.rows.map((row) => [row.id, row]));
+    const missing = events.filter((event) => !byId.has(event.id)).map((event) => event.id);
+    const existing = new Map<string, EventRow>();
+    if (missing.length > 0) {
+      const { rows } = await db.query<EventRow>(
+        `SELECT session_id, event_index, id, created_at, connection_id, sender, payload
+         FROM ${q("events")} WHERE session_id = $1 AND id = ANY($2)`,
+        [sessionId, missing],
+      );
+      for (const row of rows) existing.set(row.id, row);
+    }
+    const claimed = new Set<string>();
+    return events.map((event): InsertOutcome => {
+      const row = byId.get(event.id);
+      // The first occurrence in the batch is the one inserted; a repeat within the batch is a duplicate.
+      if (row && !claimed.has(event.id)) {
+        claimed.add(event.id);
+        return { inserted: true, event: toEvent(row) };
+      }
+      const stored = row ?? existing.get(event.id);
+      return stored ? { inserted: false, event: toEvent(stored) } : { inserted: false };
+    });
+  };
+
+  const insertEvents = async (events: NewSessionEvent[]): Promise<InsertOutcome[]> => {
+    const checked = events.map((event) => checkInsert((event as { sessionId: string }).sessionId, event));
+    if (checked.length === 0) return [];
+    const runs = new Map<string, number[]>();
+    checked.forEach((event, position) => {
+      const run = runs.get(event.sessionId);
+      if (run) run.push(position);
+      else runs.set(event.sessionId, [position]);
+    });
+    // One session (the usual batch): one call, its own transaction, one round trip.
+    if (runs.size === 1) {
+      await ready();
+      const [sessionId] = runs.keys() as IterableIterator<string>;
+      return withRetry(() => insertRun(pool, sessionId as string, checked));
+    }
+    // Head rows are locked in session id order, so two batches never wait on each other in a cycle.
+    const sessionIds = [...runs.keys()].sort();
+    return transaction(async (client) => {
+      const outcomes: InsertOutcome[] = new Array(checked.length);
+      for (const sessionId of sessionIds) {
+        const positions = runs.get(sessionId) as number[];
+        const results = await insertRun(client, sessionId, positions.map((p) => checked[p] as NewSessionEvent));
+        results.forEach((outcome, i) => (outcomes[positions[i] as number] = outcome));
+      }
+      return outcomes;
+    });
+  };
+
+  const leases: SessionLeases = {
+    async claim({ owner, ttlMs, max }: ClaimRequest): Promise<SessionLease[]> {
+      const { rows } = await query<LeaseRow>(
+        `WITH pick AS (
+           SELECT l.session_id FROM ${q("leases")} l JOIN ${q("sessions")} s ON s.id = l.session_id
+           WHERE s.ended_at IS NULL AND l.expires_at < clock_timestamp()
+           ORDER BY s.created_at, s.id LIMIT $3
+           FOR UPDATE OF l SKIP LOCKED),
+         taken AS (
+           UPDATE ${q("leases")} l SET owner = $1, generation = l.generation + 1,
+             expires_at = clock_timestamp() + make_interval(secs => $2::double precision / 1000),
+             heartbeat_at = clock_timestamp(), claimed_at = clock_timestamp()
+           FROM pick WHERE l.session_id = pick.session_id
+           RETURNING l.session_id, l.owner, l.generation, l.expires_at, l.claimed_at),
+         logged AS (
+           INSERT INTO ${q("lease_log")} (session_id, generation, owner, claimed_at)
+           SELECT session_id, generation, owner, claimed_at FROM taken)
+         SELECT session_id, owner, generation, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms FROM taken`,
+        [owner, ttlMs, Math.max(0, Math.floor(max))],
+      );
+      const claimed = rows.map(toLease);
+      for (const lease of claimed) fences.set(lease.sessionId, lease.generation);
+      return claimed;
+    },
+
+    async renew(owner, held, ttlMs): Promise<SessionLease[]> {
+      if (held.length === 0) return [];
+      const { rows } = await query<LeaseRow>(
+        `UPDATE ${q("leases")} l
+         SET expires_at = clock_timestamp() + make_interval(secs => $2::double precision / 1000),
+           heartbeat_at = clock_timestamp()
+         FROM unnest($3::text[], $4::bigint[]) AS h(session_id, generation)
+         WHERE l.session_id = h.session_id AND l.generation = h.generation AND l.owner = $1
+         RETURNING l.session_id, l.owner, l.generation, (extract(epoch FROM l.expires_at) * 1000)::bigint AS expires_ms`,
+        [owner, ttlMs, held.map((lease) => lease.sessionId), held.map((lease) => lease.generation)],
+      );
+      return rows.map(toLease);
+    },
+
+    async release(lease): Promise<void> {
+      // The row stays (with its generation), so the next claim gets a higher one: never a reused generation.
+      await query(
+        `UPDATE ${q("leases")} SET expires_at = '-infinity' WHERE session_id = $1 AND generation = $2 AND owner = $3`,
+        [lease.sessionId, lease.generation, lease.owner],
+      );
+    },
+  };
+
+  return {
+    leases,
+    ready,
+    insertEvents,
+
+    async getSession(id) {
+      const { rows } = await query<{ record: unknown }>(`SELECT record FROM ${q("sessions")} WHERE id = $1`, [id]);
+      return rows[0] ? checkSession(rows[0].record) : undefined;
+    },
+
+    async listSessions(request = {}): Promise<ListPage<SessionRecord>> {
+      const after = readSessionsCursor(request.cursor);
+      const limit = pageLimit(request.limit);
+      const { rows } = after
+        ? await query<{ record: unknown }>(
+          `SELECT record FROM ${q("sessions")} WHERE (created_at, id) > ($1::bigint, $2::text)
+           ORDER BY created_at, id LIMIT $3`,
+          [after.createdAt, after.id, limit + 1],
+        )
+        : await query<{ record: unknown }>(
+          `SELECT record FROM ${q("sessions")} ORDER BY created_at, id LIMIT $1`,
+          [limit + 1],
+        );
+      const items = rows.slice(0, limit).map((row) => checkSession(row.record));
+      const last = items.at(-1);
+      return rows.length > limit && last ? { items, nextCursor: sessionsCursor(last.createdAt, last.id) } : { items };
+    },
+
+    async updateSession(session) {
+      const record = checkSession(session);
+      await transaction(async (client) => {
+        await checkFences(client, [record.id]);
+        await client.query(
+          `INSERT INTO ${q("sessions")} (id, created_at, ended_at, record) VALUES ($1, $2, $3, $4::json)
+           ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, ended_at = excluded.ended_at,
+             record = excluded.record`,
+          [record.id, record.createdAt, record.endedAt ?? null, JSON.stringify(record)],
+        );
+        // Every session has a lease row from the start (nobody's, expired): claims lock lease rows only.
+        await client.query(
+          `INSERT INTO ${q("leases")} (session_id, owner, generation, expires_at, heartbeat_at, claimed_at)
+           VALUES ($1, '', 0, '-infinity', '-infinity', '-infinity') ON CONFLICT (session_id) DO NOTHING`,
+          [record.id],
+        );
+      });
+    },
+
+    async listEvents(request): Promise<ListPage<SessionEvent>> {
+      const from = Math.max(readEventsCursor(request.cursor, request.sessionId), request.afterIndex ?? 0);
+      const limit = pageLimit(request.limit);
+      const { rows } = await query<EventRow>(
+        `SELECT session_id, event_index, id, created_at, connection_id, sender, payload FROM ${q("events")}
+         WHERE session_id = $1 AND event_index > $2 ORDER BY event_index LIMIT $3`,
+        [request.sessionId, from, limit + 1],
+      );
+      const items = rows.slice(0, limit).map(toEvent);
+      const last = items.at(-1);
+      if (rows.length <= limit || !last) return { items };
+      return { items, nextCursor: eventsCursor(request.sessionId, last.eventIndex) };
+    },
+
+    async insertEvent(sessionId, event): Promise<InsertOutcome> {
+      const checked = checkInsert(sessionId, event);
+      const [outcome] = await insertEvents([checked]);
+      return outcome as InsertOutcome;
+    },
+
+    async close() {
+      // An owned pool keeps its listener: a connection closing during end() must not crash the process.
+      if (owned) await pool.end();
+      else pool.off("error", onPoolError);
+    },
+  };
+}
+
+/** A default lease owner name: host, pid and a random part (two stores in one process differ). */
+export function defaultOwner(): string {
+  return `${hostname()}:${process.pid}:${globalThis.crypto.randomUUID().slice(0, 8)}`;
+}
+
+function toLease(row: LeaseRow): SessionLease {
+  return {
+    sessionId: row.session_id,
+    owner: row.owner,
+    generation: Number(row.generation),
+    expiresAt: Number(row.expires_ms),
+  };
+}
+
+function toEvent(row: EventRow): SessionEvent {
+  return checkEvent({
+    id: row.id,
+    sessionId: row.session_id,
+    eventIndex: Number(row.event_index),
+    createdAt: Number(row.created_at),
+    connectionId: row.connection_id,
+    sender: row.sender,
+    payload: typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload,
+  });
+}

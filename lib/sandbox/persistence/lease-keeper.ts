@@ -1,0 +1,183 @@
+import { Subject, type Observable } from "rxjs";
+import { LeaseLostError } from "./errors/lease-lost-error.js";
+import type { SessionLease, SessionLeases } from "./lease.js";
+
+/**
+ * How `restoreSessions({ claim })` claims: `claim: true` is all defaults. A client's first claim
+ * fixes its `owner` and `ttlMs`; later claims only take `max` from their options.
+ */
+export interface ClaimOptions {
+  /** Sessions to claim at most in this call (default: all the open sessions nobody holds). */
+  max?: number;
+  /**
+   * How long a lease lasts without renewal (default 15000 ms). A killed worker's sessions are
+   * taken over this long after its last renewal; the worker renews every third of it.
+   */
+  ttlMs?: number;
+  /** This worker's name in the lease rows (default: a random one per client). */
+  owner?: string;
+}
+
+/** Why a worker stopped driving a session. */
+export interface LeaseLost {
+  sessionId: string;
+  generation: number;
+  /**
+   * `expired`: no renewal succeeded in time (the store was unreachable, or this process paused);
+   * `taken`: the store says another worker holds the session (a newer generation);
+   * `refused`: the store refused a write on it (`LeaseLostError`).
+   */
+  reason: "expired" | "taken" | "refused";
+}
+
+export const DEFAULT_LEASE_TTL_MS = 15_000;
+const UNLIMITED = 1_000_000;
+
+interface Held {
+  lease: SessionLease;
+  /** Local time by which a renewal must have succeeded: past it, the lease is treated as lost. */
+  deadline: number;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * A worker's leases: claims, renews every `ttlMs / 3`, and gives each lease up locally before the
+ * store could let another worker have it. The store sets a lease's expiry to its own clock at the
+ * moment the claim or renewal runs plus `ttlMs`; that moment is after this process sent the request,
+ * so `sent + ttlMs` (local clock) is never later than the store's expiry, assuming both clocks run
+ * at the same rate; a margin (a tenth of `ttlMs`, at most 2 s) covers timer lateness and drift. When
+ * no renewal has succeeded by `sent + ttlMs - margin`, the lease is lost here and `lost$` says so,
+ * while the store still refuses every other claimant. A paused process misses that moment: its
+ * timer fires late, and the store's fencing (writes carry the generation) refuses what it writes.
+ */
+export class LeaseKeeper {
+  readonly owner: string;
+  readonly ttlMs: number;
+  readonly #leases: SessionLeases;
+  readonly #held = new Map<string, Held>();
+  /** Every session this keeper has claimed: driving one of them needs its lease, held now. */
+  readonly #claimed = new Map<string, number>();
+  readonly #lost = new Subject<LeaseLost>();
+  readonly #margin: number;
+  #renewing: ReturnType<typeof setInterval> | undefined;
+  #inFlight = false;
+
+  constructor(leases: SessionLeases, owner: string, ttlMs: number) {
+    this.#leases = leases;
+    this.owner = owner;
+    this.ttlMs = ttlMs;
+    this.#margin = Math.min(2000, Math.floor(ttlMs / 10));
+  }
+
+  /** Leases this worker lost (hot, no replay); each at most once per claim. */
+  get lost$(): Observable<LeaseLost> {
+    return this.#lost.asObservable();
+  }
+
+  /** Claims up to `max` sessions; the new leases are renewed from now on. */
+  async claim(max = UNLIMITED): Promise<SessionLease[]> {
+    const sent = Date.now();
+    const claimed = await this.#leases.claim({ owner: this.owner, ttlMs: this.ttlMs, max });
+    for (const lease of claimed) {
+      this.#claimed.set(lease.sessionId, lease.generation);
+      this.#hold(lease, sent);
+    }
+    if (this.#held.size > 0) this.#startRenewing();
+    return claimed;
+  }
+
+  holds(sessionId: string): boolean {
+    const held = this.#held.get(sessionId);
+    return held !== undefined && Date.now() < held.deadline;
+  }
+
+  /**
+   * Throws `LeaseLostError` when this worker once claimed the session and does not hold its lease
+   * now (checked before each prompt; sessions never claimed here pass).
+   */
+  check(sessionId: string): void {
+    const generation = this.#claimed.get(sessionId);
+    if (generation === undefined) return;
+    const held = this.#held.get(sessionId);
+    if (held && Date.now() < held.deadline) return;
+    if (held) this.#drop(sessionId, "expired");
+    throw new LeaseLostError(sessionId, generation, "this worker no longer holds it");
+  }
+
+  /** The store refused a write on the session (fencing): lost at once. */
+  refused(sessionId: string): void {
+    if (this.#held.has(sessionId)) this.#drop(sessionId, "refused");
+  }
+
+  /** Gives one lease up (another worker may claim the session at once). */
+  async release(sessionId: string): Promise<void> {
+    const held = this.#held.get(sessionId);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.#held.delete(sessionId);
+    await this.#leases.release(held.lease);
+  }
+
+  /** Gives every lease up and stops renewing. */
+  async releaseAll(): Promise<void> {
+    const ids = [...this.#held.keys()];
+    await Promise.allSettled(ids.map((id) => this.release(id)));
+    this.#stopRenewing();
+  }
+
+  #hold(lease: SessionLease, sent: number): void {
+    const previous = this.#held.get(lease.sessionId);
+    if (previous) clearTimeout(previous.timer);
+    const deadline = sent + this.ttlMs - this.#margin;
+    const timer = setTimeout(() => this.#drop(lease.sessionId, "expired"), Math.max(0, deadline - Date.now()));
+    // Leases alone do not keep a process alive.
+    (timer as { unref?: () => void }).unref?.();
+    this.#held.set(lease.sessionId, { lease, deadline, timer });
+  }
+
+  #drop(sessionId: string, reason: LeaseLost["reason"]): void {
+    const held = this.#held.get(sessionId);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.#held.delete(sessionId);
+    if (this.#held.size === 0) this.#stopRenewing();
+    this.#lost.next({ sessionId, generation: held.lease.generation, reason });
+  }
+
+  #startRenewing(): void {
+    if (this.#renewing !== undefined) return;
+    this.#renewing = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    (this.#renewing as { unref?: () => void }).unref?.();
+  }
+
+  #stopRenewing(): void {
+    if (this.#renewing !== undefined) clearInterval(this.#renewing);
+    this.#renewing = undefined;
+  }
+
+  async #renew(): Promise<void> {
+    // One renewal at a time: a slow store must not pile requests up (the deadline timers still run).
+    if (this.#inFlight || this.#held.size === 0) return;
+    this.#inFlight = true;
+    const sent = Date.now();
+    const asked = [...this.#held.values()].map((held) => held.lease);
+    try {
+      const renewed = await this.#leases.renew(this.owner, asked, this.ttlMs);
+      const back = new Set(renewed.map((lease) => lease.sessionId));
+      for (const lease of renewed) {
+        // Renewed, but only counts if it came back in time (the deadline timer may have fired already).
+        const held = this.#held.get(lease.sessionId);
+        if (held && held.lease.generation === lease.generation && Date.now() < held.deadline) this.#hold(lease, sent);
+      }
+      for (const lease of asked) {
+        if (!back.has(lease.sessionId) && this.#held.get(lease.sessionId)?.lease.generation === lease.generation) {
+          this.#drop(lease.sessionId, "taken");
+        }
+      }
+    } catch {
+      // Unreachable store: nothing renewed; each lease's deadline timer decides.
+    } finally {
+      this.#inFlight = false;
+    }
+  }
+}
