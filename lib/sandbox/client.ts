@@ -152,7 +152,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   protected extensionCall(operation: string, flag: string, method: string, params: object, call?: CallOptions) {
     return this.#on(operation, call, (connection, bounds) => {
       connection.requireExtension(operation, flag, method);
-      return connection.call(method, params, bounds);
+      return connection.call(method, params, bounds, operation);
     });
   }
 

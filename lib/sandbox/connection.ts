@@ -182,8 +182,9 @@ export class SandboxConnection {
     }
   }
 
-  async call(method: string, params: unknown, options: CallOptions = {}): Promise<unknown> {
-    const name = sandboxName(method);
+  /** Sends a request; its errors name `operation` (the user's call), by default the method's sandbox name. */
+  async call(method: string, params: unknown, options: CallOptions = {}, operation?: string): Promise<unknown> {
+    const name = operation ?? sandboxName(method);
     if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
     // One controller per call, aborted by the caller's signal, its deadline (a timeout reason: the
     // call fails as `CallTimeoutError`) or the agent's exit. Nothing listens on a connection-wide

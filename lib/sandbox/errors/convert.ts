@@ -12,6 +12,7 @@ import { AgentError } from "./agent-error.js";
 import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./call-errors.js";
 import { ConnectionLostError } from "./connection-lost-error.js";
 import { SandboxAgentHttpError } from "./http-error.js";
+import { refineHttpError } from "./refine.js";
 import { SandboxAgentError } from "./sandbox-agent-error.js";
 
 /**
@@ -26,7 +27,8 @@ export function toSandboxError(error: unknown, method: string): unknown {
     return Object.assign(new AgentError(method, error.code, error.rpcMessage, error.data), cause);
   }
   if (error instanceof AcpHttpError) {
-    return new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, cause);
+    // The same kinds as the control-plane routes' (NotFoundError, ConflictError, ...).
+    return refineHttpError(new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, cause));
   }
   if (error instanceof AcpConnectionClosedError) return new ConnectionLostError(error.reason, method, cause);
   if (error instanceof AcpTimeoutError) {
