@@ -1,6 +1,7 @@
 import { Subject, distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
 import { clientConnection } from "./client-connection.js";
+import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import { sandboxName, type CallOptions, type SandboxConnection } from "./connection.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
@@ -44,7 +45,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   /** Why something was not written to the store (the session goes on regardless). */
   readonly storeErrors$: Observable<StoreError>;
 
-  readonly #options: SandboxAgentClientOptions;
+  readonly #options: ClientSettings;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #recording: SessionRecording;
   readonly #sessions: RecordedSessions;
@@ -60,7 +61,9 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return started.client;
   }
 
-  constructor(options: SandboxAgentClientOptions) {
+  /** Throws a `TypeError` naming the option when one is missing or of the wrong kind (nothing is sent then). */
+  constructor(given: SandboxAgentClientOptions) {
+    const options = resolveClientOptions(given);
     const events = new Subject<SandboxEvent>();
     const events$ = events.asObservable();
     super(options, events$);
@@ -81,7 +84,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     this.state$ = this.#lifecycle.state.pipe(distinctUntilChanged());
     this.disconnected$ = this.#lifecycle.disconnects.asObservable();
     this.reconnecting$ = this.#lifecycle.reconnects.asObservable();
-    if (options.autoConnect ?? true) {
+    if (options.autoConnect) {
       this.ready = this.connect({ waitForServer: options.waitForServer });
       // The failure stays observable on `ready` and `state$`, not also as an unhandled rejection.
       this.ready.catch(() => undefined);
@@ -248,6 +251,6 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   }
 
   #cwd(): string {
-    return this.#options.cwd ?? "/";
+    return this.#options.cwd;
   }
 }
