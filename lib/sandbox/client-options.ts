@@ -67,6 +67,10 @@ function checkBaseUrl(baseUrl: unknown): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") fail("baseUrl", takes, baseUrl);
   // A query or fragment would end up in the middle of every route's URL.
   if (url.search || url.hash) fail("baseUrl", `${takes}, without a query or fragment`, baseUrl);
+  // fetch refuses such URLs, and error messages quote baseUrl: credentials go in token or headers.
+  if (url.username || url.password) {
+    fail("baseUrl", `${takes}, without user:password (pass credentials as token or headers)`, "a URL with credentials", false);
+  }
 }
 
 /** `reconnect`: false, or a policy whose numbers are non-negative (a factor of at least 1, jitter up to 1). */

@@ -69,7 +69,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     super(options, events$);
     this.events$ = events$;
     this.#options = options;
-    const connection = clientConnection(options, events, () => this.contract.api());
+    const connection = clientConnection(options, events, () => this.contract.api("connect"));
     this.#lifecycle = connection.lifecycle;
     this.#recording = connection.recording;
     this.#sessions = new RecordedSessions({

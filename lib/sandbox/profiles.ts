@@ -78,10 +78,22 @@ export function apiFromHealthProbe(status: number): ServerApi | undefined {
   return undefined;
 }
 
-/** Asks the server which contract it speaks (one `GET /v1/health`). */
+/**
+ * How long the contract probe waits for the server's answer. It runs ahead of a user's call that
+ * may have no deadline of its own (none is the default), so it needs one: a server that accepts
+ * connections and never answers must not hang every call. A health route answers in milliseconds.
+ */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+/** The probe's route, for messages. */
+export const PROBE_ROUTE = "GET /v1/health";
+
+/** Asks the server which contract it speaks (one `GET /v1/health`, bounded by `PROBE_TIMEOUT_MS`). */
 export async function detectServerApi(http: ControlPlaneHttp): Promise<ServerApi> {
   try {
-    await http.send("detect server version", "get", "/v1/health");
+    const response = await http.send("detect server version", "get", "/v1/health", { timeoutMs: PROBE_TIMEOUT_MS });
+    // Only the status matters; the body is let go so the connection can be reused.
+    await response.body?.cancel().catch(() => undefined);
     return "v1";
   } catch (error) {
     const api = error instanceof SandboxAgentHttpError ? apiFromHealthProbe(error.status) : undefined;

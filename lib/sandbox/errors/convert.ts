@@ -9,9 +9,10 @@ import {
   AcpTimeoutError,
 } from "../../acp-http/index.js";
 import { AgentError } from "./agent-error.js";
-import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./call-errors.js";
+import { CallAbortedError, CallTimeoutError, ProtocolError } from "./call-errors.js";
 import { ConnectionLostError } from "./connection-lost-error.js";
 import { SandboxAgentHttpError } from "./http-error.js";
+import { unreachable } from "./network-failure.js";
 import { refineHttpError } from "./refine.js";
 import { SandboxAgentError } from "./sandbox-agent-error.js";
 
@@ -37,10 +38,7 @@ export function toSandboxError(error: unknown, method: string): unknown {
   if (error instanceof AcpAbortError) {
     return new CallAbortedError(`${method} was aborted`, { cause: error.cause ?? error });
   }
-  if (error instanceof AcpNetworkError) {
-    const reason = error.cause instanceof Error ? error.cause.message : "network error";
-    return new NetworkError(`${method} failed: ${reason}`, cause);
-  }
+  if (error instanceof AcpNetworkError) return unreachable(method, error.cause ?? error);
   if (error instanceof AcpProtocolError) return new ProtocolError(`${method}: ${error.detail}`, cause);
   if (error instanceof AcpInvalidHeaderError) {
     const message = `${method}: header "${error.header}" has a CR or LF character; refusing to send it`;

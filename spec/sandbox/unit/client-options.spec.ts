@@ -54,6 +54,13 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(error.message).toContain(JSON.stringify(baseUrl));
   });
 
+  it("a baseUrl with user:password is refused without quoting the password", () => {
+    const error = constructionError({ baseUrl: "http://me:s3cret@127.0.0.1:2468" });
+    expect(error.message).toContain("option baseUrl must be the server's http(s) URL");
+    expect(error.message).toContain("token or headers");
+    expect(error.message).not.toContain("s3cret");
+  });
+
   it("a refused option sends nothing, even with auto-connect on", () => {
     const spy = spyFetch();
     expect(() => new SandboxAgentClient({ baseUrl: "htp://127.0.0.1:2468", fetch: spy.fetch })).toThrow(TypeError);
