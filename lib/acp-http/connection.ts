@@ -112,6 +112,7 @@ export class Connection {
       logger,
       cancelRequests: options.cancelRequests ?? false,
       lost: (cause) => this.#lost(cause),
+      connectionGone: (error) => options.isConnectionGone?.(error, this.connectionId) ?? true,
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events

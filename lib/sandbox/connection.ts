@@ -120,6 +120,7 @@ export class SandboxConnection {
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,
+      ...(settings.profile.isConnectionGone ? { isConnectionGone: settings.profile.isConnectionGone } : {}),
     });
     const pipeline = merge(
       this.protocol.envelopes$.pipe(

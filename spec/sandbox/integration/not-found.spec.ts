@@ -144,4 +144,16 @@ describe("not found against the v2 contract server (extension routes)", () => {
     await notFound(c.fs.listEntries(join(tmpdir(), "not-found-spec-v2-missing")), "fs.listEntries");
     await notFound(c.fs.readFile(missing), "fs.readFile");
   });
+
+  it("sessions: a session the server does not know is a NotFoundError, and the connection stays up", async () => {
+    const c = shared.client();
+    await c.ready;
+    // The server answers this 404 as it answers one for an unknown connection, naming the session.
+    const error = await notFound(c.setMetadata("no-such-session", { title: "x" }), "setMetadata");
+    expect(error.kind).toBe("client_not_found");
+    expect(error.problem?.sessionId).toBe("no-such-session");
+    expect(c.state).toBe("connected");
+    const { sessionId } = await c.newSession();
+    await c.setMetadata(sessionId, { title: "known" });
+  });
 });
