@@ -27,6 +27,21 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
   }
   const o = options as SandboxAgentClientOptions & Record<string, unknown>;
   checkBaseUrl(o.baseUrl);
+  checkClientOptions(o);
+  return {
+    ...o,
+    autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
+    cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
+    store: o.store ?? memoryStore(),
+  };
+}
+
+/**
+ * Checks every option but `baseUrl` (which `SandboxAgentClient.start` learns only once its sandbox
+ * is up): a mistake is then found before a sandbox is created for nothing.
+ */
+export function checkClientOptions(options: object): void {
+  const o = options as Record<string, unknown>;
   optional(o, "agent", "a non-empty string (e.g. \"claude\")", (value) => typeof value === "string" && value !== "");
   if (o.token !== undefined && typeof o.token !== "string" && !isFunction(o.token)) {
     // Only the type: whatever was passed as a token may be a secret.
@@ -47,12 +62,6 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
   checkBounds(o, "waitForServer", ["initialDelayMs", "maxDelayMs", "attemptTimeoutMs"], true);
   checkBounds(o, "replay", ["maxChars", "maxEvents"], false);
   checkReconnect(o.reconnect);
-  return {
-    ...o,
-    autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
-    cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
-    store: o.store ?? memoryStore(),
-  };
 }
 
 function checkBaseUrl(baseUrl: unknown): void {

@@ -127,6 +127,21 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(() => new SandboxAgentClient({ baseUrl: BASE, token: "t", reconnect: false, autoConnect: false })).not.toThrow();
   });
 
+  it("SandboxAgentClient.start checks the client options before it creates a sandbox", async () => {
+    let created = 0;
+    const provider = {
+      name: "counting",
+      create: async () => {
+        created += 1;
+        return { id: "s1", baseUrl: BASE };
+      },
+      destroy: async () => undefined,
+    };
+    const started = SandboxAgentClient.start({ sandbox: provider, agent: "mock", token: 42 as unknown as string });
+    await expect(started).rejects.toThrow(/option token must be a string or a function/);
+    expect(created).toBe(0);
+  });
+
   it("fills in the defaults in one place: auto-connect on, cwd /, a memory store", () => {
     const settings = resolveClientOptions({ baseUrl: BASE });
     expect(settings).toMatchObject({ baseUrl: BASE, autoConnect: CLIENT_DEFAULTS.autoConnect, cwd: CLIENT_DEFAULTS.cwd });
