@@ -2,7 +2,7 @@ import { deadlineSignal, untilAborted } from "../acp-http/abort.js";
 import type { CallOptions } from "./connection.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
-import { CallAbortedError, CallTimeoutError, NetworkError } from "./errors/call-errors.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
 import { unreachable } from "./errors/network-failure.js";
 import { refineHttpError } from "./errors/refine.js";
@@ -74,9 +74,16 @@ export class ServerContract {
 
   /** The probe's failure as the failure of `operation` (the probe's own error stays as `cause`). */
   #asFailureOf(operation: string, error: unknown): unknown {
-    if (error instanceof SandboxAgentHttpError) {
+    if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) {
       const { status, problem, bodyText } = error;
       return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, { cause: error }));
+    }
+    if (error instanceof SandboxAgentHttpError) {
+      // Not a NotFoundError for the user's call: a 404 here says nothing about the file or agent asked for.
+      const message =
+        `${operation} failed: the server at ${this.#baseUrl} answered ${PROBE_ROUTE} with HTTP ${error.status} ` +
+        "(a sandbox-agent server answers 200, or 410 for the v2 contract); check that baseUrl points at one";
+      return new ProtocolError(message, { cause: error });
     }
     if (error instanceof CallTimeoutError) {
       const message =

@@ -8,6 +8,7 @@ import {
   NetworkError,
   NotConnectedError,
   NotFoundError,
+  ProtocolError,
   SandboxAgentClient,
   SandboxAgentHttpError,
 } from "../../../lib/sandbox/index.js";
@@ -115,6 +116,27 @@ describe("a server that accepts connections and never answers", () => {
     expect(message).toContain(`${server.url} did not answer`);
     expect(message).toContain("serverApi");
   }, 30_000);
+});
+
+describe("a baseUrl that points at some other web server", () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await serveLoopback((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>");
+    });
+  });
+  afterAll(() => server.close());
+
+  it("a control-plane call says the server is not a sandbox-agent server, not that its own target is missing", async () => {
+    const client = make({ baseUrl: server.url, autoConnect: false });
+    const error = await rejection(client.fs.stat("/tmp"));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).not.toBeInstanceOf(NotFoundError);
+    const { message } = error as Error;
+    expect(message).toMatch(/^fs\.stat failed: /);
+    expect(message).toContain(`${server.url} answered GET /v1/health with HTTP 404`);
+    expect(message).toContain("check that baseUrl points at one");
+  });
 });
 
 describe("agents the released server cannot provide", () => {
