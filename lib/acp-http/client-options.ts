@@ -1,5 +1,6 @@
 import type { AcpCookieStore } from "./cookie-store.js";
 import type { AcpConnectionClosedError, CloseReason } from "./errors/connection-closed-error.js";
+import type { AcpHttpError } from "./errors/http-error.js";
 import type { CursorAdvance } from "./event-stream.js";
 import type { AcpClientHandlers } from "./handlers.js";
 import type { TokenSource } from "./http.js";
@@ -111,6 +112,14 @@ export interface AcpHttpClientOptions {
    * `recoveries$`. Default true for `websocket`, false for `http` (a 404 closes as `connection-lost`).
    */
   recover?: boolean;
+  /**
+   * Whether a 404 answer to a POST means the server no longer knows this connection (`connectionId`:
+   * this connection's id), so that it closes or recovers. Default: every 404 once the connection
+   * exists. A server that also answers 404 for a request about something else it does not know (an
+   * unknown session, named in its problem body) can tell the two apart here: such a 404 fails only
+   * its own request.
+   */
+  isConnectionGone?: (error: AcpHttpError, connectionId: string | undefined) => boolean;
 }
 
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */

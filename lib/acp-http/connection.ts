@@ -122,6 +122,7 @@ export class Connection {
       logger,
       cancelRequests: options.cancelRequests ?? false,
       lost: (cause) => this.#lost(cause),
+      connectionGone: (error) => options.isConnectionGone?.(error, this.connectionId) ?? true,
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
       refreshableToken: typeof options.token === "function",
       unauthorized: (cause) => void this.close("unauthorized", cause),

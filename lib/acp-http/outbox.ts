@@ -40,6 +40,8 @@ export interface OutboxOptions {
   readonly cancelRequests: boolean;
   /** The server no longer knows the connection (404 after bootstrap); true when a recovery started. */
   lost(cause: unknown): boolean;
+  /** Whether a POST's 404 says the connection is gone (rather than something the request named). */
+  connectionGone(error: AcpHttpError): boolean;
   /** A POST for this session got 409: it is held elsewhere. */
   sessionConflict(sessionId: string, error: AcpHttpError): void;
   /** The token is a function: a refused one may be replaced by asking it again. */
@@ -158,7 +160,8 @@ export class Outbox {
     sessionId: string | undefined,
   ): boolean {
     if (signal?.aborted) return false;
-    if (error instanceof AcpHttpError && error.status === 404 && this.#wires.http.bootstrapped) {
+    const gone = error instanceof AcpHttpError && error.status === 404 && this.#options.connectionGone(error);
+    if (gone && this.#wires.http.bootstrapped) {
       const recovering = this.#options.lost(error);
       onError(
         recovering

@@ -3,8 +3,9 @@ import { consoleLogger } from "../acp-http/index.js";
 import { agentHandlers } from "./agent-handlers.js";
 import type { SandboxEvent } from "./events.js";
 import { ConnectionLifecycle, type LifecycleDeps } from "./lifecycle.js";
-import { memoryStore, SessionRecording } from "./persistence/client-side.js";
-import type { Logger, SandboxAgentClientOptions } from "./types.js";
+import type { ClientSettings } from "./client-options.js";
+import { SessionRecording } from "./persistence/client-side.js";
+import type { Logger } from "./types.js";
 
 /** What a client's session methods run on: its connection lifecycle, the store's recording of it, the logger. */
 export interface ClientConnection {
@@ -18,12 +19,12 @@ export interface ClientConnection {
  * events into `events` and is tapped by the recording, so the store sees each session it opens.
  */
 export function clientConnection(
-  options: SandboxAgentClientOptions,
+  options: ClientSettings,
   events: Subject<SandboxEvent>,
   serverApi: LifecycleDeps["serverApi"],
 ): ClientConnection {
   const logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
-  const recording = new SessionRecording(options.store ?? memoryStore(), options.replay);
+  const recording = new SessionRecording(options.store, options.replay);
   const lifecycle = new ConnectionLifecycle({
     options,
     events,

@@ -1,6 +1,7 @@
 import { Subject, distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
 import { clientConnection } from "./client-connection.js";
+import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import { sandboxName, type CallOptions, type SandboxConnection } from "./connection.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
@@ -45,7 +46,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   /** Why something was not written to the store (the session goes on regardless). */
   readonly storeErrors$: Observable<StoreError>;
 
-  readonly #options: SandboxAgentClientOptions;
+  readonly #options: ClientSettings;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #recording: SessionRecording;
   readonly #sessions: RecordedSessions;
@@ -61,13 +62,15 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return started.client;
   }
 
-  constructor(options: SandboxAgentClientOptions) {
+  /** Throws a `TypeError` naming the option when one is missing or of the wrong kind (nothing is sent then). */
+  constructor(given: SandboxAgentClientOptions) {
+    const options = resolveClientOptions(given);
     const events = new Subject<SandboxEvent>();
     const events$ = events.asObservable();
     super(options, events$);
     this.events$ = events$;
     this.#options = options;
-    const connection = clientConnection(options, events, () => this.contract.api());
+    const connection = clientConnection(options, events, () => this.contract.api("connect"));
     this.#lifecycle = connection.lifecycle;
     this.#recording = connection.recording;
     this.#sessions = new RecordedSessions({
@@ -82,7 +85,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     this.state$ = this.#lifecycle.state.pipe(distinctUntilChanged());
     this.disconnected$ = this.#lifecycle.disconnects.asObservable();
     this.reconnecting$ = this.#lifecycle.reconnects.asObservable();
-    if (options.autoConnect ?? true) {
+    if (options.autoConnect) {
       this.ready = this.connect({ waitForServer: options.waitForServer });
       // The failure stays observable on `ready` and `state$`, not also as an unhandled rejection.
       this.ready.catch(() => undefined);
@@ -158,7 +161,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   protected extensionCall(operation: string, flag: string, method: string, params: object, call?: CallOptions) {
     return this.#on(operation, call, (connection, bounds) => {
       connection.requireExtension(operation, flag, method);
-      return connection.call(method, params, bounds);
+      return connection.call(method, params, bounds, operation);
     });
   }
 
@@ -275,6 +278,6 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   }
 
   #cwd(): string {
-    return this.#options.cwd ?? "/";
+    return this.#options.cwd;
   }
 }

@@ -120,6 +120,7 @@ export class SandboxConnection {
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,
+      ...(settings.profile.isConnectionGone ? { isConnectionGone: settings.profile.isConnectionGone } : {}),
     });
     const pipeline = merge(
       this.protocol.envelopes$.pipe(
@@ -182,8 +183,9 @@ export class SandboxConnection {
     }
   }
 
-  async call(method: string, params: unknown, options: CallOptions = {}): Promise<unknown> {
-    const name = sandboxName(method);
+  /** Sends a request; its errors name `operation` (the user's call), by default the method's sandbox name. */
+  async call(method: string, params: unknown, options: CallOptions = {}, operation?: string): Promise<unknown> {
+    const name = operation ?? sandboxName(method);
     if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
     // One controller per call, aborted by the caller's signal, its deadline (a timeout reason: the
     // call fails as `CallTimeoutError`) or the agent's exit. Nothing listens on a connection-wide

@@ -6,9 +6,10 @@ import { mergeHeaders } from "../acp-http/headers.js";
 import { startDeadline, normalizeTimeout } from "../acp-http/timeout.js";
 import { resolveToken } from "../acp-http/token.js";
 import { joinUrl, type QueryValues } from "../acp-http/url.js";
-import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";
+import { CallAbortedError, CallTimeoutError, ProtocolError } from "./errors/call-errors.js";
 import { toSandboxError } from "./errors/convert.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
+import { unreachable } from "./errors/network-failure.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 
 /** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
@@ -140,7 +141,7 @@ export class ControlPlaneHttp {
       if (timedOut) throw new CallTimeoutError(`${operation} timed out after ${timeoutMs} ms`, { cause: error });
       if (init.signal?.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: init.signal.reason });
       if (error instanceof SandboxAgentError) throw error;
-      throw new NetworkError(`${operation} failed: ${(error as Error).message}`, { cause: error });
+      throw unreachable(operation, error, this.#settings.baseUrl);
     } finally {
       stopDeadline();
       if (!handedOver) unlink();

@@ -57,7 +57,11 @@ export type ExtensionCall = (
   call?: CallOptions,
 ) => Promise<unknown>;
 
-/** Every operation as a plain HTTP route under `prefix` (the released 0.4.x server: `/v1`). */
+/**
+ * Every operation as a plain HTTP route under `prefix` (the released 0.4.x server: `/v1`). Each
+ * failure gets the class of its kind (`refineHttpError`): a missing path is a `NotFoundError` here
+ * as a missing process or config entry is.
+ */
 export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoutes {
   const agent = (id: string): string => `${prefix}/agents/${encodeURIComponent(id)}`;
   // The server accepts only `true`/`false` here; leaving a flag out means false.
@@ -66,7 +70,7 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
     throw refineHttpError(error);
   });
   return {
-    health: (call) => http.json("health", HealthSchema, "get", `${prefix}/health`, { ...call }),
+    health: (call) => refined(http.json("health", HealthSchema, "get", `${prefix}/health`, { ...call })),
     listAgents: async (query, call) => {
       const init = { query: agentQuery(query), ...call };
       return (await refined(http.json("listAgents", AgentListSchema, "get", `${prefix}/agents`, init))).agents;
@@ -82,26 +86,31 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
     installAgent: async (agentId, options, call) => {
       const init = { json: options, ...call };
       const path = `${agent(agentId)}/install`;
-      return toInstallResult(await http.json("installAgent", InstallResultWireSchema, "post", path, init));
+      return toInstallResult(await refined(http.json("installAgent", InstallResultWireSchema, "post", path, init)));
     },
-    readFile: (path, call) => http.bytes("fs.readFile", "get", `${prefix}/fs/file`, { query: { path }, ...call }),
+    readFile: (path, call) =>
+      refined(http.bytes("fs.readFile", "get", `${prefix}/fs/file`, { query: { path }, ...call })),
     writeFile: (path, body, call) => {
       const init = { query: { path }, body: body as BodyInit, contentType: "application/octet-stream", ...call };
-      return http.json("fs.writeFile", WriteResultSchema, "put", `${prefix}/fs/file`, init);
+      return refined(http.json("fs.writeFile", WriteResultSchema, "put", `${prefix}/fs/file`, init));
     },
-    listEntries: (path, call) =>
-      http.json("fs.listEntries", v.array(FsEntrySchema), "get", `${prefix}/fs/entries`, { query: { path }, ...call }),
-    stat: (path, call) => http.json("fs.stat", FsStatSchema, "get", `${prefix}/fs/stat`, { query: { path }, ...call }),
+    listEntries: (path, call) => {
+      const init = { query: { path }, ...call };
+      return refined(http.json("fs.listEntries", v.array(FsEntrySchema), "get", `${prefix}/fs/entries`, init));
+    },
+    stat: (path, call) =>
+      refined(http.json("fs.stat", FsStatSchema, "get", `${prefix}/fs/stat`, { query: { path }, ...call })),
     mkdir: (path, call) =>
-      http.json("fs.mkdir", PathResultSchema, "post", `${prefix}/fs/mkdir`, { query: { path }, ...call }),
-    move: (move, call) => http.json("fs.move", MoveResultSchema, "post", `${prefix}/fs/move`, { json: move, ...call }),
+      refined(http.json("fs.mkdir", PathResultSchema, "post", `${prefix}/fs/mkdir`, { query: { path }, ...call })),
+    move: (move, call) =>
+      refined(http.json("fs.move", MoveResultSchema, "post", `${prefix}/fs/move`, { json: move, ...call })),
     deleteEntry: (path, recursive, call) => {
       const init = { query: { path, recursive }, ...call };
-      return http.json("fs.deleteEntry", PathResultSchema, "delete", `${prefix}/fs/entry`, init);
+      return refined(http.json("fs.deleteEntry", PathResultSchema, "delete", `${prefix}/fs/entry`, init));
     },
     uploadBatch: (tar, path, call) => {
       const init = { query: { path }, body: tar as BodyInit, contentType: "application/x-tar", ...call };
-      return http.json("fs.uploadBatch", UploadResultSchema, "post", `${prefix}/fs/upload-batch`, init);
+      return refined(http.json("fs.uploadBatch", UploadResultSchema, "post", `${prefix}/fs/upload-batch`, init));
     },
   };
 }

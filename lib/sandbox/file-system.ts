@@ -17,22 +17,34 @@ export interface FileSystem {
   uploadBatch(tar: Uint8Array, options?: { path?: string }, call?: CallOptions): Promise<UploadResult>;
 }
 
+/**
+ * Runs one call on the routes of the server's contract: `operation` names the call in a failure,
+ * and `run` gets the call's bounds (what is left of them once the contract is known).
+ */
+export type RouteRunner = <T>(
+  operation: string,
+  call: CallOptions | undefined,
+  run: (routes: ControlRoutes, call: CallOptions | undefined) => Promise<T>,
+) => Promise<T>;
+
 /** The filesystem methods over the routes of the server's contract (resolved per call). */
-export function fileSystem(routes: () => Promise<ControlRoutes>): FileSystem {
+export function fileSystem(route: RouteRunner): FileSystem {
   return {
-    readFile: async (path, call) => (await routes()).readFile(path, call),
-    writeFile: async (path, content, call) => {
+    readFile: (path, call) => route("fs.readFile", call, (r, rest) => r.readFile(path, rest)),
+    writeFile: (path, content, call) => {
       const body = typeof content === "string" ? new TextEncoder().encode(content) : content;
-      return (await routes()).writeFile(path, body, call);
+      return route("fs.writeFile", call, (r, rest) => r.writeFile(path, body, rest));
     },
-    listEntries: async (path, call) => (await routes()).listEntries(path, call),
-    stat: async (path, call) => (await routes()).stat(path, call),
-    mkdir: async (path, call) => (await routes()).mkdir(path, call),
-    move: async (from, to, options = {}, call) => {
+    listEntries: (path, call) => route("fs.listEntries", call, (r, rest) => r.listEntries(path, rest)),
+    stat: (path, call) => route("fs.stat", call, (r, rest) => r.stat(path, rest)),
+    mkdir: (path, call) => route("fs.mkdir", call, (r, rest) => r.mkdir(path, rest)),
+    move: (from, to, options = {}, call) => {
       const move = { from, to, ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}) };
-      return (await routes()).move(move, call);
+      return route("fs.move", call, (r, rest) => r.move(move, rest));
     },
-    deleteEntry: async (path, options = {}, call) => (await routes()).deleteEntry(path, options.recursive, call),
-    uploadBatch: async (tar, options = {}, call) => (await routes()).uploadBatch(tar, options.path, call),
+    deleteEntry: (path, options = {}, call) =>
+      route("fs.deleteEntry", call, (r, rest) => r.deleteEntry(path, options.recursive, rest)),
+    uploadBatch: (tar, options = {}, call) =>
+      route("fs.uploadBatch", call, (r, rest) => r.uploadBatch(tar, options.path, rest)),
   };
 }

@@ -7,7 +7,7 @@ import { AlreadyConnectedError } from "./errors/already-connected-error.js";
 import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";
 import { ConnectionLostError } from "./errors/connection-lost-error.js";
 import { toSandboxError } from "./errors/convert.js";
-import { NotConnectedError } from "./errors/not-connected-error.js";
+import { NotConnectedError, type NotConnectedReason } from "./errors/not-connected-error.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 import type { SandboxEvent } from "./events.js";
 import type { AttachTarget } from "./persistence/resume.js";
@@ -75,7 +75,7 @@ export class ConnectionLifecycle {
   #connecting: Promise<ConnectInfo> | undefined;
   #cancelConnect: AbortController | undefined;
   /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
-  #lastFailure: unknown;
+  #lastFailure: { cause: unknown; reason: NotConnectedReason } | undefined;
 
   constructor(deps: LifecycleDeps) {
     this.#deps = deps;
@@ -105,7 +105,7 @@ export class ConnectionLifecycle {
       () => (this.#connecting = undefined),
       (error: unknown) => {
         this.#connecting = undefined;
-        this.#lastFailure = error;
+        this.#lastFailure = { cause: error, reason: "connect-failed" };
         this.state.next("disconnected");
         this.ended.next();
       },
@@ -142,12 +142,12 @@ export class ConnectionLifecycle {
         await untilAborted(this.#connecting, bound.signal, (reason) => bound.error(method, reason));
       } catch (error) {
         if (bound.signal.aborted) throw error;
-        throw new NotConnectedError(method, { cause: error });
+        throw new NotConnectedError(method, { cause: error, reason: "connect-failed" });
       }
     }
     const connection = this.#connection;
     if (!connection || connection.closed) {
-      throw new NotConnectedError(method, this.#lastFailure ? { cause: this.#lastFailure } : undefined);
+      throw new NotConnectedError(method, this.#lastFailure);
     }
     return connection;
   }
@@ -256,7 +256,7 @@ export class ConnectionLifecycle {
     const info = connection.protocol.closeInfo;
     const reason = info?.reason ?? "connection-lost";
     const error = new ConnectionLostError(reason, undefined, { cause: info?.error?.cause });
-    this.#lastFailure = error;
+    this.#lastFailure = { cause: error, reason: "connection-ended" };
     this.#deps.logger?.warn("connection lost", { reason });
     this.ended.next();
     this.disconnects.next({ reason, error });

@@ -4,6 +4,7 @@
  * released 0.4.x server speaks (`/v1/acp/{serverId}?agent=`, one agent process per
  * server id, responses echoed on the event stream, extensions only if the agent has them).
  */
+import type { AcpHttpError } from "../acp-http/index.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";
 import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionCall } from "./control-routes.js";
@@ -29,6 +30,19 @@ export interface ServerProfile {
   needsConnectionHeader: boolean;
   /** This contract's control-plane routes: plain HTTP, or extensions over the session connection. */
   controlRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes;
+  /** Whether a 404 to a request means the server forgot the connection (absent: every 404 does). */
+  isConnectionGone?(error: AcpHttpError, connectionId: string | undefined): boolean;
+}
+
+/**
+ * The v2 runtime answers 404 `client_not_found` both for a connection it does not know and for a
+ * session a request names that it does not know (`_sandboxagent/session/set_metadata`, `.../get`,
+ * fs calls with a `sessionId`); the problem's `sessionId` member tells which: the connection's own
+ * id, or the session's. Only the first ends the connection; the second fails its request.
+ */
+function v2ConnectionGone(error: AcpHttpError, connectionId: string | undefined): boolean {
+  const named = error.problem?.sessionId;
+  return typeof named !== "string" || connectionId === undefined || named === connectionId;
 }
 
 export const V2_PROFILE: ServerProfile = {
@@ -44,6 +58,7 @@ export const V2_PROFILE: ServerProfile = {
   agentInMeta: true,
   needsConnectionHeader: true,
   controlRoutes: extensionRoutes,
+  isConnectionGone: v2ConnectionGone,
 };
 
 export const V1_PROFILE: ServerProfile = {
@@ -78,10 +93,22 @@ export function apiFromHealthProbe(status: number): ServerApi | undefined {
   return undefined;
 }
 
-/** Asks the server which contract it speaks (one `GET /v1/health`). */
+/**
+ * How long the contract probe waits for the server's answer. It runs ahead of a user's call that
+ * may have no deadline of its own (none is the default), so it needs one: a server that accepts
+ * connections and never answers must not hang every call. A health route answers in milliseconds.
+ */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+/** The probe's route, for messages. */
+export const PROBE_ROUTE = "GET /v1/health";
+
+/** Asks the server which contract it speaks (one `GET /v1/health`, bounded by `PROBE_TIMEOUT_MS`). */
 export async function detectServerApi(http: ControlPlaneHttp): Promise<ServerApi> {
   try {
-    await http.send("detect server version", "get", "/v1/health");
+    const response = await http.send("detect server version", "get", "/v1/health", { timeoutMs: PROBE_TIMEOUT_MS });
+    // Only the status matters; the body is let go so the connection can be reused.
+    await response.body?.cancel().catch(() => undefined);
     return "v1";
   } catch (error) {
     const api = error instanceof SandboxAgentHttpError ? apiFromHealthProbe(error.status) : undefined;

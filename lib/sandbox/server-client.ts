@@ -1,8 +1,10 @@
+import { normalizeTimeout } from "../acp-http/timeout.js";
 import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
 import type { CallOptions } from "./connection.js";
 import { ControlPlaneHttp } from "./control-plane.js";
 import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
 import type { ServerConnection } from "./control-schemas.js";
+import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
 import { Desktop } from "./desktop/index.js";
 import { fileSystem, type FileSystem } from "./file-system.js";
 import { Processes } from "./processes/index.js";
@@ -37,10 +39,28 @@ export abstract class SandboxServerRoutes {
     this.processes = new Processes(this.http, settings, { WebSocket: options.WebSocket });
     this.desktop = new Desktop(this.http, { baseUrl });
     this.config = new ServerConfig(this.http);
-    this.contract = new ServerContract(this.http, options.serverApi, (operation, flag, method, params, call) =>
-      this.extensionCall(operation, flag, method, params, call),
-    );
-    this.fs = fileSystem(() => this.contract.routes());
+    const extension: ExtensionCall = (operation, flag, method, params, call) =>
+      this.extensionCall(operation, flag, method, params, call);
+    this.contract = new ServerContract(this.http, options.serverApi, extension, baseUrl);
+    this.fs = fileSystem((operation, call, run) => this.#route(operation, call, run));
+  }
+
+  /**
+   * Runs a control-plane call on the routes of the server's contract. The call's `timeoutMs`
+   * covers asking the server for its contract too (the route gets what is left), and a failure to
+   * ask is reported as this call's (`operation`).
+   */
+  async #route<T>(
+    operation: string,
+    call: CallOptions | undefined,
+    run: (routes: ControlRoutes, call: CallOptions | undefined) => Promise<T>,
+  ): Promise<T> {
+    // A negative or NaN deadline is a TypeError before anything is sent; none (or too long) stays none.
+    const timeoutMs = normalizeTimeout(call?.timeoutMs);
+    const started = Date.now();
+    const routes = await this.contract.routes(operation, call);
+    if (timeoutMs === undefined) return run(routes, call);
+    return run(routes, { ...call, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started)) });
   }
 
   /** Sends an extension request over the live agent connection (v2's routes), if advertised. */
@@ -53,7 +73,7 @@ export abstract class SandboxServerRoutes {
   ): Promise<unknown>;
 
   health(call?: CallOptions): Promise<Health> {
-    return this.contract.routes().then((routes) => routes.health(call));
+    return this.#route("health", call, (routes, rest) => routes.health(rest));
   }
 
   /**
@@ -62,22 +82,22 @@ export abstract class SandboxServerRoutes {
    */
   listAgents(options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo[]> {
     const { config, noCache, ...call } = options;
-    return this.contract.routes().then((routes) => routes.listAgents({ config, noCache }, call));
+    return this.#route("listAgents", call, (routes, rest) => routes.listAgents({ config, noCache }, rest));
   }
 
   /** One agent (`InvalidRequestError` of kind `unsupported_agent` for an unknown id). */
   getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
     const { config, noCache, ...call } = options;
-    return this.contract.routes().then((routes) => routes.getAgent(agentId, { config, noCache }, call));
+    return this.#route("getAgent", call, (routes, rest) => routes.getAgent(agentId, { config, noCache }, rest));
   }
 
   installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
-    return this.contract.routes().then((routes) => routes.installAgent(agentId, options, call));
+    return this.#route("installAgent", call, (routes, rest) => routes.installAgent(agentId, options, rest));
   }
 
   /** The agent processes the server runs now, one per connection (released server: `GET /v1/acp`). */
   listConnections(call?: CallOptions): Promise<ServerConnection[]> {
-    return this.contract.routes().then((routes) => routes.listConnections(call));
+    return this.#route("listConnections", call, (routes, rest) => routes.listConnections(rest));
   }
 
   /**

@@ -1,22 +1,33 @@
+import { deadlineSignal, untilAborted } from "../acp-http/abort.js";
+import type { CallOptions } from "./connection.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
-import { detectServerApi, profileFor, type ServerApi } from "./profiles.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";
+import { SandboxAgentHttpError } from "./errors/http-error.js";
+import { unreachable } from "./errors/network-failure.js";
+import { refineHttpError } from "./errors/refine.js";
+import { detectServerApi, profileFor, PROBE_ROUTE, PROBE_TIMEOUT_MS, type ServerApi } from "./profiles.js";
 
 /**
  * Which contract the server speaks (given, or asked of the server once) and that contract's
- * control-plane routes. A failed probe is not remembered: the next call asks again.
+ * control-plane routes. Calls made while the probe runs share it; a failed probe is not
+ * remembered: the next call asks again. A failure is reported as the failure of the user's call
+ * that needed the probe (`operation`), never under the probe's own name.
  */
 export class ServerContract {
   readonly #http: ControlPlaneHttp;
   readonly #given: ServerApi | undefined;
   readonly #extension: ExtensionCall;
-  #api: Promise<ServerApi> | undefined;
+  readonly #baseUrl: string;
+  #known: ServerApi | undefined;
+  #probe: Promise<ServerApi> | undefined;
 
   /** `extension` sends an extension request over the session connection (v2's control plane). */
-  constructor(http: ControlPlaneHttp, given: ServerApi | undefined, extension: ExtensionCall) {
+  constructor(http: ControlPlaneHttp, given: ServerApi | undefined, extension: ExtensionCall, baseUrl: string) {
     this.#http = http;
     this.#given = given;
     this.#extension = extension;
+    this.#baseUrl = baseUrl;
   }
 
   /** The contract named in the options, if any (known without asking). */
@@ -24,18 +35,64 @@ export class ServerContract {
     return this.#given;
   }
 
-  api(): Promise<ServerApi> {
-    if (this.#given) return Promise.resolve(this.#given);
-    if (!this.#api) {
-      const detecting = detectServerApi(this.#http);
-      detecting.catch(() => (this.#api = undefined));
-      this.#api = detecting;
+  /**
+   * The contract. `operation` is the user's call that needs it (its name is on any failure);
+   * `call` bounds this caller's wait (the shared probe has its own bound, `PROBE_TIMEOUT_MS`).
+   */
+  async api(operation: string, call?: CallOptions): Promise<ServerApi> {
+    const known = this.#given ?? this.#known;
+    if (known) return known;
+    if (!this.#probe) {
+      const probe = detectServerApi(this.#http);
+      this.#probe = probe;
+      probe.then(
+        (api) => (this.#known = api),
+        () => {
+          if (this.#probe === probe) this.#probe = undefined;
+        },
+      );
     }
-    return this.#api;
+    const failed = this.#probe.catch((error: unknown) => {
+      throw this.#asFailureOf(operation, error);
+    });
+    // A caller whose own bound fired first no longer waits for this one.
+    failed.catch(() => undefined);
+    const deadline = deadlineSignal(call ?? {}, (ms) => new CallTimeoutError(`${operation} timed out after ${ms} ms`));
+    try {
+      return await untilAborted(failed, deadline.signal, (reason) =>
+        reason instanceof CallTimeoutError ? reason : new CallAbortedError(`${operation} was aborted`, { cause: reason }),
+      );
+    } finally {
+      deadline.dispose();
+    }
   }
 
-  /** The control-plane routes; on v2 most are extensions sent over the session connection. */
-  async routes(): Promise<ControlRoutes> {
-    return profileFor(await this.api()).controlRoutes(this.#http, this.#extension);
+  /** The control-plane routes for the user's call `operation`; on v2 most are extensions over the session connection. */
+  async routes(operation: string, call?: CallOptions): Promise<ControlRoutes> {
+    return profileFor(await this.api(operation, call)).controlRoutes(this.#http, this.#extension);
+  }
+
+  /** The probe's failure as the failure of `operation` (the probe's own error stays as `cause`). */
+  #asFailureOf(operation: string, error: unknown): unknown {
+    if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) {
+      const { status, problem, bodyText } = error;
+      return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, { cause: error }));
+    }
+    if (error instanceof SandboxAgentHttpError) {
+      // Not a NotFoundError for the user's call: a 404 here says nothing about the file or agent asked for.
+      const message =
+        `${operation} failed: the server at ${this.#baseUrl} answered ${PROBE_ROUTE} with HTTP ${error.status} ` +
+        "(a sandbox-agent server answers 200, or 410 for the v2 contract); check that baseUrl points at one";
+      return new ProtocolError(message, { cause: error });
+    }
+    if (error instanceof CallTimeoutError) {
+      const message =
+        `${operation} failed: the server at ${this.#baseUrl} did not answer ${PROBE_ROUTE} within ` +
+        `${PROBE_TIMEOUT_MS} ms (asked to learn its contract); check baseUrl, or set the serverApi option ` +
+        '("v1" or "v2") to skip this probe';
+      return new NetworkError(message, { cause: error });
+    }
+    if (error instanceof NetworkError) return unreachable(operation, error.cause ?? error, this.#baseUrl);
+    return error;
   }
 }

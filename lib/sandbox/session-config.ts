@@ -32,6 +32,17 @@ export interface SessionState {
 
 type Known = SessionState;
 
+/** What a set call changes: an option by id, or the option (and for `mode`, the mode) of a category. */
+interface Target {
+  configId?: string;
+  category?: string;
+}
+
+/** A set call in flight, and whether the agent reported the setting itself while it ran. */
+interface Watch extends Target {
+  reported: boolean;
+}
+
 /** Modes and options as a store keeps them (checked before use). */
 export interface StoredSessionState {
   modes?: unknown;
@@ -58,12 +69,19 @@ function storedState(stored: StoredSessionState): Known {
  * `config_option_update` events and the answers to the set calls. The set calls check a value
  * against what is known before sending it, and fall back to the matching config option where
  * the agent has no dedicated method (-32601), as the upstream SDK does.
+ *
+ * A set call that succeeds without the agent saying what the setting now is (an answer of `{}`, no
+ * update while it ran) records the requested value itself, so the getters report what was set; for a
+ * session that reported no options of its own, the agent's listed options become the session's then.
+ * What the agent does say, in its answer or in an update during the call, stands over the request.
  */
 export class SessionSettings {
   readonly #known = new Map<string, Known>();
   readonly #source: SessionConfigSource;
   /** Sessions whose changes are reported once, at the end (while `restore` runs). */
   readonly #quiet = new Set<string>();
+  /** Set calls in flight per session. */
+  readonly #pending = new Map<string, Set<Watch>>();
 
   constructor(source: SessionConfigSource) {
     this.#source = source;
@@ -138,25 +156,27 @@ export class SessionSettings {
       const detail = `the session's modes are ${ids.join(", ")}`;
       throw new UnsupportedFeatureError(`setSessionMode("${modeId}")`, detail, ids);
     }
+    let reported: boolean;
     try {
-      await this.#source.send("session/set_mode", { sessionId, modeId }, call);
+      ({ reported } = await this.#watched(sessionId, { category: "mode" }, "session/set_mode", { modeId }, call));
     } catch (error) {
       if (!unsupported(error)) throw error;
       await this.setCategory(sessionId, "mode", modeId, call);
       return;
     }
-    this.#setCurrent(sessionId, "mode", modeId);
+    if (!reported) await this.#stick(sessionId, { category: "mode" }, modeId, call);
   }
 
   async setModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+    let reported: boolean;
     try {
-      await this.#source.send("session/set_model", { sessionId, modelId }, call);
+      ({ reported } = await this.#watched(sessionId, { category: "model" }, "session/set_model", { modelId }, call));
     } catch (error) {
       if (!unsupported(error)) throw error;
       await this.setCategory(sessionId, "model", modelId, call);
       return;
     }
-    this.#setCurrent(sessionId, "model", modelId);
+    if (!reported) await this.#stick(sessionId, { category: "model" }, modelId, call);
   }
 
   /** Sets the option of `category` (`model`, `mode`, `thought_level`, ...) to `value`. */
@@ -184,30 +204,83 @@ export class SessionSettings {
       const detail = `${configId} takes ${values.join(", ")}`;
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
-    const response = await this.#source.send("session/set_config_option", { sessionId, configId, value }, call);
-    const reported = v.safeParse(SessionConfigOptionsSchema, (response as { configOptions?: unknown })?.configOptions);
-    if (reported.success && reported.output.length > 0) this.#update(sessionId, { configOptions: reported.output });
-    else this.#setValue(sessionId, configId, value);
-    if (option?.category === "mode" && typeof value === "string") this.#setMode(sessionId, value);
-    return response;
+    const target = { configId, ...(option?.category ? { category: option.category } : {}) };
+    const { answer, reported } = await this.#watched(sessionId, target, "session/set_config_option", { configId, value }, call);
+    const answered = v.safeParse(SessionConfigOptionsSchema, (answer as { configOptions?: unknown })?.configOptions);
+    if (answered.success && answered.output.length > 0) {
+      // The agent's answer says what every option now is, the mode included.
+      this.#update(sessionId, { configOptions: answered.output });
+      const mode = answered.output.find((candidate) => candidate.category === "mode")?.currentValue;
+      if (option?.category === "mode" && typeof mode === "string") this.#setMode(sessionId, mode);
+    } else if (!reported) {
+      await this.#stick(sessionId, target, value, call);
+    }
+    return answer;
+  }
+
+  /** Sends a set call, noting whether the agent reports `target` (an update event) before it is answered. */
+  async #watched(
+    sessionId: string,
+    target: Target,
+    method: string,
+    params: Record<string, unknown>,
+    call: CallOptions | undefined,
+  ): Promise<{ answer: unknown; reported: boolean }> {
+    const watch: Watch = { ...target, reported: false };
+    const watches = this.#pending.get(sessionId) ?? new Set<Watch>();
+    this.#pending.set(sessionId, watches);
+    watches.add(watch);
+    try {
+      const answer = await this.#source.send(method, { sessionId, ...params }, call);
+      return { answer, reported: watch.reported };
+    } finally {
+      watches.delete(watch);
+      if (watches.size === 0) this.#pending.delete(sessionId);
+    }
+  }
+
+  /**
+   * Records a value the agent took without saying so. A session with no options of its own first
+   * takes the ones the getters showed for it (the agent's, as the server lists them), so that the
+   * value has an option to land in.
+   */
+  async #stick(sessionId: string, target: Target, value: unknown, call: CallOptions | undefined): Promise<void> {
+    if (!this.#known.get(sessionId)?.configOptions) {
+      // The set call succeeded; a failure to list is no reason to fail it now.
+      const listed = await this.configOptions(sessionId, call).catch(() => []);
+      if (!this.#known.get(sessionId)?.configOptions && listed.length > 0) {
+        this.#update(sessionId, { configOptions: listed });
+      }
+    }
+    const options = this.#known.get(sessionId)?.configOptions ?? [];
+    const option = options.find((candidate) =>
+      target.configId !== undefined ? candidate.id === target.configId : candidate.category === target.category,
+    );
+    if (option) this.#setValue(sessionId, option.id, value);
+    if ((option?.category ?? target.category) === "mode" && typeof value === "string") this.#setMode(sessionId, value);
   }
 
   #observe(event: SandboxEvent): void {
     if (event.kind === "session-ended" && event.sessionId) this.#known.delete(event.sessionId);
     if (event.kind !== "update") return;
     const { update, sessionId } = event;
-    if (update.sessionUpdate === "current_mode_update") this.#setMode(sessionId, update.currentModeId);
+    if (update.sessionUpdate === "current_mode_update") {
+      this.#reported(sessionId, (watch) => watch.category === "mode");
+      this.#setMode(sessionId, update.currentModeId);
+    }
     if (update.sessionUpdate === "config_option_update") {
+      const reported = v.safeParse(SessionConfigOptionsSchema, update.configOptions);
+      const options = reported.success ? reported.output : [];
+      this.#reported(sessionId, (watch) =>
+        options.some((option) => option.id === watch.configId || (!!watch.category && option.category === watch.category)),
+      );
       this.record(sessionId, { configOptions: update.configOptions });
     }
   }
 
-  /** After a dedicated set call: the current value of the option of that category, and the mode. */
-  #setCurrent(sessionId: string, category: string, value: string): void {
-    const options = this.#known.get(sessionId)?.configOptions;
-    const option = options?.find((candidate) => candidate.category === category);
-    if (option) this.#setValue(sessionId, option.id, value);
-    if (category === "mode") this.#setMode(sessionId, value);
+  /** Marks the session's set calls in flight whose setting the agent has just reported. */
+  #reported(sessionId: string, covers: (watch: Watch) => boolean): void {
+    for (const watch of this.#pending.get(sessionId) ?? []) if (covers(watch)) watch.reported = true;
   }
 
   #setValue(sessionId: string, configId: string, value: unknown): void {
@@ -219,7 +292,9 @@ export class SessionSettings {
   }
 
   #setMode(sessionId: string, currentModeId: string): void {
-    const modes = this.#known.get(sessionId)?.modes;
+    const known = this.#known.get(sessionId);
+    // A session that listed no modes of its own has those of its mode option (when it has one).
+    const modes = known?.modes?.availableModes.length ? known.modes : modesFromOptions(known?.configOptions ?? []);
     this.#update(sessionId, { modes: { ...(modes ?? { availableModes: [] }), currentModeId } });
     const modeOption = this.#known.get(sessionId)?.configOptions?.find((option) => option.category === "mode");
     if (modeOption && modeOption.currentValue !== currentModeId) {

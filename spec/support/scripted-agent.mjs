@@ -51,6 +51,15 @@
 //                               (mock|mock-fast), mode (normal|plan), thought_level (low|medium|high), each with
 //                               the category of its id. params._meta["sandboxagent.dev"].scriptedUnsupported (an
 //                               array of method names) makes those methods answer -32601 in that session.
+//                               params._meta["sandboxagent.dev"].scriptedConfig picks how that session's
+//                               configuration talks (default: as described below):
+//                                 "silent"   no modes or configOptions in the result; the set calls accept
+//                                            any value and answer {} (set_config_option too), no updates
+//                                 "quiet"    modes and configOptions as usual; the set calls record the value
+//                                            and answer {} (set_config_option too), no updates
+//                                 "stubborn" modes and configOptions as usual; the set calls change nothing,
+//                                            emit the unchanged state (current_mode_update for set_mode,
+//                                            config_option_update), then answer {}
 //   session/load                {modes, configOptions} of that session (no history is replayed)
 //   session/list                {sessions:[{sessionId, cwd}]} for the sessions created here
 //   session/set_mode            records the mode (-32602 for an unknown one), emits current_mode_update, then {}
@@ -327,9 +336,13 @@ function applyOption(sessionId, configId, value) {
   const option = session.config.find((candidate) => candidate.id === configId);
   if (!option) return `unknown config option ${configId}`;
   if (!option.options.some((candidate) => candidate.value === value)) return `unknown value ${value} for ${configId}`;
-  option.currentValue = value;
+  if (session.configStyle === "quiet") {
+    option.currentValue = value;
+    return undefined;
+  }
+  if (session.configStyle !== "stubborn") option.currentValue = value;
   const update = (body) => notify("session/update", { sessionId, update: body });
-  if (configId === "mode") update({ sessionUpdate: "current_mode_update", currentModeId: value });
+  if (configId === "mode") update({ sessionUpdate: "current_mode_update", currentModeId: option.currentValue });
   const configOptions = structuredClone(session.config);
   update({ sessionUpdate: "config_option_update", configOptions });
   return undefined;
@@ -343,9 +356,11 @@ function setConfig(msg) {
     msg.method === "session/set_mode" ? ["mode", params.modeId]
     : msg.method === "session/set_model" ? ["model", params.modelId]
     : [params.configId, params.value];
+  // A silent session keeps no options: whatever is asked for is taken.
+  if (session?.configStyle === "silent") return reply(msg.id, {});
   const problem = applyOption(params.sessionId, configId, value);
   if (problem) return fail(msg.id, -32602, problem);
-  const isOption = msg.method === "session/set_config_option";
+  const isOption = msg.method === "session/set_config_option" && session.configStyle === undefined;
   return reply(msg.id, isOption ? { configOptions: structuredClone(session.config) } : {});
 }
 
@@ -378,10 +393,13 @@ function handleRequest(msg) {
     case "session/new": {
       const sessionId = `sess-${++sessionCounter}`;
       const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
-      const unsupported = params._meta?.["sandboxagent.dev"]?.scriptedUnsupported;
+      const scripting = params._meta?.["sandboxagent.dev"] ?? {};
+      const unsupported = Array.isArray(scripting.scriptedUnsupported) ? scripting.scriptedUnsupported : [];
+      const configStyle = ["silent", "quiet", "stubborn"].includes(scripting.scriptedConfig) ? scripting.scriptedConfig : undefined;
       const config = initialConfig();
-      sessions.set(sessionId, { cwd, config, unsupported: Array.isArray(unsupported) ? unsupported : [] });
-      return reply(msg.id, { sessionId, ...sessionConfig(sessionId), _meta: { seenMeta: params._meta ?? null, cwd } });
+      sessions.set(sessionId, { cwd, config, unsupported, configStyle });
+      const reported = configStyle === "silent" ? {} : sessionConfig(sessionId);
+      return reply(msg.id, { sessionId, ...reported, _meta: { seenMeta: params._meta ?? null, cwd } });
     }
     case "session/load":
       if (noLoad) return fail(msg.id, -32601, "Method not found");

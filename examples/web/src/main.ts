@@ -36,17 +36,24 @@ function showConnect(error?: string): void {
 async function connect(next: ConnectTarget): Promise<void> {
   target = next;
   await teardown();
-  const current = new SandboxAgentClient({
-    baseUrl: next.baseUrl,
-    agent: next.agent,
-    ...(next.token ? { token: next.token } : {}),
-    onPermissionRequest: permissionHandler(),
-    // Sessions and their events are kept in IndexedDB (one database per server and agent), so a
-    // reload can reattach to the open session and rebuild its transcript from the store.
-    ...(persistent ? { store: indexedDbStore({ name: `sandbox-agent-rx ${next.agent} ${next.baseUrl}` }) } : {}),
-    // Connecting is explicit: a session to resume reattaches the stored connection instead.
-    autoConnect: false,
-  });
+  let current: SandboxAgentClient;
+  try {
+    current = new SandboxAgentClient({
+      baseUrl: next.baseUrl,
+      agent: next.agent,
+      ...(next.token ? { token: next.token } : {}),
+      onPermissionRequest: permissionHandler(),
+      // Sessions and their events are kept in IndexedDB (one database per server and agent), so a
+      // reload can reattach to the open session and rebuild its transcript from the store.
+      ...(persistent ? { store: indexedDbStore({ name: `sandbox-agent-rx ${next.agent} ${next.baseUrl}` }) } : {}),
+      // Connecting is explicit: a session to resume reattaches the stored connection instead.
+      autoConnect: false,
+    });
+  } catch (error) {
+    // A mistyped server URL is refused here (a TypeError naming the option), before anything is sent.
+    showConnect(errorText(error));
+    return;
+  }
   client = current;
   clientSubscription = connectionBadge(current).subscribe((state) => renderBadge(badge, state));
   serverLabel.textContent = `${next.agent} @ ${next.baseUrl}`;

@@ -31,29 +31,29 @@ export class ServerConfig {
   }
 
   getMcpConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<McpServerConfig> {
-    return this.#get("getMcpConfig", "mcp", ref, McpServerConfigSchema, call);
+    return this.#get("config.getMcpConfig", "mcp", ref, McpServerConfigSchema, call);
   }
 
   /** Writes one entry (`local`/`stdio` by command, `http`/`remote` by URL); creates the directory. */
   setMcpConfig(ref: ConfigEntryRef, config: McpServerConfig, call?: CallOptions): Promise<void> {
-    return this.#write("setMcpConfig", "put", "mcp", ref, config, call);
+    return this.#write("config.setMcpConfig", "put", "mcp", ref, config, call);
   }
 
   deleteMcpConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<void> {
-    return this.#write("deleteMcpConfig", "delete", "mcp", ref, undefined, call);
+    return this.#write("config.deleteMcpConfig", "delete", "mcp", ref, undefined, call);
   }
 
   getSkillsConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<SkillsConfig> {
-    return this.#get("getSkillsConfig", "skills", ref, SkillsConfigSchema, call);
+    return this.#get("config.getSkillsConfig", "skills", ref, SkillsConfigSchema, call);
   }
 
   /** Writes one entry: `{ sources: [{ type, source, skills?, ref?, subpath? }] }`. */
   setSkillsConfig(ref: ConfigEntryRef, config: SkillsConfig, call?: CallOptions): Promise<void> {
-    return this.#write("setSkillsConfig", "put", "skills", ref, config, call);
+    return this.#write("config.setSkillsConfig", "put", "skills", ref, config, call);
   }
 
   deleteSkillsConfig(ref: ConfigEntryRef, call?: CallOptions): Promise<void> {
-    return this.#write("deleteSkillsConfig", "delete", "skills", ref, undefined, call);
+    return this.#write("config.deleteSkillsConfig", "delete", "skills", ref, undefined, call);
   }
 
   async #get<T>(

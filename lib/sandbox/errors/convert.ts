@@ -9,9 +9,11 @@ import {
   AcpTimeoutError,
 } from "../../acp-http/index.js";
 import { AgentError } from "./agent-error.js";
-import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./call-errors.js";
+import { CallAbortedError, CallTimeoutError, ProtocolError } from "./call-errors.js";
 import { ConnectionLostError } from "./connection-lost-error.js";
 import { SandboxAgentHttpError } from "./http-error.js";
+import { unreachable } from "./network-failure.js";
+import { refineHttpError } from "./refine.js";
 import { SandboxAgentError } from "./sandbox-agent-error.js";
 
 /**
@@ -26,7 +28,8 @@ export function toSandboxError(error: unknown, method: string): unknown {
     return Object.assign(new AgentError(method, error.code, error.rpcMessage, error.data), cause);
   }
   if (error instanceof AcpHttpError) {
-    return new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, cause);
+    // The same kinds as the control-plane routes' (NotFoundError, ConflictError, ...).
+    return refineHttpError(new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, cause));
   }
   if (error instanceof AcpConnectionClosedError) return new ConnectionLostError(error.reason, method, cause);
   if (error instanceof AcpTimeoutError) {
@@ -35,10 +38,7 @@ export function toSandboxError(error: unknown, method: string): unknown {
   if (error instanceof AcpAbortError) {
     return new CallAbortedError(`${method} was aborted`, { cause: error.cause ?? error });
   }
-  if (error instanceof AcpNetworkError) {
-    const reason = error.cause instanceof Error ? error.cause.message : "network error";
-    return new NetworkError(`${method} failed: ${reason}`, cause);
-  }
+  if (error instanceof AcpNetworkError) return unreachable(method, error.cause ?? error);
   if (error instanceof AcpProtocolError) return new ProtocolError(`${method}: ${error.detail}`, cause);
   if (error instanceof AcpInvalidHeaderError) {
     const message = `${method}: header "${error.header}" has a CR or LF character; refusing to send it`;

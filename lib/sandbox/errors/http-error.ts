@@ -1,3 +1,4 @@
+import { problemHint } from "./problem-hints.js";
 import { SandboxAgentError } from "./sandbox-agent-error.js";
 
 /** RFC 7807 problem details from the server (`type` is `urn:sandbox-agent:error:<kind>`). */
@@ -9,7 +10,11 @@ export interface Problem {
   [extension: string]: unknown;
 }
 
-/** A non-2xx answer from the server, with its problem+json details when it sent them. */
+/**
+ * A non-2xx answer from the server, with its problem+json details when it sent them. The message
+ * names the call, the status and the server's words, then what the client knows to add (which
+ * agent, where to look, the way out; see `problemHint`).
+ */
 export class SandboxAgentHttpError extends SandboxAgentError {
   override name = "SandboxAgentHttpError";
   readonly status: number;
@@ -26,7 +31,8 @@ export class SandboxAgentHttpError extends SandboxAgentError {
     options?: { cause?: unknown },
   ) {
     const summary = problem?.detail ?? problem?.title ?? bodyText?.slice(0, 200);
-    super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}`, options);
+    const hint = problemHint(status, problem?.type?.split(":").pop(), problem);
+    super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}${hint ? `. ${hint}` : ""}`, options);
     this.operation = operation;
     this.status = status;
     this.problem = problem;

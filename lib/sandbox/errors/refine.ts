@@ -15,9 +15,19 @@ type HttpErrorClass = new (...args: ConstructorParameters<typeof SandboxAgentHtt
 export function refineHttpError(error: unknown, conflictAs: HttpErrorClass = ConflictError): unknown {
   if (!(error instanceof SandboxAgentHttpError) || error.constructor !== SandboxAgentHttpError) return error;
   const kind = typeof error.problem?.code === "string" ? error.problem.code : error.kind;
+  if (isMissingPath(error, kind)) return new NotFoundError(error.operation, error.status, error.problem, error.bodyText, { cause: error.cause });
   const target = classFor(error.status, kind, conflictAs);
   if (!target) return error;
   return new target(error.operation, error.status, error.problem, error.bodyText, { cause: error.cause });
+}
+
+/**
+ * The filesystem's "not found" (both contracts): a 400 `invalid_request` whose detail is
+ * `invalid request: path not found: <path>`, not a 404. Its other 400s (not a file, not a
+ * directory, exists) are about a path that is there, and stay `InvalidRequestError`s.
+ */
+function isMissingPath(error: SandboxAgentHttpError, kind: string | undefined): boolean {
+  return error.status === 400 && kind === "invalid_request" && /\bpath not found\b/i.test(error.problem?.detail ?? "");
 }
 
 function classFor(status: number, kind: string | undefined, conflictAs: HttpErrorClass): HttpErrorClass | undefined {

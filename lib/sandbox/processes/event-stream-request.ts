@@ -2,6 +2,7 @@ import { readHttpProblem } from "../../acp-http/index.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallAbortedError, NetworkError } from "../errors/call-errors.js";
 import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { unreachable } from "../errors/network-failure.js";
 import { SandboxAgentError } from "../errors/sandbox-agent-error.js";
 
 /**
@@ -36,7 +37,7 @@ export async function openEventStream(
     response = await (settings.fetch ?? globalThis.fetch)(url, { headers, signal });
   } catch (error) {
     if (signal.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: signal.reason });
-    throw new NetworkError(`${operation} failed: ${(error as Error).message}`, { cause: error });
+    throw unreachable(operation, error, settings.baseUrl);
   }
   if (!response.ok) {
     const { problem, bodyText } = await readHttpProblem(response);

@@ -192,7 +192,7 @@ export class Processes {
       settings: this.#settings,
       WebSocket: this.#options.WebSocket,
       url: (accessToken) => this.terminalUrl(id, accessToken === undefined ? {} : { accessToken }),
-      get: () => this.get(id),
+      get: (call) => this.get(id, call),
     });
     return new Terminal(id, connector, options);
   }

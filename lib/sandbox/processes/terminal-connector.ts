@@ -1,5 +1,7 @@
 import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../acp-http/web-socket.js";
+import type { CallOptions } from "../connection.js";
 import type { HttpSettings } from "../control-plane.js";
+import { CallTimeoutError } from "../errors/call-errors.js";
 import { SandboxAgentHttpError } from "../errors/http-error.js";
 import { NotATerminalError } from "../errors/not-a-terminal-error.js";
 import { TerminalError } from "../errors/terminal-error.js";
@@ -11,8 +13,15 @@ export interface TerminalConnectorDeps {
   settings: HttpSettings;
   WebSocket: WebSocketConstructor | undefined;
   url(accessToken: string | undefined): string;
-  get(): Promise<ProcessInfo>;
+  get(call: CallOptions): Promise<ProcessInfo>;
 }
+
+/**
+ * The bound of the lookup that explains a refused socket: it runs on the client's own initiative,
+ * so a server that never answers it must not keep a request open (the `ready` timeout settles the
+ * terminal, not the request).
+ */
+export const LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
  * Opens the terminal socket with the client's credentials and explains a failed one.
@@ -47,9 +56,14 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
     diagnose: async (reason) => {
       let info: ProcessInfo;
       try {
-        info = await deps.get();
+        info = await deps.get({ timeoutMs: LOOKUP_TIMEOUT_MS });
       } catch (error) {
-        return error as Error;
+        if (!(error instanceof CallTimeoutError)) return error as Error;
+        const lookup = `the server did not answer the lookup of the process within ${LOOKUP_TIMEOUT_MS} ms`;
+        return new TerminalError(deps.processId, `could not connect: ${redact(reason)}; ${lookup}`, {
+          fromServer: false,
+          cause: error,
+        });
       }
       if (!info.tty) {
         const problem = { status: 409, detail: "conflict: process is not running in tty mode" };

@@ -1,6 +1,7 @@
 // One call from nothing to a connected client: create (or find) a sandbox, wait until its server
 // answers, connect. Whatever fails on the way tears down what this call created.
 import { SandboxAgentClient, type ConnectInfo, type SandboxAgentClientOptions } from "../client.js";
+import { checkClientOptions } from "../client-options.js";
 import { waitForHealth } from "../config/health.js";
 import { ControlPlaneHttp } from "../control-plane.js";
 import { CallAbortedError, CallTimeoutError } from "../errors/call-errors.js";
@@ -41,6 +42,8 @@ export interface StartedSandbox {
  */
 export async function startSandbox(options: StartSandboxOptions): Promise<StartedSandbox> {
   const { sandbox: provider, sandboxId, healthTimeoutMs, signal, ...clientOptions } = options;
+  // A wrong client option is a TypeError now, not after a sandbox was created (and destroyed) for nothing.
+  checkClientOptions(clientOptions);
   if (signal?.aborted) throw new CallAbortedError("startSandbox was aborted", { cause: signal.reason });
   const created = sandboxId === undefined;
   const info = await obtain(provider, sandboxId, signal);

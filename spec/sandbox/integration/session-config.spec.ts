@@ -1,6 +1,7 @@
 // Session configuration (modes, config options, model, thought level) and the raw request escape
 // hatch, against the real 0.4.2 server driving the scripted agent as `mock`.
 import * as v from "valibot";
+import { filter, firstValueFrom, take, timeout, toArray } from "rxjs";
 import {
   AgentError,
   CallTimeoutError,
@@ -147,6 +148,95 @@ describe("session configuration against the real sandbox-agent 0.4.2", () => {
     await c.loadSession("sess-loaded");
     expect((await c.getSessionModes("sess-loaded"))?.availableModes.map((m) => m.id)).toEqual(["normal", "plan"]);
     expect((await values(c, "sess-loaded")).map(([id]) => id)).toEqual(["model", "mode", "thought_level"]);
+  });
+
+  describe("setters stick where the agent does not report the change itself", () => {
+    /** A session whose agent configures it as `style` says (see the scripted agent's `scriptedConfig`). */
+    const scripted = async (style: "silent" | "quiet" | "stubborn") => {
+      const c = await client();
+      const { sessionId } = await c.newSession({ metadata: { scriptedConfig: style } });
+      return { c, sessionId };
+    };
+    const current = async (c: SandboxAgentClient, sessionId: string) => ({
+      mode: (await c.getSessionModes(sessionId))?.currentModeId,
+      options: Object.fromEntries(await values(c, sessionId)),
+    });
+
+    it("an agent that reported no modes or options and answers {}: each setter's value is what the getters report", async () => {
+      const { c, sessionId } = await scripted("silent");
+      // Nothing of the session's own: the getters show the agent's options as the server lists them.
+      expect(await current(c, sessionId)).toEqual({
+        mode: "normal",
+        options: { model: "mock", mode: "normal", thought_level: "low" },
+      });
+      await c.setSessionMode(sessionId, "plan");
+      expect(await current(c, sessionId)).toEqual({
+        mode: "plan",
+        options: { model: "mock", mode: "plan", thought_level: "low" },
+      });
+      await c.setSessionModel(sessionId, "mock-fast");
+      expect((await current(c, sessionId)).options.model).toBe("mock-fast");
+      await c.setSessionThoughtLevel(sessionId, "high");
+      expect(await current(c, sessionId)).toEqual({
+        mode: "plan",
+        options: { model: "mock-fast", mode: "plan", thought_level: "high" },
+      });
+    });
+
+    it("an agent that reported no modes or options: each setting can be changed multiple times", async () => {
+      const { c, sessionId } = await scripted("silent");
+      for (const [mode, model, level] of [
+        ["plan", "mock-fast", "medium"],
+        ["normal", "mock", "high"],
+        ["plan", "mock-fast", "low"],
+      ] as const) {
+        await c.setSessionMode(sessionId, mode);
+        await c.setSessionModel(sessionId, model);
+        await c.setSessionThoughtLevel(sessionId, level);
+        expect(await current(c, sessionId)).toEqual({
+          mode,
+          options: { model, mode, thought_level: level },
+        });
+      }
+    });
+
+    it("an agent that reported its options but answers {} and sends no update: the setters' values stick", async () => {
+      const { c, sessionId } = await scripted("quiet");
+      await c.setSessionMode(sessionId, "plan");
+      await c.setSessionModel(sessionId, "mock-fast");
+      await c.setSessionThoughtLevel(sessionId, "medium");
+      expect(await current(c, sessionId)).toEqual({
+        mode: "plan",
+        options: { model: "mock-fast", mode: "plan", thought_level: "medium" },
+      });
+      await c.setSessionMode(sessionId, "normal");
+      await c.setSessionModel(sessionId, "mock");
+      expect(await current(c, sessionId)).toEqual({
+        mode: "normal",
+        options: { model: "mock", mode: "normal", thought_level: "medium" },
+      });
+    });
+
+    it("an agent that reports, during the call, that nothing changed: its word stands over the requested value", async () => {
+      const { c, sessionId } = await scripted("stubborn");
+      // Each call's update may come before or after its answer: wait for all three, then look.
+      const updates = firstValueFrom(
+        c.events$.pipe(
+          filter((e) => e.kind === "update" && e.update.sessionUpdate === "config_option_update"),
+          take(3),
+          toArray(),
+          timeout(10_000),
+        ),
+      );
+      await c.setSessionMode(sessionId, "plan");
+      await c.setSessionModel(sessionId, "mock-fast");
+      await c.setSessionThoughtLevel(sessionId, "high");
+      await updates;
+      expect(await current(c, sessionId)).toEqual({
+        mode: "normal",
+        options: { model: "mock", mode: "normal", thought_level: "low" },
+      });
+    });
   });
 
   it("a session the client never opened gets the agent's options from the server's agent route", async () => {
