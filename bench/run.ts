@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -20,6 +20,7 @@ import { requestCost, type RequestCostResult } from "./scenarios/request-cost.js
 import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
+import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
 import { median, quantile, rotate } from "./support/measure.js";
 import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
 import { buildBody } from "./support/synthetic.js";
@@ -50,6 +51,7 @@ const SIZES = {
   idle: scaled(1_000),
   fanOut: scaled(20_000),
   inlineHold: scaled(100),
+  transcript: scaled(100_000),
 };
 
 const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
@@ -336,6 +338,36 @@ async function inlineHoldScenario(rows: Row[]): Promise<void> {
   }
 }
 
+async function transcriptScenario(rows: Row[]): Promise<void> {
+  const updates = SIZES.transcript;
+  log(`\n## 10. a ${updates.toLocaleString("en-US")}-update turn through transcript$ vs events$ (in process, ${ROUNDS} rounds, order alternating)`);
+  const turn = transcriptTurn(updates);
+  // One warm-up each, so neither pays for the JIT alone.
+  deliver(turn, false);
+  deliver(turn, true);
+  const runs: { events: TranscriptRun[]; transcript: TranscriptRun[] } = { events: [], transcript: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? [false, true] : [true, false];
+    for (const withTranscript of order) {
+      const run = deliver(turn, withTranscript);
+      (withTranscript ? runs.transcript : runs.events).push(run);
+    }
+    const last = (list: TranscriptRun[]) => us(list.at(-1)!.cpuMs, updates).toFixed(2);
+    log(`  round ${round + 1} events$ ${last(runs.events)} µs / update, transcript$ ${last(runs.transcript)} µs / update`);
+  }
+  const heap = transcriptHeap(turn);
+  const events = median(runs.events.map((r) => us(r.cpuMs, updates)));
+  const transcript = median(runs.transcript.map((r) => us(r.cpuMs, updates)));
+  const ratio = transcript / events;
+  const heapMb = heap.heapBytes / MB;
+  log(`  heap held by the final snapshot: ${heapMb.toFixed(2)} MB for ${heap.entries} entries and ${heap.textChars.toLocaleString("en-US")} characters of text (${(heap.heapBytes / heap.textChars).toFixed(1)} bytes / character)`);
+  rows.push(
+    { scenario: "10", metric: "CPU µs / update: transcript$ (ours) vs events$ (raw column)", ours: transcript, upstream: undefined, raw: events, digits: 2, higherIsBetter: false, target: { label: "transcript$ ≤ 2× events$", met: ratio <= 2 } },
+    { scenario: "10", metric: "heap held after the turn, MB", ours: heapMb, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+    { scenario: "10", metric: "heap held per character of text, bytes", ours: heap.heapBytes / heap.textChars, upstream: undefined, raw: undefined, digits: 1, showRatios: false },
+  );
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -358,6 +390,7 @@ async function main(): Promise<void> {
   if (wants("4")) await timed("streaming", () => streaming(rows));
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
+  if (wants("10")) await timed("transcript", () => transcriptScenario(rows));
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
   // Scenario order (1, 2, 2b, 3, ...) rather than the order they ran in; stable within a scenario.
