@@ -186,7 +186,7 @@ export interface Transcript {
   readonly title: string | undefined;
   /** How the session ended, once it has. */
   readonly ended: SessionEnded | undefined;
-  /** Events reduced so far (each snapshot has its own). */
+  /** Grows with every change: of two snapshots of one transcript, the higher is the newer. */
   readonly version: number;
 }
 
