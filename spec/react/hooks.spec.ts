@@ -62,11 +62,12 @@ function probe<T>(hook: () => T, seen: T[]): () => ReactElement {
 const render = (element: ReactElement, concurrent = false): ReactTestRenderer => {
   let renderer: ReactTestRenderer | undefined;
   act(() => {
-    renderer = create(element, concurrent ? { unstable_isConcurrent: true } : undefined);
+    // The option exists in react-test-renderer 18; its types do not list it.
+    renderer = create(element, (concurrent ? { unstable_isConcurrent: true } : undefined) as Parameters<typeof create>[1]);
   });
   return renderer as ReactTestRenderer;
 };
-const macrotask = () => new Promise((resolve) => setTimeout(resolve, 5));
+const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
 
 describe("useTranscript", () => {
   it("renders the transcript and re-renders with each change, the unchanged entries being the same objects", () => {
