@@ -45,6 +45,9 @@ export { forSession } from "./events.js";
 export {
   toTranscript,
   transcriptOf,
+  groupEntries,
+  type TranscriptGroup,
+  type ActivitySummary,
   TranscriptBuilder,
   type Transcript,
   type TranscriptEntry,

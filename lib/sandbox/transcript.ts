@@ -170,6 +170,8 @@ export interface Transcript {
   at(index: number): TranscriptEntry | undefined;
   /** The entry with this id. */
   get(id: string): TranscriptEntry | undefined;
+  /** The index of the entry with this id, or -1 (to scroll a virtualised list to an entry). */
+  indexOf(id: string): number;
   /** All entries, built on first read of this snapshot (use `size`/`at` to virtualise a long list). */
   readonly entries: readonly TranscriptEntry[];
   /** A turn is under way: a prompt was sent (or the agent is producing) and its end not yet seen. */
@@ -362,8 +364,13 @@ class Snapshot implements Transcript {
   get(id: string): TranscriptEntry | undefined {
     // The id map is shared with later snapshots (entries are only ever added), so an id it knows may
     // be newer than this snapshot: the index bound tells.
+    const index = this.indexOf(id);
+    return index < 0 ? undefined : this.list.get(index);
+  }
+
+  indexOf(id: string): number {
     const index = this.ids.get(id);
-    return index === undefined ? undefined : this.list.get(index);
+    return index === undefined || index >= this.list.size ? -1 : index;
   }
 
   get entries(): readonly TranscriptEntry[] {
@@ -808,6 +815,72 @@ function stripKind(event: Extract<SandboxEvent, { kind: "session-ended" }>): Ses
 
 function isHistoryEvent(source: TranscriptSource): source is HistoryEvent {
   return !("kind" in source) && "payload" in source && "sender" in source;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grouping for display
+// ---------------------------------------------------------------------------------------------
+
+/** What a run of activity between messages amounts to (a collapsed group's one-line summary). */
+export interface ActivitySummary {
+  toolCalls: number;
+  running: number;
+  failed: number;
+  thoughts: number;
+  /** Other entries in the run: plans, permissions, mode changes, notices. */
+  other: number;
+  /** E.g. "3 tool calls (1 running), 1 thought". */
+  text: string;
+}
+
+/**
+ * Entries for display: each message on its own, every run of other entries between two messages as
+ * one `activity` group with a summary (what a collapsible "N tool calls" row shows). A group's id is
+ * its first entry's, so it is stable while the run grows. Consecutive calls with an unchanged run
+ * return groups whose `entries` hold the same entry objects.
+ */
+export type TranscriptGroup =
+  | { kind: "message"; id: string; entry: MessageEntry }
+  | { kind: "activity"; id: string; entries: readonly TranscriptEntry[]; summary: ActivitySummary };
+
+export function groupEntries(entries: readonly TranscriptEntry[]): TranscriptGroup[] {
+  const groups: TranscriptGroup[] = [];
+  let run: TranscriptEntry[] = [];
+  const flush = () => {
+    if (run.length > 0) groups.push({ kind: "activity", id: run[0]!.id, entries: run, summary: summarise(run) });
+    run = [];
+  };
+  for (const entry of entries) {
+    if (entry.kind === "user-message" || entry.kind === "agent-message") {
+      flush();
+      groups.push({ kind: "message", id: entry.id, entry });
+    } else run.push(entry);
+  }
+  flush();
+  return groups;
+}
+
+function summarise(run: readonly TranscriptEntry[]): ActivitySummary {
+  let toolCalls = 0;
+  let running = 0;
+  let failed = 0;
+  let thoughts = 0;
+  for (const entry of run) {
+    if (entry.kind === "thought") thoughts++;
+    if (entry.kind !== "tool-call") continue;
+    toolCalls++;
+    if (entry.status === "failed") failed++;
+    else if (!TERMINAL_STATUS.has(entry.status)) running++;
+  }
+  const other = run.length - toolCalls - thoughts;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const states = [running ? `${running} running` : "", failed ? `${failed} failed` : ""].filter(Boolean).join(", ");
+  const parts = [
+    toolCalls ? `${plural(toolCalls, "tool call")}${states ? ` (${states})` : ""}` : "",
+    thoughts ? plural(thoughts, "thought") : "",
+    other ? plural(other, "other event") : "",
+  ].filter(Boolean);
+  return { toolCalls, running, failed, thoughts, other, text: parts.join(", ") };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { from, lastValueFrom, toArray } from "rxjs";
 import {
+  groupEntries,
   toTranscript,
   transcriptOf,
   TranscriptBuilder,
@@ -277,6 +278,27 @@ describe("the transcript model", () => {
     expect(t.at(0)).toMatchObject({ text: "hi", at: 5001 });
     expect(t.at(2)).toMatchObject({ status: "selected", optionId: "allow" });
     expect(t.ended).toMatchObject({ reason: "completed" });
+  });
+
+  it("groups the activity between messages with a summary, and finds an entry's index by id", () => {
+    const t = build([
+      prompt("go"),
+      text("agent_thought_chunk", "hmm"),
+      update({ sessionUpdate: "tool_call", toolCallId: "a", title: "Read", status: "completed" }),
+      update({ sessionUpdate: "tool_call", toolCallId: "b", title: "Run", status: "in_progress" }),
+      update({ sessionUpdate: "tool_call", toolCallId: "c", title: "Write", status: "failed" }),
+      text("agent_message_chunk", "Done"),
+      turnEnd(),
+    ]);
+    const groups = groupEntries(t.entries);
+    expect(groups.map((g) => g.kind)).toEqual(["message", "activity", "message", "activity"]);
+    const activity = groups[1] as Extract<(typeof groups)[number], { kind: "activity" }>;
+    expect(activity.id).toBe(t.at(1)!.id);
+    expect(activity.summary).toMatchObject({ toolCalls: 3, running: 1, failed: 1, thoughts: 1, other: 0 });
+    expect(activity.summary.text).toBe("3 tool calls (1 running, 1 failed), 1 thought");
+    expect(groups[3]).toMatchObject({ summary: { text: "1 other event" } });
+    expect(t.indexOf("tool-b")).toBe(3);
+    expect(t.indexOf("nope")).toBe(-1);
   });
 
   describe("structural sharing", () => {
