@@ -13,7 +13,8 @@ import type { PlanEntry } from "./session-update.js";
  * Cost: a snapshot shares everything with the one before it except the entry that changed. Entries sit
  * in a persistent vector (a 32-way trie), so replacing or appending one copies one path of the trie,
  * never the list. Message and thought text is a rope of chunks appended in place (each snapshot knows
- * how many chunks it sees) and joined only when read, once per entry version.
+ * how many chunks it sees) and joined only when read, once per entry version; a message another entry
+ * follows is compacted to one string per text run.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -269,6 +270,10 @@ class Vec<T> {
 class Message implements MessageEntry {
   #text: string | undefined;
   #content: readonly ContentBlock[] | undefined;
+  #parts: (string | ContentBlock)[];
+  /** How many of `#parts` this version sees (`chunks`, or fewer once compacted). */
+  #seen: number;
+  #compacted = false;
 
   constructor(
     readonly kind: MessageEntry["kind"],
@@ -276,15 +281,18 @@ class Message implements MessageEntry {
     readonly at: number,
     readonly replayed: boolean,
     readonly messageId: string | undefined,
-    private readonly parts: (string | ContentBlock)[],
+    parts: (string | ContentBlock)[],
     readonly chunks: number,
-  ) {}
+  ) {
+    this.#parts = parts;
+    this.#seen = chunks;
+  }
 
   get text(): string {
     if (this.#text === undefined) {
       let text = "";
-      for (let i = 0; i < this.chunks; i++) {
-        const part = this.parts[i];
+      for (let i = 0; i < this.#seen; i++) {
+        const part = this.#parts[i];
         if (typeof part === "string") text += part;
       }
       this.#text = text;
@@ -295,20 +303,7 @@ class Message implements MessageEntry {
   get content(): readonly ContentBlock[] {
     if (this.#content === undefined) {
       const blocks: ContentBlock[] = [];
-      let run: string[] = [];
-      const flush = () => {
-        if (run.length > 0) blocks.push({ type: "text", text: run.join("") });
-        run = [];
-      };
-      for (let i = 0; i < this.chunks; i++) {
-        const part = this.parts[i] as string | ContentBlock;
-        if (typeof part === "string") run.push(part);
-        else {
-          flush();
-          blocks.push(part);
-        }
-      }
-      flush();
+      for (const part of this.#runs()) blocks.push(typeof part === "string" ? { type: "text", text: part } : part);
       this.#content = Object.freeze(blocks);
     }
     return this.#content;
@@ -316,9 +311,42 @@ class Message implements MessageEntry {
 
   append(part: string | ContentBlock): Message {
     // The newest version owns the tail; anything else (never the case in the builder) copies.
-    const parts = this.parts.length === this.chunks ? this.parts : this.parts.slice(0, this.chunks);
+    const owns = !this.#compacted && this.#parts.length === this.#seen;
+    const parts = owns ? this.#parts : this.#parts.slice(0, this.#seen);
     parts.push(part);
     return new Message(this.kind, this.id, this.at, this.replayed, this.messageId, parts, this.chunks + 1);
+  }
+
+  /**
+   * Once the message is complete (another entry follows it), its chunks become one string per text
+   * run: a chunk costs a string header and an array slot, the joined text only its characters. The
+   * entry reads the same; earlier versions keep the chunk array they share until they are collected.
+   */
+  compact(): void {
+    if (this.#compacted || this.#seen <= 1) return;
+    this.#parts = this.#runs();
+    this.#seen = this.#parts.length;
+    this.#compacted = true;
+  }
+
+  /** Adjacent strings joined, other blocks as they are. */
+  #runs(): (string | ContentBlock)[] {
+    const runs: (string | ContentBlock)[] = [];
+    let run: string[] = [];
+    const flush = () => {
+      if (run.length > 0) runs.push(run.join(""));
+      run = [];
+    };
+    for (let i = 0; i < this.#seen; i++) {
+      const part = this.#parts[i] as string | ContentBlock;
+      if (typeof part === "string") run.push(part);
+      else {
+        flush();
+        runs.push(part);
+      }
+    }
+    flush();
+    return runs;
   }
 
   toJSON(): object {
@@ -490,6 +518,8 @@ export class TranscriptBuilder {
 
   #append(entry: TranscriptEntry): number {
     const index = this.#list.size;
+    const before = this.#list.get(index - 1);
+    if (before instanceof Message) before.compact();
     this.#list = this.#list.push(entry);
     this.#ids.set(entry.id, index);
     this.#changed();

@@ -328,6 +328,23 @@ describe("the transcript model", () => {
       expect(one.get(two.at(0)!.id)).toBe(one.at(0));
     });
 
+    it("reads a finished message the same after it is compacted, in every snapshot that holds a version of it", () => {
+      const image = { type: "image", mimeType: "image/png", data: "AAAA" };
+      const builder = new TranscriptBuilder();
+      const early = builder.push(text("agent_message_chunk", "a"));
+      builder.push(text("agent_message_chunk", "b"));
+      builder.push(update({ sessionUpdate: "agent_message_chunk", content: image }));
+      const full = builder.push(text("agent_message_chunk", "c"));
+      const message = full.at(0) as MessageEntry;
+      const after = builder.push(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Run" }));
+      expect(after.at(0)).toBe(message);
+      expect(message.text).toBe("abc");
+      expect(message.content).toEqual([{ type: "text", text: "ab" }, image, { type: "text", text: "c" }]);
+      expect(message.chunks).toBe(4);
+      expect((early.at(0) as MessageEntry).text).toBe("a");
+      expect((early.at(0) as MessageEntry).content).toEqual([{ type: "text", text: "a" }]);
+    });
+
     it("emits the same snapshot object for an event that changes nothing, so a subscriber can skip it", async () => {
       const snapshots = await lastValueFrom(
         from<TranscriptSource[]>([text("agent_message_chunk", "a"), { kind: "agent-exited", exitCode: 0, success: true }]).pipe(
