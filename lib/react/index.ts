@@ -25,11 +25,11 @@ import {
 } from "../sandbox/index.js";
 
 /** What `useTranscript` needs of a client (a `SandboxAgentClient` has it). */
-export type TranscriptSource = Pick<SandboxAgentClient, "session">;
+export type TranscriptClient = Pick<SandboxAgentClient, "session">;
 /** What `usePermission` needs of a client. */
-export type PermissionSource = Pick<SandboxAgentClient, "session" | "replyPermission">;
+export type PermissionClient = Pick<SandboxAgentClient, "session" | "replyPermission">;
 /** What `useConnectionState` needs of a client. */
-export type ConnectionSource = Pick<SandboxAgentClient, "state" | "state$">;
+export type ConnectionClient = Pick<SandboxAgentClient, "state" | "state$">;
 
 /** An external store over an observable: the latest value, and listeners told of each new one. */
 export interface ObservableStore<T> {
@@ -88,7 +88,7 @@ const EMPTY: Transcript = transcriptOf([]);
 const transcripts = new WeakMap<object, Map<string, ObservableStore<Transcript>>>();
 
 /** The store `useTranscript` reads (for use outside React, or to share with other state libraries). */
-export function transcriptStore(client: TranscriptSource, sessionId: string): ObservableStore<Transcript> {
+export function transcriptStore(client: TranscriptClient, sessionId: string): ObservableStore<Transcript> {
   let perClient = transcripts.get(client);
   if (!perClient) transcripts.set(client, (perClient = new Map()));
   let store = perClient.get(sessionId);
@@ -112,7 +112,7 @@ export function transcriptStore(client: TranscriptSource, sessionId: string): Ob
  * objects as in the previous render, so `React.memo` on an entry component skips them. Without a
  * session id: the empty transcript.
  */
-export function useTranscript(client: TranscriptSource, sessionId: string | undefined): Transcript {
+export function useTranscript(client: TranscriptClient, sessionId: string | undefined): Transcript {
   const store = useMemo(
     () => (sessionId === undefined ? undefined : transcriptStore(client, sessionId)),
     [client, sessionId],
@@ -137,7 +137,7 @@ export interface PermissionState {
 }
 
 /** The session's pending permission request and a reply function, from its transcript. */
-export function usePermission(client: PermissionSource, sessionId: string | undefined): PermissionState {
+export function usePermission(client: PermissionClient, sessionId: string | undefined): PermissionState {
   const request = useTranscript(client, sessionId).pendingPermission;
   const toolCallId = request?.toolCallId;
   const reply = useCallback(
@@ -156,7 +156,7 @@ export function usePermission(client: PermissionSource, sessionId: string | unde
 }
 
 /** The client's connection state: `disconnected`, `connecting`, `connected`, `reconnecting`. */
-export function useConnectionState(client: ConnectionSource): ConnectionState {
+export function useConnectionState(client: ConnectionClient): ConnectionState {
   const subscribe = useCallback(
     (listener: () => void) => {
       const subscription = client.state$.subscribe(() => listener());

@@ -175,7 +175,11 @@ export interface Transcript {
   indexOf(id: string): number;
   /** All entries, built on first read of this snapshot (use `size`/`at` to virtualise a long list). */
   readonly entries: readonly TranscriptEntry[];
-  /** A turn is under way: a prompt was sent (or the agent is producing) and its end not yet seen. */
+  /**
+   * A turn is under way: a prompt was sent and its end not yet seen. The end is the client's note
+   * (`transcript$` has them); on a bare `events$` this turns true with the agent's first output and
+   * has no end to see.
+   */
   readonly isRunning: boolean;
   /** The agent is thinking: running, and the latest entry is a thought. */
   readonly isThinking: boolean;
