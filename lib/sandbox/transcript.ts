@@ -488,6 +488,8 @@ export class TranscriptBuilder {
   readonly #requests = new Map<string, string>();
   #snapshot: Transcript;
   readonly #now: () => number;
+  /** The prompt just sent and what of its text an agent's echo has not yet spelled out. */
+  #echo: { index: number; rest: string } | undefined;
 
   constructor(options: TranscriptOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -624,13 +626,18 @@ export class TranscriptBuilder {
     let message = new Message("user-message", this.#id("user"), at, false, undefined, [], 0);
     for (const block of prompt) message = message.append(block.type === "text" ? (block.text ?? "") : block);
     this.#append(message);
+    this.#echo = { index: this.#list.size - 1, rest: message.text };
     this.#changed({ isRunning: true });
   }
 
   #chunk(kind: MessageEntry["kind"], update: PlainObject, at: number, replayed: boolean): void {
+    this.#reportedUsage(update);
     const content = isPlainObject(update.content) ? (update.content as ContentBlock) : undefined;
     if (!content) return;
     const part = content.type === "text" ? (content.text ?? "") : content;
+    // An empty text chunk (qwen ends each reply with one that carries only usage) adds nothing.
+    if (part === "") return;
+    if (replayed && this.#isEcho(part)) return;
     const messageId = str(update.messageId);
     const lastIndex = this.#list.size - 1;
     const last = this.#list.get(lastIndex);
@@ -642,6 +649,23 @@ export class TranscriptBuilder {
       this.#append(new Message(kind, this.#id(kind === "thought" ? "thought" : "message"), at, replayed, messageId, [], 0).append(part));
     }
     if (!replayed && !this.#derived.isRunning && !this.#derived.ended) this.#changed({ isRunning: true });
+  }
+
+  /**
+   * Some agents (qwen) echo the prompt they were sent back as `user_message_chunk`s right after it: those
+   * chunks are the prompt entry already shown, not replayed history, as long as they spell its text.
+   */
+  #isEcho(part: string | ContentBlock): boolean {
+    const echo = this.#echo;
+    if (!echo || typeof part !== "string" || echo.index !== this.#list.size - 1 || !echo.rest.startsWith(part)) return false;
+    echo.rest = echo.rest.slice(part.length);
+    return true;
+  }
+
+  /** Usage some agents attach to their updates' `_meta` (qwen: `_meta.usage` on a reply's last chunk). */
+  #reportedUsage(update: PlainObject): void {
+    const usage = isPlainObject(update._meta) ? usageOf(update._meta.usage) : undefined;
+    if (usage) this.#changed({ usage: { ...this.#derived.usage, ...usage } });
   }
 
   #tool(update: PlainObject, at: number): void {

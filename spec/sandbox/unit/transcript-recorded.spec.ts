@@ -1,6 +1,7 @@
-// The transcript of a real session: the stored history of two turns of the demo agent through the
+// The transcript of real sessions: the stored history of two turns of the demo agent through the
 // released 0.4.2 server (spec/fixtures/transcript/capture.ts made the fixture), reduced as a reopened
-// session is, and the same events as they arrived live.
+// session is, and the same events as they arrived live; and two turns of qwen-code 0.24.4
+// (capture-qwen.ts), which echoes each prompt and reports usage in `_meta`.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { envelopeToEvent } from "../../../lib/sandbox/events.js";
@@ -18,17 +19,20 @@ interface Stored {
   payload: Record<string, unknown> & { jsonrpc: "2.0" };
 }
 
-const fixture = fileURLToPath(new URL("../../fixtures/transcript/demo-agent-0.4.2.json", import.meta.url));
-const stored = JSON.parse(readFileSync(fixture, "utf8")) as Stored[];
-const history: HistoryEvent[] = stored.map((event, i) => ({
-  id: `e${i}`,
-  sessionId: "local-1",
-  createdAt: 1000 + i,
-  connectionId: "c",
-  sender: event.sender,
-  payload: event.payload,
-  eventIndex: i + 1,
-}));
+const load = (name: string) =>
+  JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/transcript/${name}`, import.meta.url)), "utf8")) as Stored[];
+const asHistory = (events: Stored[]): HistoryEvent[] =>
+  events.map((event, i) => ({
+    id: `e${i}`,
+    sessionId: "local-1",
+    createdAt: 1000 + i,
+    connectionId: "c",
+    sender: event.sender,
+    payload: event.payload,
+    eventIndex: i + 1,
+  }));
+const stored = load("demo-agent-0.4.2.json");
+const history = asHistory(stored);
 
 describe("the transcript of a recorded demo-agent session (real 0.4.2 server)", () => {
   const t = transcriptOf(history);
@@ -86,5 +90,30 @@ describe("the transcript of a recorded demo-agent session (real 0.4.2 server)", 
     expect(again.entries.map((e) => ("text" in e ? e.text : e.kind === "tool-call" ? e.status : null))).toEqual(
       t.entries.map((e) => ("text" in e ? e.text : e.kind === "tool-call" ? e.status : null)),
     );
+  });
+});
+
+describe("the transcript of a recorded qwen-code 0.24.4 session", () => {
+  const stored = load("qwen-0.24.4.json");
+  const t = transcriptOf(asHistory(stored));
+
+  it("shows each prompt once (qwen echoes it), the replies, the tool call with its diff, the permission and the turn ends", () => {
+    expect(stored.filter((e) => (e.payload.params as { update?: { sessionUpdate?: string } } | undefined)?.update?.sessionUpdate === "user_message_chunk")).toHaveLength(2);
+    expect(t.entries.map((e) => e.kind)).toEqual([
+      "user-message", "agent-message", "turn-end",
+      "user-message", "available-commands", "tool-call", "permission", "agent-message", "turn-end",
+    ]);
+    const [hello, done] = t.entries.filter((e): e is MessageEntry => e.kind === "agent-message");
+    expect(hello!.text).toBe("FAKE-REPLY: hello transcript");
+    expect(done!.text).toBe("FAKE-REPLY: done");
+    const tool = t.entries.find((e): e is ToolCallEntry => e.kind === "tool-call")!;
+    expect(tool).toMatchObject({ toolKind: "edit", status: "completed" });
+    expect(tool.diffs).toEqual([{ path: "/workspace/created-by-fake-model.txt", oldText: "", newText: "written by the fake model\n" }]);
+    expect(t.entries.find((e) => e.kind === "permission")).toMatchObject({ status: "selected", optionId: "proceed_once" });
+  });
+
+  it("reports the usage qwen attaches to its replies", () => {
+    expect(t.usage).toMatchObject({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+    expect(t.isRunning).toBe(false);
   });
 });

@@ -55,6 +55,31 @@ describe("the transcript model", () => {
     expect(replayed).toMatchObject({ kind: "user-message", text: "from before the reload", replayed: true, chunks: 2 });
   });
 
+  it("takes an agent's echo of the prompt just sent as that prompt, not as replayed text", () => {
+    const t = build([
+      prompt("hello there"),
+      text("user_message_chunk", "hello "),
+      text("user_message_chunk", "there"),
+      text("agent_message_chunk", "hi"),
+      text("user_message_chunk", "hello there"),
+    ]);
+    expect(t.entries.map((e) => [e.kind, (e as MessageEntry).replayed])).toEqual([
+      ["user-message", false],
+      ["agent-message", false],
+      ["user-message", true],
+    ]);
+  });
+
+  it("adds no entry for an empty text chunk, and takes the usage an update carries in _meta", () => {
+    const t = build([
+      prompt("go"),
+      update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Write" }),
+      text("agent_message_chunk", "", { _meta: { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } } }),
+    ]);
+    expect(t.entries.map((e) => e.kind)).toEqual(["user-message", "tool-call"]);
+    expect(t.usage).toEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+  });
+
   it("coalesces agent message chunks into one entry, images and resource links as their own content blocks", () => {
     const image = { type: "image", mimeType: "image/png", data: "AAAA" };
     const link = { type: "resource_link", uri: "file:///a.ts", name: "a.ts" };
