@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { CONTENDERS, contenders, type ContenderName } from "./contenders/index.js";
 import { officialSdkScenario, renderOfficialTable } from "./official-sdk.js";
+import { promptOrder } from "./prompt-order.js";
 import { FAN_OUT, fanOut, type FanOutResult } from "./scenarios/fan-out.js";
 import { consume, type ConsumeResult } from "./scenarios/inbound-cost.js";
 import { holdRatio, inlineHold, type InlineHoldResult } from "./scenarios/inline-hold.js";
@@ -398,6 +399,8 @@ async function main(): Promise<void> {
   if (wants("10")) await timed("transcript", () => transcriptScenario(rows));
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
+  // Early resolutions on a server without a response echo: its own table (counts, idle and loaded).
+  if (wants("10")) await timed("prompt order", async () => log(`\n## 10. prompt ordering without a response echo\n\n${await promptOrder(log)}`));
   // Scenario order (1, 2, 2b, 3, ...) rather than the order they ran in; stable within a scenario.
   const rank = (scenario: string): number => {
     const n = Number.parseInt(scenario, 10);

@@ -11,8 +11,9 @@ interface InFlight {
  * on some servers spawns the agent process) when such a POST arrives, whether or not the
  * client is still waiting for the answer, so aborting one must not lose track of it: the
  * caller's abort rejects the call at once, but the request itself keeps going until the
- * server has answered, and the close waits for that answer before its DELETE. A DELETE
- * sent while the server is still creating the connection would find nothing to delete.
+ * server has answered, and the close waits for that answer (up to its `closeTimeoutMs`, then
+ * it aborts the POST) before its DELETE. A DELETE sent while the server is still creating
+ * the connection would find nothing to delete.
  */
 export class BootstrapPosts {
   readonly #inFlight = new Set<InFlight>();

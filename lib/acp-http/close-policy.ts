@@ -19,7 +19,8 @@ export interface ClosePolicyParts {
 /**
  * How a connection ends: the first close wins and is recorded (why, and the error callers
  * get from then on), the connection's parts are torn down, the server is told with a
- * bounded DELETE unless it no longer knows us, and an affinity cookie we own goes after it.
+ * bounded DELETE unless it no longer knows us (or refuses our credentials), and an affinity
+ * cookie we own goes after it.
  */
 export class ClosePolicy {
   /** Resolves once, when the connection has closed, with why. Never rejects. */
@@ -46,7 +47,8 @@ export class ClosePolicy {
     const info: CloseInfo = (this.#info = error ? { reason, error } : { reason });
     this.#parts.logger.debug("connection closed", { reason });
     this.#parts.teardown(reason, cause);
-    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401);
+    // 404: the server no longer knows us; 401/403: it refuses our credentials, a DELETE included.
+    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401 || cause.status === 403);
     const deleting = gone ? Promise.resolve() : this.#parts.http.delete(this.#parts.closeTimeoutMs);
     // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
     this.#deleting = deleting.finally(() => this.#parts.ownCookies?.clear());

@@ -2,7 +2,7 @@ import { Subject } from "rxjs";
 import { AgentRequests } from "./agent-requests.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
 import { ClosePolicy } from "./close-policy.js";
-import { isErrorResponse } from "./envelope.js";
+import { isErrorResponse, type JsonRpcId } from "./envelope.js";
 import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
 import type { AcpHttpError } from "./errors/http-error.js";
 import { AcpInterruptedError } from "./errors/interrupted-error.js";
@@ -21,6 +21,7 @@ import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
 import type { SseFrame } from "./sse-stream.js";
 import { ConnectionStateMachine } from "./state.js";
+import { StreamWaits } from "./stream-waits.js";
 import { createTransports } from "./transports.js";
 import type { WebSocketTransport } from "./ws-transport.js";
 
@@ -50,6 +51,7 @@ export class Connection {
   readonly #outbox: Outbox;
   readonly #lifetime = new AbortController();
   readonly #conflicts = new SessionConflicts();
+  readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
   readonly #maxMessageBytes: number;
   readonly #closing: ClosePolicy;
@@ -62,7 +64,10 @@ export class Connection {
     const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const websocket = options.transport === "websocket";
     const transports = createTransports(options, { maxMessageBytes }, logger, {
-      onMessage: (data) => this.#frame({ id: undefined, event: undefined, data }, "connection"),
+      onMessage: (data) => {
+        this.#frame({ id: undefined, event: undefined, data }, "connection");
+        this.inbound.readDone();
+      },
       onOversize: (bytes, head) => this.inbound.tooLarge("websocket", head, bytes, maxMessageBytes, "connection"),
       onLost: (cause) => this.#lost(cause),
       busy: () => this.#correlator.size > 0,
@@ -87,11 +92,15 @@ export class Connection {
       contiguousIds: options.contiguousEventIds ?? true,
       onCursor: options.onCursor,
       onFrame: (frame, stream) => this.#frame(frame, stream),
+      onReadDone: () => this.inbound.readDone(),
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),
       onReconnecting: (attempt) => this.reconnects.next(attempt),
       onFatal: (reason, cause) => (reason === "connection-lost" ? this.#lost(cause) : void this.close(reason, cause)),
       onSessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
+      onSessionStreamLost: (sessionId, cause) => {
+        for (const [id, method] of this.#streamWaits.lost(sessionId)) this.#streamLost(id, method, cause);
+      },
     });
     this.#agentRequests = new AgentRequests({
       handlers: options.handlers ?? {},
@@ -103,6 +112,7 @@ export class Connection {
       responseEcho: options.responseEcho ?? "auto",
       streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
+      streamReconnecting: () => this.state.value === "reconnecting",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
       onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });
@@ -113,6 +123,8 @@ export class Connection {
       cancelRequests: options.cancelRequests ?? false,
       lost: (cause) => this.#lost(cause),
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
+      refreshableToken: typeof options.token === "function",
+      unauthorized: (cause) => void this.close("unauthorized", cause),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
     this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);
@@ -147,12 +159,22 @@ export class Connection {
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
     this.streams.beforeSend(method, params);
+    // RFD: an answer that only the session's stream can bring is lost with a stream that cannot be replayed.
+    const session = postSignal ? this.streams.answeredOn(method, params) : undefined;
+    if (session !== undefined) this.#streamWaits.sent(id, method, session);
     const sent = this.#outbox.post(envelope, method, postSignal, reject, deferStream);
-    if (postSignal) void sent.then(postFinished, postFinished); // no POST (WebSocket): nothing to finish
+    if (session !== undefined) {
+      const finished = (outcome: unknown) => {
+        postFinished();
+        if (outcome === true && this.#streamWaits.accepted(id)) this.#streamLost(id, method, undefined);
+      };
+      void sent.then(finished, postFinished);
+    } else if (postSignal) void sent.then(postFinished, postFinished); // no POST (WebSocket): nothing to finish
     let answer;
     try {
       answer = await response;
     } finally {
+      if (session !== undefined) this.#streamWaits.settled(id);
       const ok = answer !== undefined && !isErrorResponse(answer);
       this.#conflicts.settled(id, method, params, ok);
       if (!ok) this.streams.afterError(method, params);
@@ -201,6 +223,14 @@ export class Connection {
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
     this.gaps.complete();
     this.state.set("closed");
+  }
+
+  /**
+   * A request accepted without an answer whose session stream was lost unreplayable: it fails, and
+   * the agent is told it was given up (`$/cancel_request`, with `cancelRequests`), as for an abort.
+   */
+  #streamLost(id: JsonRpcId, method: string, cause: unknown): void {
+    if (this.#correlator.reject(id, new AcpInterruptedError(method, cause, "stream-lost"))) this.#outbox.cancelRequest(id);
   }
 
   /** The session's stream or POST got 409: that session fails until it is loaded again. */

@@ -44,6 +44,8 @@ export interface EventStreamOptions {
   sessionId?: string;
   logger: AcpLogger;
   onFrame(frame: SseFrame, stream: string): void;
+  /** A read (one chunk of bytes) has been fully dispatched: its frames have all gone to `onFrame`. */
+  onReadDone?(): void;
   /** The cursor moved past an accepted frame (called before the frame is dispatched). */
   onCursor?(advance: CursorAdvance): void;
   onGap(gap: EventGap): void;
@@ -52,6 +54,8 @@ export interface EventStreamOptions {
   onReconnecting?(attempt: AcpReconnectAttempt): void;
   /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
   onFatal(error: Error): void;
+  /** An open stream was lost (ended, failed or stalled), before it is reopened or given up; see `resumable`. */
+  onDropped?(error: Error): void;
   /** Statuses that end the stream at once instead of being retried. Default {@link FATAL_STATUSES}. */
   fatalStatuses?: ReadonlySet<number>;
 }
@@ -90,14 +94,29 @@ export class EventStream {
   #serverRetryMs: number | undefined;
   #subscription: Subscription | undefined;
   #stopped = false;
+  /** The attempt under way got its stream open: its loss is a drop (`onDropped`). */
+  #opened = false;
+  #resumable: boolean;
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
     this.#cursor = new EventCursor(options.lastEventId, { contiguous: options.contiguousIds ?? true });
+    // A stored cursor came from a server that numbers its events; "0" only asks for the whole history.
+    const seed = options.lastEventId;
+    this.#resumable = seed !== undefined && seed !== "" && seed !== "0";
   }
 
   get lastEventId(): string | undefined {
     return this.#cursor.lastEventId;
+  }
+
+  /**
+   * The server has given this stream event ids (or the stored cursor it started from): a reopen
+   * can ask it to replay what was written meanwhile. False: whatever the server wrote while no
+   * stream was attached may be gone.
+   */
+  get resumable(): boolean {
+    return this.#resumable;
   }
 
   start(): void {
@@ -138,11 +157,19 @@ export class EventStream {
             await response.body?.cancel().catch(() => undefined);
             return;
           }
+          this.#opened = true;
           this.#options.onStatus("open");
           // The watchdog runs only while we wait for the server's bytes, never while our
           // own consumers process a chunk: a slow subscriber is not a stalled server.
+          const readDone = this.#options.onReadDone;
           await readSseBody(response.body as ReadableStream<Uint8Array>, {
-            onWaiting: watchdog.arm,
+            // Waiting again means the previous chunk has been dispatched.
+            onWaiting: readDone
+              ? () => {
+                  watchdog.arm();
+                  readDone();
+                }
+              : watchdog.arm,
             onActivity: watchdog.pause,
             onRetry: (ms) => (this.#serverRetryMs = ms),
             onFrame: (frame) => {
@@ -162,7 +189,10 @@ export class EventStream {
               }
               first = false;
               // The advance is built only for a listener (an optional call skips its argument otherwise).
-              if (frame.id !== undefined && frame.id !== "") this.#options.onCursor?.(this.#advanceTo(frame.id));
+              if (frame.id !== undefined && frame.id !== "") {
+                this.#resumable = true;
+                this.#options.onCursor?.(this.#advanceTo(frame.id));
+              }
               subscriber.next(frame);
             },
           });
@@ -186,6 +216,10 @@ export class EventStream {
         detail: error.message,
       });
       return timer(0);
+    }
+    if (this.#opened) {
+      this.#opened = false;
+      this.#options.onDropped?.(error);
     }
     const fatal = this.#options.fatalStatuses ?? FATAL_STATUSES;
     if (error instanceof AcpHttpError && fatal.has(error.status)) throw error;

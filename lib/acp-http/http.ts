@@ -39,9 +39,6 @@ export interface HttpTransportOptions {
   maxMessageBytes?: number | undefined;
 }
 
-/** How long a connection-creating POST that was given up on is still followed for a last DELETE. */
-const LATE_ANSWER_MS = 30_000;
-
 /**
  * The HTTP side of the transport: builds headers (token, connection id), sends POST,
  * GET and DELETE with one plain `fetch(url, init)` each, learns the connection id from any response that carries
@@ -152,21 +149,20 @@ export class HttpTransport {
   /**
    * Best-effort close, sent whenever a POST may have reached the server (an aborted one
    * included). A DELETE only finds what the server has finished creating, so a POST still
-   * creating the connection is followed to its answer first: within `timeoutMs` the close
-   * waits for it; past that, `delete` returns and the DELETE follows the answer in the
-   * background (within LATE_ANSWER_MS, after which the POST is abandoned and the DELETE
-   * sent anyway). Each DELETE is bounded by `timeoutMs`, because some servers hold it open
-   * until the agent process exits; abandoning it is what lets them proceed. Errors are
-   * logged, not thrown.
+   * creating the connection is given `timeoutMs` to be answered first; one still open then
+   * is aborted (a close must not leave a request running, and an open POST keeps the agent
+   * busy, on some servers alive) and the DELETE goes out. Each DELETE is bounded by
+   * `timeoutMs`, because some servers hold it open until the agent process exits; abandoning
+   * it is what lets them proceed. Errors are logged, not thrown.
    */
   async delete(timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
     if (!this.#mayExist) return;
-    if (await this.#bootstrapPosts.answered(timeoutMs)) return this.#sendDelete(timeoutMs, extraHeaders);
-    void this.#bootstrapPosts.answered(LATE_ANSWER_MS).then(() => {
-      // An open POST would keep the agent busy (on some servers, alive) past the DELETE.
+    if (!(await this.#bootstrapPosts.answered(timeoutMs))) {
       this.#bootstrapPosts.abortAll();
-      return this.#sendDelete(timeoutMs, extraHeaders);
-    });
+      // The abort settles each POST (a fetch rejects at once), so its answer's headers, if any came, are learned.
+      await this.#bootstrapPosts.answered(timeoutMs);
+    }
+    return this.#sendDelete(timeoutMs, extraHeaders);
   }
 
   async #sendDelete(timeoutMs: number, extraHeaders: Record<string, string>): Promise<void> {

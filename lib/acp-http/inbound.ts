@@ -13,7 +13,7 @@ import {
 import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
 import { answeredIdOf } from "./oversize-answer.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
-import { ResponseHolds } from "./response-holds.js";
+import { quietWindowOf, ResponseHolds } from "./response-holds.js";
 import type { SseFrame } from "./sse-stream.js";
 import { sessionOf } from "./session-of.js";
 
@@ -29,6 +29,15 @@ export interface AcpParseError {
   tooLarge?: AcpMessageTooLargeError;
 }
 
+/**
+ * What a POST body was to the request it carried: `answer` (a response taken as its answer, or,
+ * for a POST that was not a request, any routed response), `other` (a valid envelope that is no
+ * response: a notification, an agent request), `mismatched` (a response carrying another request's
+ * id: ignored, since taking it for this request's answer would settle it with a wrong result) or
+ * `unparseable` (no JSON-RPC envelope at all; reported on `parseErrors`).
+ */
+export type BodyVerdict = "answer" | "other" | "mismatched" | "unparseable";
+
 /** How much of an oversized message `AcpParseError.raw` keeps. */
 const TOO_LARGE_RAW_CHARS = 1024;
 
@@ -39,7 +48,9 @@ const TOO_LARGE_RAW_CHARS = 1024;
  * stream lags, until the stream is gone or 30 s have passed. `"auto"` learns it from the
  * first echo seen and then waits for copies only while the stream is busy or reconnecting,
  * giving up after 1.5 s of quiet: a server that never promised copies may not send them
- * all. `false`: no copies; an inline response waits for its session's updates in flight.
+ * all. `false`: no copies; an inline response waits for its session's updates in flight: until
+ * that session's stream has been quiet for 25 ms since the response came (100 ms for a turn's
+ * answer until the turn's updates start to arrive), at most 2 s.
  */
 export type ResponseEcho = boolean | "auto";
 
@@ -52,6 +63,8 @@ export interface InboundOptions {
   streamStarted(): boolean;
   /** The stream is connected right now. */
   streamOpen(): boolean;
+  /** The stream dropped and is being reopened. */
+  streamReconnecting(): boolean;
   onAgentRequest(request: AcpRequest): void;
   /** A `$/cancel_request` notification arrived (called before subscribers see it). */
   onCancelRequest(requestId: unknown): void;
@@ -87,6 +100,7 @@ export class Inbound {
       echoGraceMs: options.echoGraceMs ?? ECHO_GRACE_MS,
       streamStarted: options.streamStarted,
       streamOpen: options.streamOpen,
+      streamReconnecting: options.streamReconnecting,
       release: (response, answers) => this.#deliver(response, false, answers),
     });
   }
@@ -105,17 +119,25 @@ export class Inbound {
 
   /**
    * A POST body; `sent` is the envelope that POST carried. A response in the body of a
-   * request's POST is that request's answer whatever id it carries (a server answers an
-   * unparseable request with `"id": null`). Returns false when it held no usable envelope.
+   * request's POST answers that request when it carries the request's id, or `"id": null`
+   * (a server answers a request it could not parse so). A response with any other id is
+   * not taken for anything (the request's sender fails the request); see `BodyVerdict`.
    */
-  body(text: string, sent?: SentEnvelope): boolean {
+  body(text: string, sent?: SentEnvelope): BodyVerdict {
     const parsed = parseEnvelope(text);
     if (!parsed.ok) {
       this.parseErrors.next({ source: "response-body", raw: text, error: parsed.error });
-      return false;
+      return "unparseable";
     }
-    this.#route(parsed.envelope, false, sent);
-    return true;
+    const { envelope } = parsed;
+    if (!isResponse(envelope)) {
+      this.#route(envelope, false, sent);
+      return "other";
+    }
+    const request = requestIdOf(sent);
+    if (request !== undefined && envelope.id !== null && envelope.id !== request) return "mismatched";
+    this.#route(envelope, false, sent);
+    return "answer";
   }
 
   /**
@@ -142,6 +164,11 @@ export class Inbound {
     const answers = source === "response-body" ? undefined : answeredIdOf(raw);
     if (answers !== undefined) this.#options.correlator.reject(answers, error);
     return error;
+  }
+
+  /** A stream read (one chunk, or one socket message) has been fully dispatched. */
+  readDone(): void {
+    this.#holds.readDone();
   }
 
   /** Events were lost for good (a reported gap): a copy being waited for may have been among them. */
@@ -193,11 +220,11 @@ export class Inbound {
       return;
     }
     // No copy will come, but the session's updates sent before this response may still be
-    // in flight on the stream (the body can overtake them): deliver once that session is
-    // quiet. A response that concerns no session has nothing to wait for.
+    // in flight on the stream (the body can overtake them): deliver once that session has been
+    // quiet since the response came. A response that concerns no session has nothing to wait for.
     const session = sessionOf(sent?.params) ?? sessionOf((envelope as { result?: unknown }).result);
     if (session !== undefined && this.#options.streamStarted()) {
-      this.#holds.hold(key, envelope, answers, "quiet", session);
+      this.#holds.hold(key, envelope, answers, "quiet", session, quietWindowOf(sent?.method));
       return;
     }
     this.#deliver(envelope, false, answers);
@@ -213,9 +240,14 @@ export class Inbound {
   }
 }
 
-/** The id of the request `sent` when the response in its POST body carries another one. */
+/** The id of the request `sent` when the response in its POST body carries `null` instead. */
 function answeredBy(sent: SentEnvelope | undefined, carried: JsonRpcId): JsonRpcId | undefined {
+  return carried === null ? requestIdOf(sent) : undefined;
+}
+
+/** The id of `sent` when it is a request (a method and an id); undefined for notifications and answers. */
+export function requestIdOf(sent: SentEnvelope | undefined): string | number | undefined {
   if (typeof sent?.method !== "string") return undefined;
   const id = sent.id;
-  return (typeof id === "string" || typeof id === "number") && id !== carried ? id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

@@ -1,5 +1,5 @@
 import { splitBatch } from "./batch.js";
-import type { AcpParseError, Inbound, SentEnvelope } from "./inbound.js";
+import type { AcpParseError, BodyVerdict, Inbound, SentEnvelope } from "./inbound.js";
 import { oversize } from "./message-size.js";
 import type { SseFrame } from "./sse-stream.js";
 
@@ -26,9 +26,13 @@ export function takeFrame(
   for (const data of members) inbound.frame({ ...frame, data }, stream);
 }
 
-/** A POST body answering `sent`. False when it held no usable envelope. */
-export function takeBody(inbound: Inbound, text: string, sent: SentEnvelope): boolean {
+/** A POST body answering `sent`; a batch is that request's answer when one of its members is. */
+export function takeBody(inbound: Inbound, text: string, sent: SentEnvelope): BodyVerdict {
   const members = splitBatch(text);
   if (!members) return inbound.body(text, sent);
-  return members.map((member) => inbound.body(member)).some(Boolean);
+  const verdicts = members.map((member) => inbound.body(member, sent));
+  return VERDICT_RANK.find((verdict) => verdicts.includes(verdict)) ?? "unparseable";
 }
+
+/** What a batch was, from its members: its answer if any member was, else the most telling failure. */
+const VERDICT_RANK: readonly BodyVerdict[] = ["answer", "mismatched", "other", "unparseable"];

@@ -2,9 +2,9 @@ import { AcpConnectionClosedError } from "./errors/connection-closed-error.js";
 import { AcpHttpError } from "./errors/http-error.js";
 import { AcpInterruptedError } from "./errors/interrupted-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
-import type { HttpTransport } from "./http.js";
+import type { HttpTransport, PostResult } from "./http.js";
 import type { JsonRpcId } from "./envelope.js";
-import type { Inbound, SentEnvelope } from "./inbound.js";
+import { requestIdOf, type Inbound, type SentEnvelope } from "./inbound.js";
 import { takeBody } from "./intake.js";
 import type { AcpLogger } from "./logger.js";
 import type { SessionStreams } from "./session-streams.js";
@@ -13,6 +13,9 @@ import type { WebSocketTransport } from "./ws-transport.js";
 import { sessionOf } from "./session-of.js";
 
 const SENT = Promise.resolve(true);
+
+/** How a send ended: false (failed, told to `onError`), true (accepted), `"answered"` (its POST's body held the answer). */
+export type SendOutcome = boolean | "answered";
 
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
@@ -39,6 +42,10 @@ export interface OutboxOptions {
   lost(cause: unknown): boolean;
   /** A POST for this session got 409: it is held elsewhere. */
   sessionConflict(sessionId: string, error: AcpHttpError): void;
+  /** The token is a function: a refused one may be replaced by asking it again. */
+  readonly refreshableToken: boolean;
+  /** The server refused our credentials (401/403) on a live connection: it is over. */
+  unauthorized(cause: AcpHttpError): void;
 }
 
 /**
@@ -56,7 +63,8 @@ export class Outbox {
   }
 
   /**
-   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it.
+   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it
+   * (`"answered"` when the POST's body held an answer, which has then been handed to the inbound).
    * `sessionId` routes an envelope without params (an answer to the agent) to its session.
    */
   post(
@@ -66,7 +74,7 @@ export class Outbox {
     onError: (error: unknown) => void,
     deferStream = false,
     sessionId?: string,
-  ): Promise<boolean> {
+  ): Promise<SendOutcome> {
     const { socket, state } = this.#wires;
     if (state.value === "idle") state.set("connecting");
     if (!socket) return this.#postHttp(envelope, method, signal, onError, deferStream, sessionId);
@@ -90,27 +98,57 @@ export class Outbox {
     onError: (error: unknown) => void,
     deferStream: boolean,
     sessionId: string | undefined,
-  ): Promise<boolean> {
+  ): Promise<SendOutcome> {
     const { http, streams, inbound } = this.#wires;
     try {
       const headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
-      const result = await http.post(JSON.stringify(envelope), method, signal, headers);
+      const result = await this.#postAuthorized(JSON.stringify(envelope), method, signal, headers);
       if (!deferStream || result.json === undefined) streams.openConnection();
       if (result.tooLarge) {
         const { bytes, head } = result.tooLarge;
         onError(inbound.tooLarge("response-body", head, bytes, this.#options.maxMessageBytes));
         return true;
       }
-      if (result.json !== undefined && !takeBody(inbound, result.json, envelope) && "id" in envelope) {
-        onError(new AcpProtocolError("the response body was not a JSON-RPC envelope", { method }));
+      if (result.json !== undefined) {
+        const verdict = takeBody(inbound, result.json, envelope);
+        // A body is the answer the server chose to give: one that is not this request's answer means
+        // none will come (and `initialize` opens no stream to bring one), so the request fails now.
+        const request = requestIdOf(envelope);
+        if (verdict === "unparseable" && "id" in envelope) onError(notAnAnswer(method, "was not a JSON-RPC envelope"));
+        else if (verdict === "mismatched" && request !== undefined) onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
+        else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
       }
-      return true;
+      return result.json === undefined ? true : "answered";
     } catch (error) {
       return this.#failed(error, envelope, method, signal, onError, sessionId);
     }
   }
 
-  /** Sorts a failed send: recover on a lost connection, fail a session on 409; false either way. */
+  /**
+   * One POST. With a token function, a 401/403 on a live connection asks it once more (it is
+   * asked before every request) and re-POSTs once: a refused request was not processed, so
+   * sending it again is safe. A static token cannot change, so it gets no second try.
+   */
+  async #postAuthorized(
+    body: string,
+    method: string,
+    signal: AbortSignal | undefined,
+    headers: Record<string, string>,
+  ): Promise<PostResult> {
+    const { http } = this.#wires;
+    try {
+      return await http.post(body, method, signal, headers);
+    } catch (error) {
+      if (!this.#options.refreshableToken || !isRefusal(error) || !http.bootstrapped || signal?.aborted) throw error;
+      this.#options.logger.debug("credentials refused: asking the token function again, one retry", {
+        method,
+        status: error.status,
+      });
+      return http.post(body, method, signal, headers);
+    }
+  }
+
+  /** Sorts a failed send: recover on a lost connection, close on refused credentials, fail a session on 409; false always. */
   #failed(
     error: unknown,
     envelope: Envelope,
@@ -129,6 +167,13 @@ export class Outbox {
       );
       return false;
     }
+    if (isRefusal(error) && this.#wires.http.bootstrapped) {
+      // The credentials are no good any more (a token function, if any, was asked again): every
+      // later request would be refused too, so the connection ends and what is pending fails.
+      onError(new AcpConnectionClosedError("unauthorized", { method, cause: error }));
+      this.#options.unauthorized(error);
+      return false;
+    }
     if (error instanceof AcpHttpError && error.status === 409) {
       const session = sessionOf(envelope.params) ?? sessionId;
       if (session !== undefined) this.#options.sessionConflict(session, error);
@@ -138,7 +183,7 @@ export class Outbox {
   }
 
   /** Delivers an answer to the agent's request; a failure is logged, not thrown. */
-  answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<boolean> {
+  answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<SendOutcome> {
     const { logger, lifetime } = this.#options;
     const onError = (error: unknown) =>
       logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message });
@@ -156,4 +201,14 @@ export class Outbox {
       this.#options.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
     );
   }
+}
+
+/** A request's POST body that is not its answer. */
+function notAnAnswer(method: string, what: string): AcpProtocolError {
+  return new AcpProtocolError(`the response body ${what}`, { method });
+}
+
+/** A 401 or 403: the server refused the credentials the request carried. */
+export function isRefusal(error: unknown): error is AcpHttpError {
+  return error instanceof AcpHttpError && (error.status === 401 || error.status === 403);
 }

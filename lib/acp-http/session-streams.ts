@@ -5,6 +5,7 @@ import {
   EventStream,
   FATAL_STATUSES,
   RetriesExhaustedError,
+  StreamEndedError,
   type CursorAdvance,
   type EventGap,
   type EventStreamStatus,
@@ -14,6 +15,7 @@ import type { AcpLogger } from "./logger.js";
 import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "./reconnect.js";
 import type { SseFrame } from "./sse-stream.js";
 import { sessionOf } from "./session-of.js";
+import { LOSS_VERDICT_MAX_MS, StreamLosses } from "./stream-losses.js";
 
 export interface SessionStreamsOptions {
   http: HttpTransport;
@@ -27,6 +29,8 @@ export interface SessionStreamsOptions {
   contiguousIds: boolean;
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   onFrame(frame: SseFrame, stream: string): void;
+  /** A stream read has been fully dispatched (see `EventStreamOptions.onReadDone`). */
+  onReadDone?(): void;
   onGap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
   onStatus(status: EventStreamStatus): void;
@@ -36,6 +40,12 @@ export interface SessionStreamsOptions {
   onFatal(reason: CloseReason, cause: unknown): void;
   /** A session's stream was refused with 409 (held elsewhere): that session fails, the connection lives on. */
   onSessionConflict?(sessionId: string, error: AcpHttpError): void;
+  /**
+   * A session's stream ended where the server cannot replay it (it gave no event ids) and the
+   * verdict is in (`StreamLosses`), or it was refused for good: answers it would have carried for
+   * requests sent before may never come.
+   */
+  onSessionStreamLost?(sessionId: string, cause: Error): void;
 }
 
 /** A session stream stopped (the session closed, the connection reset or closed) before it opened. */
@@ -48,6 +58,12 @@ const CONNECTION_STREAM = "connection";
 const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 409]);
 /** Methods whose result names the session (a new one). */
 const SESSION_FROM_RESULT = new Set(["session/new", "session/fork"]);
+/**
+ * Methods naming a session whose answer may come on the connection stream (qwen: both; the official
+ * SDK's server: `session/load`; goose answers `session/load` on the session's stream): a session
+ * stream's end never fails them, and a closing session's stream may end before its answer.
+ */
+const ANSWERED_ON_CONNECTION = new Set(["session/load", "session/close"]);
 
 /**
  * Which GET event streams a connection has: the connection stream, opened after the first
@@ -62,10 +78,12 @@ export class SessionStreams {
   /** Reattached session streams not yet accepted by the server: their `attach` callers wait. */
   readonly #attaching = new Map<string, { opened: Promise<void>; settle(error?: Error): void }>();
   readonly #early = new EarlyLoadStreams();
+  readonly #losses: StreamLosses;
   #stopped = false;
 
   constructor(options: SessionStreamsOptions) {
     this.#options = options;
+    this.#losses = new StreamLosses(LOSS_VERDICT_MAX_MS, (id, cause) => options.onSessionStreamLost?.(id, cause));
   }
 
   /** A stream exists (open or coming back): more frames can still arrive. */
@@ -83,6 +101,15 @@ export class SessionStreams {
     const header = this.#options.sessionHeader;
     const sessionId = sessionOf(params);
     return header && sessionId !== undefined ? { [header]: sessionId } : {};
+  }
+
+  /**
+   * The session whose stream carries the answer to this request when its POST is accepted without
+   * one (RFD profile); undefined: the connection stream, or no per-session streams at all.
+   */
+  answeredOn(method: string, params: unknown): string | undefined {
+    if (!this.#options.sessionHeader || ANSWERED_ON_CONNECTION.has(method)) return undefined;
+    return sessionOf(params);
   }
 
   /**
@@ -159,6 +186,7 @@ export class SessionStreams {
   close(sessionId: string | undefined): void {
     if (sessionId === undefined) return;
     this.#early.forget(sessionId);
+    this.#losses.settle(sessionId);
     this.#streams.get(sessionId)?.stop();
     this.#streams.delete(sessionId);
     this.#attaching.get(sessionId)?.settle(new SessionStreamStoppedError(`session ${sessionId} closed`));
@@ -179,6 +207,7 @@ export class SessionStreams {
   #stopEvery(why: string): void {
     for (const stream of this.#streams.values()) stream.stop();
     this.#streams.clear();
+    this.#losses.clear();
     for (const { settle } of [...this.#attaching.values()]) settle(new SessionStreamStoppedError(why));
     this.#early.clear();
   }
@@ -195,6 +224,7 @@ export class SessionStreams {
       ...(this.#options.onCursor ? { onCursor: this.#options.onCursor } : {}),
       logger,
       onFrame: (frame, streamName) => this.#options.onFrame(frame, streamName),
+      ...(this.#options.onReadDone ? { onReadDone: this.#options.onReadDone } : {}),
       onGap: (gap) => {
         logger.warn("events lost: the server no longer had them", { ...gap });
         this.#options.onGap(gap);
@@ -202,11 +232,21 @@ export class SessionStreams {
       onStatus: (status) => {
         if (name === CONNECTION_STREAM) this.#options.onStatus(status);
         else if (status === "open") {
+          this.#losses.settle(name);
           this.#early.accepted(name);
           this.#attaching.get(name)?.settle();
         }
       },
       onFatal: (error) => this.#failed(name, error),
+      // A server that ends a session's stream without ids to resume from has let go of what it sends
+      // until the next GET (the official client fails such requests). A cut or a stall is not that:
+      // the servers seen hold a session's output for the next GET (goose, the official SDK's server).
+      // The stream keeps reopening either way: later events still come.
+      onDropped: (error) => {
+        if (name !== CONNECTION_STREAM && error instanceof StreamEndedError && !stream.resumable) {
+          this.#losses.dropped(name, error);
+        }
+      },
       ...(name === CONNECTION_STREAM && this.#options.onReconnecting
         ? { onReconnecting: this.#options.onReconnecting }
         : {}),
@@ -240,5 +280,7 @@ export class SessionStreams {
     if (error.status === 409) return this.#options.onSessionConflict?.(name, error);
     // A session stream refused (e.g. not owned here) ends that stream, not the connection.
     logger.warn("session stream refused", { session: name, status: error.status });
+    this.#losses.dropped(name, error);
+    this.#losses.settle(name);
   }
 }

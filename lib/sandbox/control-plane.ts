@@ -55,7 +55,8 @@ export class ControlPlaneHttp {
 
   /**
    * Sends one request; returns the raw 2xx response (the caller reads the body: the
-   * call's signal still aborts that read, its `timeoutMs` no longer does).
+   * call's signal still aborts that read, its `timeoutMs` no longer does). Read or cancel
+   * the body: the link to the call's signal is dropped when the body ends.
    */
   send(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Response> {
     return this.#exchange(operation, method, path, init, async (response) => response, true);
@@ -114,7 +115,7 @@ export class ControlPlaneHttp {
       timedOut = true;
       controller.abort();
     });
-    let kept = false;
+    let handedOver = false;
     try {
       const headers = await this.#requestHeaders(operation, init);
       const response = await this.#ky(this.url(path, init.query), {
@@ -128,10 +129,13 @@ export class ControlPlaneHttp {
         const { problem, bodyText } = await readHttpProblem(response);
         throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
       }
-      const result = await read(response);
-      // The caller reads the body of a raw response later: its signal must still reach that read.
-      kept = keepSignal;
-      return result;
+      // The caller reads the body of a raw response later: its signal must still reach that read,
+      // and the link must go once the body is over (a signal shared by many calls collects them).
+      if (keepSignal) {
+        handedOver = true;
+        return await read(afterBody(response, unlink));
+      }
+      return await read(response);
     } catch (error) {
       if (timedOut) throw new CallTimeoutError(`${operation} timed out after ${timeoutMs} ms`, { cause: error });
       if (init.signal?.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: init.signal.reason });
@@ -139,7 +143,7 @@ export class ControlPlaneHttp {
       throw new NetworkError(`${operation} failed: ${(error as Error).message}`, { cause: error });
     } finally {
       stopDeadline();
-      if (!kept) unlink();
+      if (!handedOver) unlink();
     }
   }
 
@@ -154,6 +158,42 @@ export class ControlPlaneHttp {
       throw toSandboxError(error, operation);
     }
   }
+}
+
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * `response` with a body that calls `done` once when it ends, fails or is cancelled (at once
+ * when there is no body).
+ */
+function afterBody(response: Response, done: () => void): Response {
+  const body = response.body;
+  // A Response cannot be rebuilt with a body for these statuses (fetch gives them none anyway).
+  if (!body || NULL_BODY_STATUSES.has(response.status)) {
+    done();
+    return response;
+  }
+  const reader = body.getReader();
+  const relay = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = await reader.read();
+        if (chunk.done) {
+          done();
+          controller.close();
+        } else controller.enqueue(chunk.value);
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      done();
+      await reader.cancel(reason);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(relay, { status, statusText, headers });
 }
 
 export function validate<T>(operation: string, schema: v.GenericSchema<unknown, T>, value: unknown): T {

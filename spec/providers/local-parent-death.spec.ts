@@ -3,17 +3,21 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { repoRoot } from "../examples/run-example.js";
 import { eventually, isRunning, portIsFree } from "./support/processes.js";
+import { onLinux, procStat } from "./support/stray-processes.js";
 
 interface Started {
   pid: number;
   port: number;
   home: string;
   agentPids: number[];
+  /** Processes outside the server's process group (tty, setsid'd, env cleared); with "strays" only. */
+  strayPids: number[];
 }
 
 /** Runs the fixture parent until it has printed its sandbox; returns it and the parent process. */
-async function startParent(mode: "wait" | "exit"): Promise<{ started: Started; child: ReturnType<typeof spawn>; closed: Promise<unknown> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "spec/providers/support/local-parent.ts", mode], {
+async function startParent(mode: "wait" | "exit", strays = false): Promise<{ started: Started; child: ReturnType<typeof spawn>; closed: Promise<unknown> }> {
+  const args = ["--import", "tsx", "spec/providers/support/local-parent.ts", mode, ...(strays ? ["strays"] : [])];
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -39,7 +43,7 @@ async function startParent(mode: "wait" | "exit"): Promise<{ started: Started; c
 async function expectGone(started: Started): Promise<void> {
   expect(started.pid).toBeGreaterThan(0);
   expect(started.agentPids.length).toBeGreaterThan(0);
-  const pids = [started.pid, ...started.agentPids];
+  const pids = [started.pid, ...started.agentPids, ...started.strayPids];
   // "Within a few seconds": the watchdog sends SIGTERM at once and SIGKILL after 1.5 s.
   expect(await eventually(() => pids.every((pid) => !isRunning(pid)), 5000)).toBe(true);
   expect(await eventually(() => portIsFree(started.port), 2000)).toBe(true);
@@ -58,6 +62,19 @@ describe("a local() server and its parent", () => {
       await expectGone(started);
     }, 60_000);
   }
+
+  const linuxOnly = onLinux ? it : it.skip;
+  if (!onLinux) process.stderr.write("skipped: local() watchdog vs. processes outside the server's group: needs Linux (/proc, setsid)\n");
+
+  linuxOnly("the watchdog also ends the processes that left the server's group when the parent is SIGKILLed", async () => {
+    const { started, child, closed } = await startParent("wait", true);
+    expect(started.strayPids).toHaveLength(3);
+    expect(started.strayPids.every(isRunning)).toBe(true);
+    for (const pid of started.strayPids) expect(procStat(pid).pgrp).not.toBe(started.pid);
+    child.kill("SIGKILL");
+    await closed;
+    await expectGone(started);
+  }, 60_000);
 
   it("dies when the parent calls process.exit()", async () => {
     const { started, closed } = await startParent("exit");

@@ -13,6 +13,7 @@ import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.
 import { startSandbox } from "../../lib/sandbox/providers/index.js";
 import { runExample } from "../examples/run-example.js";
 import { eventually, isRunning, portIsFree, processesMatching } from "./support/processes.js";
+import { onLinux, procEnviron, procStat, spawnStrays } from "./support/stray-processes.js";
 
 const agent = fileURLToPath(new URL("../support/scripted-agent.mjs", import.meta.url));
 const text = (t: string) => [{ type: "text" as const, text: t }];
@@ -87,6 +88,33 @@ describe("local() provider", () => {
     const plain = new SandboxAgentClient({ baseUrl: info.baseUrl, autoConnect: false });
     expect(plain.sandbox).toBeUndefined();
     await expect(plain.destroySandbox()).resolves.toBeUndefined();
+  }, 60_000);
+
+  const linuxOnly = onLinux ? it : it.skip;
+  if (!onLinux) process.stderr.write("skipped: local() destroy vs. processes outside the server's group: needs Linux (/proc, setsid)\n");
+
+  linuxOnly("destroySandbox() ends the processes that left the server's group: tty, setsid'd, env cleared", async () => {
+    const provider = local({ mockAgent: agent });
+    const client = await SandboxAgentClient.start({ sandbox: provider, agent: "mock" });
+    const details = client.sandbox && provider.details(client.sandbox.id);
+    if (!details) throw new Error("a started client knows its sandbox");
+    let strays: number[] = [];
+    try {
+      const { tty, clearedEnv, orphan } = await spawnStrays(client, scratch);
+      strays = [tty, clearedEnv, orphan];
+      // What makes them hard to find: none is in the server's process group, two have their own session.
+      for (const pid of strays) expect(procStat(pid).pgrp).not.toBe(details.pid);
+      expect(procStat(tty)).toMatchObject({ ppid: details.pid, pgrp: tty, session: tty });
+      expect(procStat(orphan)).toMatchObject({ pgrp: orphan, session: orphan });
+      expect(procStat(orphan).ppid).not.toBe(details.pid);
+      expect(procStat(clearedEnv).ppid).toBe(tty);
+      expect(procEnviron(clearedEnv).filter((entry) => !entry.startsWith("PWD="))).toEqual([]);
+      expect(strays.every(isRunning)).toBe(true);
+    } finally {
+      await client.destroySandbox();
+    }
+    expect(isRunning(details.pid)).toBe(false);
+    expect(strays.filter(isRunning)).toEqual([]);
   }, 60_000);
 
   it("writes nothing to the terminal unless asked", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 1: `disconnect()` at any point of `connect()` (an Angular DestroyRef teardown
+ * `disconnect()` at any point of `connect()` (an Angular DestroyRef teardown
  * during a route change) must not leave the agent instance or its process behind on the real
  * 0.4.2 server: the DELETE goes out whenever a POST may have reached the server, aborted included.
  */
@@ -69,7 +69,7 @@ async function connectDurationMs(): Promise<number> {
   return ms;
 }
 
-describe("defect 1: disconnect() during connect() leaks nothing on the 0.4.2 server", () => {
+describe("disconnect() during connect() leaks nothing on the 0.4.2 server", () => {
   it(`${RUNS} disconnects at seeded random points of connect leave GET /v1/acp empty and no agent process alive`, async () => {
     const span = Math.max(50, (await connectDurationMs()) * 1.5);
     await waitFor(() => agentProcesses().length === 0, 10_000, "the probe connection's agent to exit");

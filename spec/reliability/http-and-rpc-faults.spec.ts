@@ -40,7 +40,7 @@ async function connected(handlers?: AcpClientHandlers): Promise<{ fake: FakeFetc
 
 describe("HTTP errors on POST", () => {
   const cases = STATUSES.flatMap((status) => BODIES.map((kind) => ({ status, kind })));
-  it.each(cases)("$status with $kind body: that request rejects typed; the others and the stream are unaffected (404: connection lost)", async ({ status, kind }) => {
+  it.each(cases)("$status with $kind body: that request rejects typed; the others and the stream are unaffected (404: connection lost; 401/403: unauthorized)", async ({ status, kind }) => {
     const { fake, client, envelopes } = await connected();
     const slowIds: unknown[] = [];
     fake.onPost = (body) => {
@@ -56,13 +56,15 @@ describe("HTTP errors on POST", () => {
     const failed = await outcome(client.request("fail/me", {}));
     expect(failed.ok).toBe(false);
     if (failed.ok) return;
-    if (status === 404) {
-      // After bootstrap a 404 means the server no longer knows the connection.
+    if (status === 404 || status === 401 || status === 403) {
+      // After bootstrap a 404 means the server no longer knows the connection; a 401/403 (with a
+      // static token) that it refuses our credentials: either way the connection is over.
+      const reason = status === 404 ? "connection-lost" : "unauthorized";
       expect(failed.error).toBeInstanceOf(AcpConnectionClosedError);
-      expect((failed.error as AcpConnectionClosedError).reason).toBe("connection-lost");
+      expect((failed.error as AcpConnectionClosedError).reason).toBe(reason);
       const closed = await client.closed;
-      expect(closed.reason).toBe("connection-lost");
-      expect((closed.error?.cause as AcpHttpError).status).toBe(404);
+      expect(closed.reason).toBe(reason);
+      expect((closed.error?.cause as AcpHttpError).status).toBe(status);
       const other = await slow;
       expect(other.ok).toBe(false);
       if (!other.ok) expect(other.error).toBeInstanceOf(AcpConnectionClosedError);

@@ -8,4 +8,4 @@ export { AcpNetworkError } from "./network-error.js";
 export { AcpProtocolError } from "./protocol-error.js";
 export { AcpInvalidHeaderError } from "./invalid-header-error.js";
 export { AcpMessageTooLargeError } from "./message-too-large-error.js";
-export { AcpInterruptedError } from "./interrupted-error.js";
+export { AcpInterruptedError, type AcpInterruptionKind } from "./interrupted-error.js";

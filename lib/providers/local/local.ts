@@ -11,7 +11,8 @@ import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../san
 import type { LogSink } from "./log-sink.js";
 import { OutputTail } from "./output-tail.js";
 import { freePort } from "./ports.js";
-import { settlesWithin, spawnServer, stopServerProcess, type ServerProcess } from "./process-group.js";
+import { settlesWithin, spawnServer, type ServerProcess } from "./process-group.js";
+import { newSandboxMarker, SANDBOX_MARKER_VAR, stopSandbox } from "./process-tree.js";
 import { createServerDirs, resolveBinary, serverArgs, serverEnv } from "./server-setup.js";
 import type { CorsOptions, ServerDirs } from "./server-setup.js";
 import { unwatch, watch } from "./watchdog.js";
@@ -59,6 +60,8 @@ interface Running {
   readonly info: LocalSandbox;
   readonly server: ServerProcess;
   readonly dirs: ServerDirs;
+  /** The value of SANDBOX_MARKER_VAR in the environment of the server and everything it starts. */
+  readonly marker: string;
   destroying?: Promise<void>;
 }
 
@@ -82,11 +85,13 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
     const args = serverArgs({ token, cors: options.cors });
     const dirs = createServerDirs("sandbox-agent-local-", options.mockAgent);
     // Logs to stderr instead of files under XDG_DATA_HOME: we read them, the user may too.
-    const env = serverEnv(dirs, { SANDBOX_AGENT_LOG_STDOUT: "1", ...options.env });
+    // The marker comes last: destroying the sandbox relies on it, so `env` cannot remove it.
+    const marker = newSandboxMarker();
+    const env = serverEnv(dirs, { SANDBOX_AGENT_LOG_STDOUT: "1", ...options.env, [SANDBOX_MARKER_VAR]: marker });
     try {
       for (let attempt = 1; ; attempt++) {
         const port = options.port ?? (await freePort());
-        const started = await launch(binary.path, args, port, dirs, env, token, call.signal);
+        const started = await launch(binary.path, args, port, dirs, env, marker, token, call.signal);
         if (started !== "port-in-use") {
           running.set(started.info.id, started);
           return started.info;
@@ -102,7 +107,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
   }
 
   async function launch(
-    binary: string, args: string[], port: number, dirs: ServerDirs, env: NodeJS.ProcessEnv,
+    binary: string, args: string[], port: number, dirs: ServerDirs, env: NodeJS.ProcessEnv, marker: string,
     token: string | undefined, signal: AbortSignal | undefined,
   ): Promise<Running | "port-in-use"> {
     if (signal?.aborted) throw new CallAbortedError("local.create was aborted", { cause: signal.reason });
@@ -110,7 +115,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
     const cwd = options.cwd ?? dirs.home;
     const server = spawnServer({ binary, args, port, cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const pid = server.child.pid;
-    if (pid !== undefined) watch(pid, dirs.root);
+    if (pid !== undefined) watch(pid, marker, dirs.root);
     output.follow(server.child.stdout);
     output.follow(server.child.stderr);
     // A 200 could come from another server that won a race for the port: ours says it listens.
@@ -120,7 +125,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
-        await stopServerProcess(server);
+        await stopSandbox(server, marker);
         if (pid !== undefined) unwatch(pid);
       })());
     try {
@@ -143,7 +148,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
           dataHome: dirs.dataHome,
           output: () => output.text(),
         };
-        return { info, server, dirs };
+        return { info, server, dirs, marker };
       }
       await stop();
       await settlesWithin(output.ended(), OUTPUT_GRACE_MS);
@@ -172,7 +177,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
     const entry = running.get(id);
     if (!entry) return;
     entry.destroying ??= (async () => {
-      await stopServerProcess(entry.server);
+      await stopSandbox(entry.server, entry.marker);
       unwatch(entry.info.pid);
       rmSync(entry.dirs.root, { recursive: true, force: true });
       running.delete(id);

@@ -11,9 +11,11 @@ import * as v from "valibot";
 
 /** What following needs from the process API: the stream itself, the state, and a plain read. */
 export interface LogFollowDeps {
+  /** The event stream from after `lastEventId` (or the caller's `since`); never cut by `tail`. */
   open(lastEventId: string | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
   get(signal: AbortSignal): Promise<ProcessInfo>;
-  readAfter(sequence: number | undefined, signal: AbortSignal): Promise<ProcessLogEntry[]>;
+  /** The retained entries after `since` (exclusive), only the last `tail` of them when given. */
+  read(from: { since?: number; tail?: number }, signal: AbortSignal): Promise<ProcessLogEntry[]>;
 }
 
 export interface FollowLogsOptions {
@@ -39,6 +41,11 @@ const FATAL = new Set([400, 401, 403, 404, 422]);
  * catch output flushed while the first was answered), delivered, and the stream completes.
  * Entries are delivered once each in sequence order: reconnects send `Last-Event-ID`
  * and anything at or below the last delivered sequence is dropped.
+ *
+ * `tail` is taken once, by a plain read before either loop starts, and everything after
+ * follows from its last entry. Left to the stream it would hold only while the stream is
+ * faster than the exit path: behind a buffering proxy the exit path's read came first
+ * and replayed the whole log (and a tail taken at exit would drop live output instead).
  */
 export function followLogs(
   processId: string,
@@ -89,6 +96,18 @@ export function followLogs(
       }
     };
 
+    // A blip is retried with the reconnect policy; an HTTP answer (404: removed) is final.
+    const retryBlips = async <T>(call: () => Promise<T>): Promise<T> => {
+      for (let failures = 1; ; failures++) {
+        try {
+          return await call();
+        } catch (error) {
+          if (signal.aborted || error instanceof SandboxAgentHttpError || failures > policy.maxRetries) throw error;
+          await sleep(reconnectDelay(policy, failures), signal);
+        }
+      }
+    };
+
     const exitWatch = async () => {
       const interval = options.pollIntervalMs ?? 250;
       let failures = 0;
@@ -104,15 +123,28 @@ export function followLogs(
       }
       for (let pass = 0; pass < 2 && !signal.aborted; pass++) {
         if (pass > 0) await sleep(Math.min(interval, 100), signal);
-        for (const entry of await deps.readAfter(last, signal)) deliver(entry);
+        for (const entry of await deps.read({ since: last }, signal)) deliver(entry);
       }
       if (signal.aborted) return;
       controller.abort();
       subscriber.complete();
     };
 
-    readLoop().catch(fail);
-    exitWatch().catch(fail);
+    const start = async () => {
+      const { tail } = options;
+      if (tail !== undefined) {
+        // At least the newest entry is read: with `tail: 0` it is still where following starts.
+        const kept = await retryBlips(() => deps.read({ since: options.since, tail: Math.max(tail, 1) }, signal));
+        for (const entry of kept.slice(Math.max(kept.length - tail, 0))) deliver(entry);
+        const newest = kept.at(-1)?.sequence;
+        if (newest !== undefined && (last === undefined || newest > last)) last = newest;
+      }
+      if (signal.aborted) return;
+      readLoop().catch(fail);
+      exitWatch().catch(fail);
+    };
+
+    start().catch(fail);
     return () => controller.abort();
   });
 }

@@ -115,7 +115,10 @@ export class Processes {
 
   /** Forgets an exited process and its log; `ProcessRunningError` while it still runs. */
   async remove(id: string, call?: CallOptions): Promise<void> {
-    const remove = () => this.#http.send("processes.remove", "delete", path(id), { ...call });
+    const remove = async () => {
+      const response = await this.#http.send("processes.remove", "delete", path(id), { ...call });
+      await response.body?.cancel();
+    };
     await mapProcessErrors({ processId: id }, remove);
   }
 
@@ -156,15 +159,15 @@ export class Processes {
     const { follow = true, ...rest } = options;
     if (!follow) return defer(() => this.logs(id, rest)).pipe(mergeMap((entries) => entries));
     const open = (lastEventId: string | undefined, signal: AbortSignal) => {
-      // After the first entry the cursor decides where to resume; `tail` would cut that short.
-      const query = { follow: true, stream: rest.stream, since: rest.since, tail: lastEventId ? undefined : rest.tail };
+      // No `tail` here: followLogs takes it with a plain read first (see there why).
+      const query = { follow: true, stream: rest.stream, since: rest.since };
       const request = () =>
         openEventStream(this.#settings, "processes.logs$", path(id, "/logs"), query, lastEventId, signal);
       return mapProcessErrors({ processId: id }, request);
     };
-    const readAfter = (since: number | undefined, signal: AbortSignal) =>
-      this.logs(id, { stream: rest.stream, ...(since === undefined ? {} : { since }) }, { signal });
-    return followLogs(id, { open, get: (signal) => this.get(id, { signal }), readAfter }, rest);
+    const read = (from: { since?: number; tail?: number }, signal: AbortSignal) =>
+      this.logs(id, { stream: rest.stream, ...from }, { signal });
+    return followLogs(id, { open, get: (signal) => this.get(id, { signal }), read }, rest);
   }
 
   /** The process's info each time its status changes (polled); completes after `exited`. */

@@ -60,6 +60,8 @@ export class Terminal {
   #isReady = false;
   #failure: string | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Drops the listener on the caller's signal: a signal shared by many terminals must not collect them. */
+  #unlinkSignal: () => void = noop;
 
   constructor(processId: string, connector: TerminalConnector, options: TerminalOptions = {}) {
     this.processId = processId;
@@ -79,10 +81,15 @@ export class Terminal {
     this.#settle = { ready: settleReady, exit: settleExit, closed: settleClosed };
     const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
     this.#timer = setTimeout(() => this.#abandon("no ready frame within the timeout"), readyTimeoutMs);
-    options.signal?.addEventListener("abort", () => this.close(), { once: true });
-    if (options.signal?.aborted) {
+    const { signal } = options;
+    if (signal?.aborted) {
       this.#finish(new TerminalError(processId, "aborted", { fromServer: false }));
       return;
+    }
+    if (signal) {
+      const onAbort = () => this.close();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#unlinkSignal = () => signal.removeEventListener("abort", onAbort);
     }
     connector
       .open(options.protocols)
@@ -204,6 +211,7 @@ export class Terminal {
     if (this.#state === "closed") return;
     this.#state = "closed";
     clearTimeout(this.#timer);
+    this.#unlinkSignal();
     this.#settle.ready(error);
     this.#settle.exit(error);
     this.#output.complete();

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 2: on a server that answers in the POST body and does not echo responses on
+ * On a server that answers in the POST body and does not echo responses on
  * the stream (the v2 contract, `responseEcho: "auto"`), holding an inline response for ordering
  * concerns only that request's own session. A chatty session must not delay unrelated calls.
  */
@@ -38,7 +38,7 @@ async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - start, value };
 }
 
-describe("defect 2: inline responses while another session streams (v2 contract, responseEcho auto)", () => {
+describe("inline responses while another session streams (v2 contract, responseEcho auto)", () => {
   it("calls on another session and non-session calls resolve at once; the streaming turn stays ordered", async () => {
     client = new AcpHttpClient({ baseUrl: server.baseUrl, closeTimeoutMs: 1000 });
     const seen = record(client);

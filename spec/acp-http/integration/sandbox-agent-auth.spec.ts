@@ -1,5 +1,5 @@
 /** AcpHttpClient against a real sandbox-agent 0.4.2 server started with `--token`. */
-import { AcpHttpClient, AcpHttpError } from "../../../lib/acp-http/index.js";
+import { AcpConnectionClosedError, AcpHttpClient, AcpHttpError } from "../../../lib/acp-http/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { chunkTexts, newSessionParams, range, record, sandboxClient, settle, textPrompt } from "./helpers.js";
 
@@ -65,23 +65,50 @@ describe("token auth against sandbox-agent 0.4.2", () => {
     expect(error).toMatchObject({ status: 401, problem: { type: "urn:sandbox-agent:error:token_invalid" } });
     expect((error as AcpHttpError).message).toContain("401");
     expectTokenFree(error);
-    // A failed first initialize: the connection never came up, so the client closes, saying why (issue 10, defect 12).
+    // A failed first initialize: the connection never came up, so the client closes, saying why.
     const info = await acp.closed;
     expect(info.reason).toBe("unauthorized");
     expect(info.error?.cause).toBe(error);
     expectTokenFree(info.error);
   });
 
-  it("a token that goes bad mid-connection: the 401 is typed and carries no token", async () => {
+  it("a token that goes bad mid-connection: the token function is asked once more, then the connection closes as unauthorized; the error carries no token", async () => {
     let current = TOKEN;
-    const acp = sandboxClient(server.baseUrl, "auth-rotate", { token: () => current });
+    let asked = 0;
+    const acp = sandboxClient(server.baseUrl, "auth-rotate", {
+      token: () => {
+        asked++;
+        return current;
+      },
+    });
     clients.push(acp);
     await acp.initialize();
     current = WRONG;
+    const before = asked;
     const outcome = await settle(acp.extMethod("_probe/echo", { n: 1 }));
     const error = outcome.ok ? undefined : outcome.error;
-    expect(error).toBeInstanceOf(AcpHttpError);
-    expect((error as AcpHttpError).status).toBe(401);
+    expect(error).toBeInstanceOf(AcpConnectionClosedError);
+    expect((error as AcpConnectionClosedError).reason).toBe("unauthorized");
+    expect(((error as Error).cause as AcpHttpError).status).toBe(401);
+    // The refused POST and its one retry (the stream GET may ask too).
+    expect(asked - before).toBeGreaterThanOrEqual(2);
+    expect((await acp.closed).reason).toBe("unauthorized");
     expectTokenFree(error);
+  });
+
+  it("a token that was refreshed: the retry with the fresh token succeeds and the connection stays open", async () => {
+    let current = TOKEN;
+    const acp = sandboxClient(server.baseUrl, "auth-refresh", {
+      token: () => {
+        const now = current;
+        current = TOKEN; // a refreshing source: one stale answer, then a good one
+        return now;
+      },
+    });
+    clients.push(acp);
+    await acp.initialize();
+    current = WRONG;
+    await expect(acp.extMethod("_probe/echo", { n: 2 })).resolves.toBeDefined();
+    expect(acp.closeInfo).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { bootstrap, createHarness, disconnectAll, settle } from "./client-harnes
 
 afterEach(disconnectAll);
 
-// Issue 10, defect 15: a handler learns when its request stopped mattering.
+// A handler learns when its request stopped mattering.
 
 function permissionRequest(id: string, sessionId: string): Record<string, unknown> {
   return {

@@ -166,7 +166,7 @@ describe("AcpHttpClient agent requests", () => {
 
 const PLAN = { sessionUpdate: "plan" };
 
-describe("AcpHttpClient agent requests: id reuse and batches (issue 10, defect 14)", () => {
+describe("AcpHttpClient agent requests: id reuse and batches", () => {
   it("answers again when the agent reuses an id it used before, once that id was answered", async () => {
     const seen: string[] = [];
     const h = await withHandlers({

@@ -67,8 +67,6 @@ describe("AcpHttpClient authorization", () => {
     const errors: unknown[] = [];
     const failure = (promise: Promise<unknown>) => promise.then(() => errors.push(new Error("expected a failure")), (error: unknown) => errors.push(error));
 
-    h.server.onPost = () => problemResponse(401, { title: "Token Invalid", status: 401, detail: "token invalid" });
-    await failure(h.client.prompt(PROMPT));
     h.server.onPost = () => networkFailure("socket hang up");
     await failure(h.client.prompt(PROMPT));
     h.server.onPost = () => never();
@@ -80,11 +78,18 @@ describe("AcpHttpClient authorization", () => {
     await failure(pending);
     await failure(h.client.prompt(PROMPT));
 
+    // A refused POST closes its connection as unauthorized; the error carries the 401 as its cause.
+    const refused = createHarness({ token: SECRET, closeTimeoutMs: 20 });
+    await bootstrap(refused);
+    refused.server.onPost = () => problemResponse(401, { title: "Token Invalid", status: 401, detail: "token invalid" });
+    await failure(refused.client.prompt(PROMPT));
+
     const names = errors.map((error) => (error as Error).name);
-    expect(names).toEqual(["AcpHttpError", "AcpNetworkError", "AcpTimeoutError", "AbortError", "AcpConnectionClosedError", "AcpConnectionClosedError"]);
+    expect(names).toEqual(["AcpNetworkError", "AcpTimeoutError", "AbortError", "AcpConnectionClosedError", "AcpConnectionClosedError", "AcpConnectionClosedError"]);
+    expect(((errors[5] as Error).cause as Error).name).toBe("AcpHttpError");
     for (const error of errors) expect(everythingShown(error)).not.toContain(SECRET);
     expect(h.logs.length).toBeGreaterThan(0);
-    for (const line of h.logs) expect(inspect(line, { depth: 5 })).not.toContain(SECRET);
+    for (const line of [...h.logs, ...refused.logs]) expect(inspect(line, { depth: 5 })).not.toContain(SECRET);
   });
 });
 

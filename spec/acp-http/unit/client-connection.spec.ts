@@ -376,7 +376,7 @@ describe("AcpHttpClient event stream", () => {
   });
 });
 
-describe("AcpHttpClient failed initialize (issue 10, defect 12)", () => {
+describe("AcpHttpClient failed initialize", () => {
   it.each<[string, (id: unknown) => Response]>([
     ["an HTTP 404", () => problemResponse(404, { title: "Agent Not Installed", status: 404 })],
     ["a JSON-RPC error", (id) => rpcError(id, { code: -32603, message: "agent failed to start" })],

@@ -96,7 +96,7 @@ describe("AcpHttpClient requests", () => {
   it("keeps the bootstrap query and opens no stream while the first POSTs fail", async () => {
     const h = createHarness({ bootstrapQuery: { agent: "mock" } });
     h.server.onPost = () => problemResponse(502, { title: "Stream Error", status: 502, detail: "failed to start agent process" });
-    // A failed first initialize closes the client (issue 10, defect 12); other failed POSTs leave it usable.
+    // A failed first initialize closes the client; other failed POSTs leave it usable.
     await expect(h.client.request("_vendor/probe")).rejects.toBeInstanceOf(AcpHttpError);
     await settle();
     expect(h.server.requestsOf("GET")).toHaveLength(0);

@@ -93,7 +93,7 @@ describe("AcpHttpClient session streams (RFD profile)", () => {
   });
 });
 
-describe("AcpHttpClient RFD profile ordering (issue 10, defect 7)", () => {
+describe("AcpHttpClient RFD profile ordering", () => {
   it("adopts a connection id from the initialize result before its stream GET goes out", async () => {
     // A browser that cannot read the header: the id is only in the result body.
     const h = createHarness({ ...RFD_PROFILE }, { connectionIdHeader: "Acp-Connection-Id" });

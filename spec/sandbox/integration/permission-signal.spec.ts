@@ -1,4 +1,4 @@
-/** The permission handler's AbortSignal (defect 15): a UI dialog can close itself. */
+/** The permission handler's AbortSignal: a UI dialog can close itself. */
 import type { PermissionContext, PermissionReply, PermissionRequest } from "../../../lib/sandbox/index.js";
 import { realFactory, serverWithClients, sleep } from "./servers.js";
 

@@ -23,7 +23,7 @@ function watch(client: SandboxAgentClient, sessionId: string): { sub: Subscripti
   return { sub: sub as Subscription, done };
 }
 
-describe.each(BOTH)("session views against the $name (defect 5)", (factory) => {
+describe.each(BOTH)("session views against the $name", (factory) => {
   const { client } = serverWithClients(factory);
 
   it("complete when their connection is closed by disconnect()", async () => {
@@ -64,7 +64,7 @@ describe.each(BOTH)("session views against the $name (defect 5)", (factory) => {
   });
 });
 
-describe("session views when the connection is lost (defect 5)", () => {
+describe("session views when the connection is lost", () => {
   it("complete once the connection is declared closed", async () => {
     const server = await startV2ContractServer({ mockChunkDelayMs: 5 });
     const c = new SandboxAgentClient({
@@ -85,7 +85,7 @@ describe("session views when the connection is lost (defect 5)", () => {
   });
 });
 
-describe("prompt() aborted through its signal (defect 10)", () => {
+describe("prompt() aborted through its signal", () => {
   const { client } = serverWithClients(v2Factory);
 
   it("sends session/cancel, as unsubscribing prompt$ does", async () => {
@@ -130,7 +130,7 @@ function initializeFailsLate(): typeof globalThis.fetch {
   };
 }
 
-describe.each(BOTH)("state$ during a connect that fails against the $name (defect 12)", (factory) => {
+describe.each(BOTH)("state$ during a connect that fails against the $name", (factory) => {
   const { client } = serverWithClients(factory);
 
   it.each([
@@ -149,7 +149,7 @@ describe.each(BOTH)("state$ during a connect that fails against the $name (defec
   });
 });
 
-describe("session calls' timeoutMs values (defect 13)", () => {
+describe("session calls' timeoutMs values", () => {
   const { client } = serverWithClients(v2Factory);
 
   it("treat Infinity and 2^31 or more as no timeout, and reject a negative or NaN one with a TypeError", async () => {

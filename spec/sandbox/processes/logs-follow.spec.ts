@@ -2,6 +2,7 @@ import { firstValueFrom, toArray, type Subscription } from "rxjs";
 import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
 import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
+import { startLoopbackProxy, type LoopbackProxy } from "../../support/loopback-proxy.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, until, untilExited } from "./helpers.js";
 
@@ -9,14 +10,36 @@ let server: SandboxAgentServer;
 let proxy: FaultProxy;
 let direct: Processes;
 let proxied: Processes;
+// A proxy that buffers event streams (as nginx with proxy_buffering does): it reads the upstream but
+// passes nothing on until `release()`, so the follow stream is always slower than the exit path.
+let holding: LoopbackProxy<Buffer[]>;
+let held: Processes;
+// A proxy that answers event-stream GETs only after a delay (a slow or far-away stream endpoint).
+let delaying: LoopbackProxy<undefined>;
+let delayed: Processes;
+let streamDelayMs = 0;
 
 beforeAll(async () => {
   server = await startSandboxAgent();
   proxy = await startFaultProxy(server.baseUrl);
   direct = processesFor(server.baseUrl);
   proxied = processesFor(proxy.baseUrl);
+  holding = await startLoopbackProxy<Buffer[]>(server.baseUrl, {
+    track: () => [],
+    relay: (stream) => stream.upstream.on("data", (chunk: Buffer) => stream.data.push(chunk)),
+  });
+  held = processesFor(holding.baseUrl);
+  delaying = await startLoopbackProxy(server.baseUrl, {
+    onRequest: (req, forward) => {
+      if (req.method === "GET" && /follow=true/.test(req.url ?? "")) setTimeout(forward, streamDelayMs);
+      else forward();
+    },
+  });
+  delayed = processesFor(delaying.baseUrl);
 });
 afterAll(async () => {
+  await holding?.stop();
+  await delaying?.stop();
   await proxy?.stop();
   await server?.stop();
 });
@@ -92,6 +115,99 @@ describe("logs$ (follow) against the real server", () => {
     const info = await direct.spawn({ command: "sh", args: ["-c", "echo gone"] });
     await untilExited(() => direct.get(info.id));
     expect(collect(await firstValueFrom(direct.logs$(info.id).pipe(toArray())))).toBe("gone\n");
+  });
+
+  describe("`tail` holds when the follow stream is slower than the exit path", () => {
+    // One entry per line needs a pause between writes: the server logs each read as one entry.
+    const rows = (n: number) => `for i in $(seq 1 ${n}); do echo row$i; sleep 0.01; done`;
+    const sequences = (entries: ProcessLogEntry[]) => entries.map((e) => e.sequence);
+
+    it("an exited process behind a buffering proxy: only the last 5 entries, then completes", async () => {
+      const info = await direct.spawn({ command: "sh", args: ["-c", rows(40)] });
+      await untilExited(() => direct.get(info.id));
+      const all = await direct.logs(info.id);
+      expect(all.length).toBeGreaterThan(10);
+      const entries = await firstValueFrom(held.logs$(info.id, { tail: 5, pollIntervalMs: 20 }).pipe(toArray()));
+      expect(sequences(entries)).toEqual(sequences(all.slice(-5)));
+      expect(collect(entries)).toBe(collect(all.slice(-5)));
+      expect(collect(entries)).toMatch(/row40\n$/);
+      // Completing closed the held stream: nothing of it ever reached the client.
+      await until(() => holding.streams.size === 0, 5_000, "the held stream to close");
+    });
+
+    it("an exited process whose stream answers late: only the last 5 entries", async () => {
+      const info = await direct.spawn({ command: "sh", args: ["-c", rows(40)] });
+      await untilExited(() => direct.get(info.id));
+      const all = await direct.logs(info.id);
+      expect(all.length).toBeGreaterThan(10);
+      streamDelayMs = 500;
+      try {
+        const entries = await firstValueFrom(delayed.logs$(info.id, { tail: 5, pollIntervalMs: 20 }).pipe(toArray()));
+        expect(sequences(entries)).toEqual(sequences(all.slice(-5)));
+      } finally {
+        streamDelayMs = 0;
+      }
+    });
+
+    it("with `since` and one stream: the last N entries of that stream after `since`", async () => {
+      const script = "for i in $(seq 1 30); do echo out$i; echo err$i >&2; sleep 0.01; done";
+      const info = await direct.spawn({ command: "sh", args: ["-c", script] });
+      await untilExited(() => direct.get(info.id));
+      const stderr = await direct.logs(info.id, { stream: "stderr" });
+      expect(stderr.length).toBeGreaterThan(10);
+      const since = (stderr[3] as ProcessLogEntry).sequence;
+      const options = { stream: "stderr" as const, since, tail: 3, pollIntervalMs: 20 };
+      const entries = await firstValueFrom(held.logs$(info.id, options).pipe(toArray()));
+      expect(sequences(entries)).toEqual(sequences(stderr.slice(-3)));
+      expect(entries.every((e) => e.stream === "stderr")).toBe(true);
+      // The same from the stream itself (no proxy: it answers first).
+      const streamed = await firstValueFrom(direct.logs$(info.id, options).pipe(toArray()));
+      expect(sequences(streamed)).toEqual(sequences(stderr.slice(-3)));
+    });
+
+    it("a running process behind a buffering proxy: the last 5 at subscription, then everything after", async () => {
+      const script = `${rows(40)}; read go; echo after1; sleep 0.05; echo after2`;
+      const info = await direct.spawn({ command: "sh", args: ["-c", script], interactive: true });
+      await until(async () => collect(await direct.logs(info.id)).endsWith("row40\n"), 10_000, "the first 40 rows");
+      const before = await direct.logs(info.id);
+      const entries: ProcessLogEntry[] = [];
+      let completed = false;
+      const subscription = held.logs$(info.id, { tail: 5, pollIntervalMs: 20 }).subscribe({
+        next: (entry) => entries.push(entry),
+        complete: () => (completed = true),
+      });
+      try {
+        await until(() => holding.streams.size > 0, 5_000, "the held stream to open");
+        await direct.input(info.id, "go\n");
+        await until(() => completed, 10_000, "logs$ to complete after exit");
+      } finally {
+        subscription.unsubscribe();
+      }
+      const all = await direct.logs(info.id);
+      const firstKept = (before[before.length - 5] as ProcessLogEntry).sequence;
+      expect(sequences(entries)).toEqual(sequences(all.filter((e) => e.sequence >= firstKept)));
+      expect(collect(entries)).toMatch(/^row3[6-9]\n(.|\n)*row40\nafter1\nafter2\n$/);
+    });
+
+    it("`tail: 0` behind a buffering proxy: only what is written after subscribing", async () => {
+      const script = `${rows(20)}; read go; echo after1; sleep 0.05; echo after2`;
+      const info = await direct.spawn({ command: "sh", args: ["-c", script], interactive: true });
+      await until(async () => collect(await direct.logs(info.id)).endsWith("row20\n"), 10_000, "the first 20 rows");
+      const entries: ProcessLogEntry[] = [];
+      let completed = false;
+      const subscription = held.logs$(info.id, { tail: 0, pollIntervalMs: 20 }).subscribe({
+        next: (entry) => entries.push(entry),
+        complete: () => (completed = true),
+      });
+      try {
+        await until(() => holding.streams.size > 0, 5_000, "the held stream to open");
+        await direct.input(info.id, "go\n");
+        await until(() => completed, 10_000, "logs$ to complete after exit");
+      } finally {
+        subscription.unsubscribe();
+      }
+      expect(collect(entries)).toBe("after1\nafter2\n");
+    });
   });
 
   it("follow: false reads the retained entries once", async () => {

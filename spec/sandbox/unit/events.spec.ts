@@ -223,7 +223,7 @@ describe("forSession", () => {
   });
 });
 
-describe("events-lost in per-session streams (defect 8)", () => {
+describe("events-lost in per-session streams", () => {
   const a1: SandboxEvent = { kind: "update", sessionId: "a", update: { sessionUpdate: "current_mode_update", currentModeId: "m" } };
   const connectionGap: SandboxEvent = { kind: "events-lost", stream: "connection", firstMissing: 3, lastMissing: 7 };
   const gapOfA: SandboxEvent = { kind: "events-lost", stream: "a", sessionId: "a", firstMissing: 1, lastMissing: 2 };

@@ -18,11 +18,19 @@ function frame(entry: RingEntry): string {
 export class SseStream {
   private open = true;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Frames waiting for the writer task (only with a `writerDelayMs`). */
+  private queued: RingEntry[] = [];
 
+  /**
+   * `writerDelayMs` undefined: frames are written as they are pushed. Set: the stream has a writer
+   * task of its own (as a server that feeds its SSE responses from a channel does), so frames wait
+   * that long (0: until after pending I/O) while a POST answer written meanwhile goes out at once.
+   */
   constructor(
     private readonly res: ServerResponse,
     heartbeatMs: number,
     onClose: () => void,
+    private readonly writerDelayMs?: number,
   ) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
@@ -37,12 +45,26 @@ export class SseStream {
   }
 
   write(entry: RingEntry): void {
-    if (this.open) this.res.write(frame(entry));
+    if (!this.open) return;
+    if (this.writerDelayMs === undefined) {
+      this.res.write(frame(entry));
+      return;
+    }
+    this.queued.push(entry);
+    if (this.queued.length > 1) return;
+    const flush = () => {
+      const entries = this.queued;
+      this.queued = [];
+      if (this.open) this.res.write(entries.map(frame).join(""));
+    };
+    if (this.writerDelayMs > 0) setTimeout(flush, this.writerDelayMs).unref();
+    else setImmediate(flush);
   }
 
   end(): void {
     clearInterval(this.heartbeat);
-    if (this.open) this.res.end();
+    if (this.open) this.res.end(this.queued.map(frame).join(""));
+    this.queued = [];
   }
 
   /** Test hook: an abrupt network failure rather than a clean end of stream. */
@@ -78,10 +100,15 @@ export class Connection {
   }
 
   /** §1.5 replay: the whole ring without Last-Event-ID, else ids above it (older gaps are silent). */
-  attach(res: ServerResponse, lastEventId: number | undefined, heartbeatMs: number): void {
-    const stream: SseStream = new SseStream(res, heartbeatMs, () => {
-      if (this.stream === stream) this.stream = undefined;
-    });
+  attach(res: ServerResponse, lastEventId: number | undefined, heartbeatMs: number, writerDelayMs?: number): void {
+    const stream: SseStream = new SseStream(
+      res,
+      heartbeatMs,
+      () => {
+        if (this.stream === stream) this.stream = undefined;
+      },
+      writerDelayMs,
+    );
     this.stream = stream;
     for (const entry of this.ring) if (lastEventId === undefined || entry.id > lastEventId) stream.write(entry);
   }

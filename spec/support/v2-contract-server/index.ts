@@ -28,6 +28,13 @@ export interface V2ContractServerOptions {
   heartbeatMs?: number;
   /** §4.3 $HOME for relative fs paths without a session (default os.homedir()). */
   home?: string;
+  /**
+   * Not in the contract: the SSE stream gets a writer task of its own, so pushed frames are written
+   * this many ms later (0: after pending I/O) while POST answers go out at once, and an answer can
+   * overtake the updates its turn wrote before it (as when a server feeds its streams from a
+   * channel). Default: frames are written as they are pushed.
+   */
+  streamWriterDelayMs?: number;
 }
 
 export interface AgentExit {
@@ -63,6 +70,7 @@ export async function startV2ContractServer(options: V2ContractServerOptions = {
     mockChunkDelayMs: Math.max(0, options.mockChunkDelayMs ?? 30),
     heartbeatMs: positiveOr(options.heartbeatMs, 15_000),
     home: options.home ?? homedir(),
+    streamWriterDelayMs: options.streamWriterDelayMs,
   });
   const routes = buildRoutes(runtime);
   const server = createServer((req, res) => void dispatch(routes, options, req, res));

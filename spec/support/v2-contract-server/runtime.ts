@@ -32,6 +32,8 @@ export interface RuntimeOptions {
   mockChunkDelayMs: number;
   heartbeatMs: number;
   home: string;
+  /** See `V2ContractServerOptions.streamWriterDelayMs`. */
+  streamWriterDelayMs?: number | undefined;
 }
 
 export type PostOutcome = { kind: "response"; body: JsonObject } | { kind: "accepted" };
@@ -102,7 +104,7 @@ export class Runtime {
   openStream(connId: string, res: ServerResponse, lastEventId: number | undefined): void {
     const connection = this.connection(connId);
     if (connection.hasStream()) throw problems.conflict("ACP client already has an active SSE stream");
-    connection.attach(res, lastEventId, this.options.heartbeatMs);
+    connection.attach(res, lastEventId, this.options.heartbeatMs, this.options.streamWriterDelayMs);
   }
 
   /** §1.6: idempotent; sessions and agent processes survive. */

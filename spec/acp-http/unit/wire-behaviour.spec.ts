@@ -1,4 +1,4 @@
-/** Issue 10's wire-level defects, pinned against the fake server (one describe per defect). */
+/** Wire-level behaviour pinned against the fake server: headers, timeouts, POST-body answers, stalls, cursors. */
 import { AcpRpcError, AcpTimeoutError, isResponse } from "../../../lib/acp-http/index.js";
 import { bodyOf, jsonResponse, never, rpcResult, sseEvent } from "../../support/fake-acp-server.js";
 import { bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
@@ -7,7 +7,7 @@ afterEach(disconnectAll);
 
 const SECRET = "tok_Sup3rSecret-value";
 
-describe("defect 3: header merge", () => {
+describe("header merge", () => {
   it("sends one content-type and one accept even when the user set them in another case", async () => {
     const h = createHarness({ headers: { "Content-Type": "text/plain", Accept: "text/html", "X-Trace": "t1" } });
     await bootstrap(h);
@@ -26,7 +26,7 @@ describe("defect 3: header merge", () => {
   });
 });
 
-describe("defect 13: timeoutMs normalised", () => {
+describe("timeoutMs normalised", () => {
   it("a request with timeoutMs Infinity or 2^32 waits for its answer instead of timing out at once", async () => {
     const h = createHarness();
     await bootstrap(h);
@@ -56,7 +56,7 @@ describe("defect 13: timeoutMs normalised", () => {
   });
 });
 
-describe("defect 4: a POST body is its request's answer, whatever its id says", () => {
+describe("a POST body answering with a null id", () => {
   const parseError = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
 
   it("200 {id: null, error} rejects the request it answered, and a second one is delivered too", async () => {
@@ -90,7 +90,7 @@ describe("defect 4: a POST body is its request's answer, whatever its id says", 
   });
 });
 
-describe("defect 11: a slow subscriber is not a stalled server", () => {
+describe("a slow subscriber is not a stalled server", () => {
   it("a 25 ms-per-envelope envelopes$ subscriber under a 100 ms stall timeout never causes reconnecting", async () => {
     const h = createHarness({ reconnect: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: 100 } });
     const states: string[] = [];
@@ -117,7 +117,7 @@ describe("defect 11: a slow subscriber is not a stalled server", () => {
   });
 });
 
-describe("defects 6 and 9 through the client: opaque ids per profile, cursor advances, cursor after close", () => {
+describe("event ids through the client: opaque ids per profile, cursor advances, cursor after close", () => {
   const note = (n: number) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", n } });
 
   it("contiguousEventIds false (the RFD profile's): ids 10, 20, 30 open no new GET and report no gap", async () => {

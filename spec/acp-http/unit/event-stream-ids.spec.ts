@@ -1,6 +1,6 @@
 /**
- * Issue 10, defects 6, 8 (support), 9 and 11 at the EventStream level: opaque ids, session
- * ids on gaps, cursor advances, and a stall watchdog that measures the server, not us.
+ * The EventStream's ids, gaps, cursor and watchdog: opaque ids, session ids on gaps, cursor
+ * advances, and a stall watchdog that measures the server, not us.
  */
 import { EventStream, type CursorAdvance, type EventGap, type EventStreamOptions, type EventStreamStatus } from "../../../lib/acp-http/event-stream.js";
 import { normalizeReconnectPolicy } from "../../../lib/acp-http/reconnect.js";
@@ -69,7 +69,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 5000): 
 }
 const event = (id: string, data = `{"n":"${id}"}`) => `id: ${id}\ndata: ${data}\n\n`;
 
-describe("defect 6: SSE ids are opaque unless the server promises contiguous numbering", () => {
+describe("SSE ids are opaque unless the server promises contiguous numbering", () => {
   it("ids 10, 20, 30 on a stream without that promise: three frames, no gap, no reopen", async () => {
     const r = rig({ contiguousIds: false });
     r.stream.start();
@@ -104,7 +104,7 @@ describe("defect 6: SSE ids are opaque unless the server promises contiguous num
   });
 });
 
-describe("defect 8 (support): a gap on a per-session stream names its session", () => {
+describe("a gap on a per-session stream names its session", () => {
   it("reports sessionId with the gap", async () => {
     const r = rig({ name: "sess-1", sessionId: "sess-1", lastEventId: "0" });
     r.stream.start();
@@ -124,7 +124,7 @@ describe("defect 8 (support): a gap on a per-session stream names its session", 
   });
 });
 
-describe("defect 9: cursor advances are observable and the cursor outlives the stream", () => {
+describe("cursor advances are observable and the cursor outlives the stream", () => {
   it("reports every advance, before the frame is dispatched, and keeps lastEventId after stop", async () => {
     const seenAtDispatch: (string | undefined)[] = [];
     const r = rig({ name: "s-9", sessionId: "s-9", contiguousIds: false }, () => seenAtDispatch.push(r.cursors.at(-1)?.lastEventId));
@@ -142,7 +142,7 @@ describe("defect 9: cursor advances are observable and the cursor outlives the s
   });
 });
 
-describe("defect 11: the stall watchdog measures the server, never our consumer", () => {
+describe("the stall watchdog measures the server, never our consumer", () => {
   const busy = (ms: number) => {
     const end = performance.now() + ms;
     while (performance.now() < end) {
