@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -341,7 +341,7 @@ async function inlineHoldScenario(rows: Row[]): Promise<void> {
 
 async function transcriptScenario(rows: Row[]): Promise<void> {
   const updates = SIZES.transcript;
-  log(`\n## 10. a ${updates.toLocaleString("en-US")}-update turn through transcript$ vs events$ (in process, ${ROUNDS} rounds, order alternating)`);
+  log(`\n## 11. a ${updates.toLocaleString("en-US")}-update turn through transcript$ vs events$ (in process, ${ROUNDS} rounds, order alternating)`);
   const turn = transcriptTurn(updates);
   // One warm-up each, so neither pays for the JIT alone.
   deliver(turn, false);
@@ -367,10 +367,10 @@ async function transcriptScenario(rows: Row[]): Promise<void> {
   log(`  heap held by the final snapshot: ${heapMb.toFixed(2)} MB for ${heap.entries} entries and ${heap.textChars.toLocaleString("en-US")} characters of text (${(heap.heapBytes / heap.textChars).toFixed(1)} bytes / character)`);
   log(`  text-only turn: ${(textHeap.heapBytes / MB).toFixed(2)} MB for ${textHeap.entries} entries and ${textHeap.textChars.toLocaleString("en-US")} characters (${(textHeap.heapBytes / textHeap.textChars).toFixed(2)} bytes / character)`);
   rows.push(
-    { scenario: "10", metric: "CPU µs / update: transcript$ (ours) vs events$ (raw column)", ours: transcript, upstream: undefined, raw: events, digits: 2, higherIsBetter: false, target: { label: "transcript$ ≤ 2× events$", met: ratio <= 2 } },
-    { scenario: "10", metric: "heap held after the turn, MB", ours: heapMb, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
-    { scenario: "10", metric: "heap held per character of text, bytes", ours: heap.heapBytes / heap.textChars, upstream: undefined, raw: undefined, digits: 1, showRatios: false },
-    { scenario: "10", metric: "text-only turn: heap held per character, bytes", ours: textHeap.heapBytes / textHeap.textChars, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+    { scenario: "11", metric: "CPU µs / update: transcript$ (ours) vs events$ (raw column)", ours: transcript, upstream: undefined, raw: events, digits: 2, higherIsBetter: false, target: { label: "transcript$ ≤ 2× events$", met: ratio <= 2 } },
+    { scenario: "11", metric: "heap held after the turn, MB", ours: heapMb, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+    { scenario: "11", metric: "heap held per character of text, bytes", ours: heap.heapBytes / heap.textChars, upstream: undefined, raw: undefined, digits: 1, showRatios: false },
+    { scenario: "11", metric: "text-only turn: heap held per character, bytes", ours: textHeap.heapBytes / textHeap.textChars, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
   );
 }
 
@@ -395,8 +395,8 @@ async function main(): Promise<void> {
   if (wants("2") || wants("3")) await timed("round trips", () => roundTrips(rows, wants("2"), wants("3")));
   if (wants("4")) await timed("streaming", () => streaming(rows));
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
+  if (wants("11")) await timed("transcript", () => transcriptScenario(rows));
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
-  if (wants("10")) await timed("transcript", () => transcriptScenario(rows));
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
   // Early resolutions on a server without a response echo: its own table (counts, idle and loaded).
