@@ -22,6 +22,7 @@ import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
+import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
 import { median, quantile, rotate } from "./support/measure.js";
 import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
 import { buildBody } from "./support/synthetic.js";
@@ -52,6 +53,7 @@ const SIZES = {
   idle: scaled(1_000),
   fanOut: scaled(20_000),
   inlineHold: scaled(100),
+  transcript: scaled(100_000),
 };
 
 const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
@@ -421,6 +423,41 @@ async function inlineHoldScenario(rows: Row[]): Promise<void> {
   }
 }
 
+async function transcriptScenario(rows: Row[]): Promise<void> {
+  const updates = SIZES.transcript;
+  log(`\n## 12. a ${updates.toLocaleString("en-US")}-update turn through transcript$ vs events$ (in process, ${ROUNDS} rounds, order alternating)`);
+  const turn = transcriptTurn(updates);
+  // One warm-up each, so neither pays for the JIT alone.
+  deliver(turn, false);
+  deliver(turn, true);
+  const runs: { events: TranscriptRun[]; transcript: TranscriptRun[] } = { events: [], transcript: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? [false, true] : [true, false];
+    for (const withTranscript of order) {
+      const run = deliver(turn, withTranscript);
+      (withTranscript ? runs.transcript : runs.events).push(run);
+    }
+    const last = (list: TranscriptRun[]) => us(list.at(-1)!.cpuMs, updates).toFixed(2);
+    log(`  round ${round + 1} events$ ${last(runs.events)} µs / update, transcript$ ${last(runs.transcript)} µs / update`);
+  }
+  // The same number of updates, all message text: what the text itself costs to hold. Measured first:
+  // `turn` is used below, so it cannot be collected in the middle of this measurement.
+  const textHeap = transcriptHeap(transcriptTurn(updates, true));
+  const heap = transcriptHeap(turn);
+  const events = median(runs.events.map((r) => us(r.cpuMs, updates)));
+  const transcript = median(runs.transcript.map((r) => us(r.cpuMs, updates)));
+  const ratio = transcript / events;
+  const heapMb = heap.heapBytes / MB;
+  log(`  heap held by the final snapshot: ${heapMb.toFixed(2)} MB for ${heap.entries} entries and ${heap.textChars.toLocaleString("en-US")} characters of text (${(heap.heapBytes / heap.textChars).toFixed(1)} bytes / character)`);
+  log(`  text-only turn: ${(textHeap.heapBytes / MB).toFixed(2)} MB for ${textHeap.entries} entries and ${textHeap.textChars.toLocaleString("en-US")} characters (${(textHeap.heapBytes / textHeap.textChars).toFixed(2)} bytes / character)`);
+  rows.push(
+    { scenario: "12", metric: "CPU µs / update: transcript$ (ours) vs events$ (raw column)", ours: transcript, upstream: undefined, raw: events, digits: 2, higherIsBetter: false, target: { label: "transcript$ ≤ 2× events$", met: ratio <= 2 } },
+    { scenario: "12", metric: "heap held after the turn, MB", ours: heapMb, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+    { scenario: "12", metric: "heap held per character of text, bytes", ours: heap.heapBytes / heap.textChars, upstream: undefined, raw: undefined, digits: 1, showRatios: false },
+    { scenario: "12", metric: "text-only turn: heap held per character, bytes", ours: textHeap.heapBytes / textHeap.textChars, upstream: undefined, raw: undefined, digits: 2, showRatios: false },
+  );
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -443,6 +480,7 @@ async function main(): Promise<void> {
   if (wants("4")) await timed("streaming", () => streaming(rows));
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
   if (wants("11")) await timed("burst into postgresStore", () => storeBurstScenario(rows));
+  if (wants("12")) await timed("transcript", () => transcriptScenario(rows));
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));

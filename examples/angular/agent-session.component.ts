@@ -1,5 +1,6 @@
-// A standalone component on top of AgentSessionService: a prompt box, the streamed answer, the
-// plan and tool calls, and Allow/Reject buttons while the agent waits for permission.
+// A standalone component on top of AgentSessionService: a prompt box, the session's transcript entry
+// by entry (messages, thoughts, tool calls, the plan, notices), and Allow/Reject buttons while the
+// agent waits for permission.
 import { ChangeDetectionStrategy, Component, inject, signal } from "@angular/core";
 import { AgentSessionService } from "./agent-session.service.js";
 
@@ -19,25 +20,29 @@ import { AgentSessionService } from "./agent-session.service.js";
 
     @if (agent.pendingPermission(); as pending) {
       <div class="permission" role="alertdialog">
-        The agent wants to: {{ pending.request.toolCall.title ?? pending.request.toolCall.toolCallId }}
+        The agent wants to: {{ pending.request.toolCall.title ?? pending.request.toolCallId }}
         <button (click)="pending.answer(true)">Allow</button>
         <button (click)="pending.answer(false)">Reject</button>
       </div>
     }
 
-    @if (agent.transcript().plan.length) {
-      <ul class="plan">
-        @for (entry of agent.transcript().plan; track $index) {
-          <li [class]="entry.status">{{ entry.content }}</li>
+    <ol class="transcript">
+      @for (entry of agent.transcript().entries; track entry.id) {
+        @switch (entry.kind) {
+          @case ("user-message") { <li class="user">{{ $any(entry).text }}</li> }
+          @case ("agent-message") { <li class="answer"><pre>{{ $any(entry).text }}</pre></li> }
+          @case ("thought") { <li class="thought"><details><summary>Thinking</summary>{{ $any(entry).text }}</details></li> }
+          @case ("tool-call") { <li class="tool">{{ $any(entry).title }} — {{ $any(entry).status }}</li> }
+          @case ("plan") {
+            <li class="plan"><ul>
+              @for (step of $any(entry).entries; track $index) { <li [class]="step.status">{{ step.content }}</li> }
+            </ul></li>
+          }
+          @case ("turn-end") { <li class="turn-end">Turn ended: {{ $any(entry).stopReason }}</li> }
         }
-      </ul>
-    }
-    <ul class="tools">
-      @for (tool of agent.transcript().tools; track tool.id) {
-        <li>{{ tool.title }} — {{ tool.status }}</li>
       }
-    </ul>
-    <pre class="answer">{{ agent.transcript().text }}</pre>
+    </ol>
+    @if (agent.transcript().isThinking) { <p class="thinking">Thinking…</p> }
 
     @if (agent.stopReason(); as reason) { <p>Stop reason: {{ reason }}</p> }
     @if (agent.error(); as error) { <p class="error">{{ error }}</p> }

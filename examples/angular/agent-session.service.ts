@@ -1,14 +1,15 @@
 // An Angular service around one SandboxAgentClient: the client's observables become signals for
-// templates, permission requests become UI state, and the connection closes with the injector.
+// templates (the session's transcript is the SDK's `transcript$` through `toSignal`), permission
+// requests wait in the transcript until the user answers, and the connection closes with the injector.
 import { DestroyRef, Injectable, InjectionToken, computed, inject, signal } from "@angular/core";
-import { toSignal } from "@angular/core/rxjs-interop";
-import { filter, map, scan, type Observable } from "rxjs";
+import { toObservable, toSignal } from "@angular/core/rxjs-interop";
+import { map, of, switchMap, type Observable } from "rxjs";
 import {
   SandboxAgentClient,
-  type PermissionReply,
-  type PermissionRequest,
-  type PlanEntry,
+  transcriptOf,
+  type PermissionEntry,
   type SandboxEvent,
+  type Transcript,
 } from "../../lib/sandbox/index.js";
 
 export interface SandboxAgentConfig {
@@ -21,59 +22,18 @@ export interface SandboxAgentConfig {
 /** Provide it in the application config: `{ provide: SANDBOX_AGENT_CONFIG, useValue: {...} }`. */
 export const SANDBOX_AGENT_CONFIG = new InjectionToken<SandboxAgentConfig>("SANDBOX_AGENT_CONFIG");
 
-export interface ToolCallView {
-  id: string;
-  title: string;
-  status: string;
-}
-
 /** A permission request waiting for the user, with the way to answer it. */
 export interface PendingPermission {
-  request: PermissionRequest;
+  request: PermissionEntry;
   answer(allow: boolean): void;
 }
 
-/** What the view shows of the current session, folded from its events. */
-export interface Transcript {
-  text: string;
-  thoughts: string;
-  plan: PlanEntry[];
-  tools: ToolCallView[];
-}
-
-const EMPTY: Transcript = { text: "", thoughts: "", plan: [], tools: [] };
-
-function fold(transcript: Transcript, event: SandboxEvent): Transcript {
-  if (event.kind !== "update") return transcript;
-  const update = event.update;
-  switch (update.sessionUpdate) {
-    case "agent_message_chunk":
-      return { ...transcript, text: transcript.text + (update.content.text ?? "") };
-    case "agent_thought_chunk":
-      return { ...transcript, thoughts: transcript.thoughts + (update.content.text ?? "") };
-    case "plan":
-      return { ...transcript, plan: update.entries };
-    case "tool_call":
-    case "tool_call_update": {
-      const known = transcript.tools.find((tool) => tool.id === update.toolCallId);
-      const next: ToolCallView = {
-        id: update.toolCallId,
-        title: update.title ?? known?.title ?? update.toolCallId,
-        status: update.status ?? known?.status ?? "pending",
-      };
-      const tools = known ? transcript.tools.map((tool) => (tool === known ? next : tool)) : [...transcript.tools, next];
-      return { ...transcript, tools };
-    }
-    default:
-      return transcript;
-  }
-}
+const EMPTY: Transcript = transcriptOf([]);
 
 @Injectable({ providedIn: "root" })
 export class AgentSessionService {
   readonly #config = inject(SANDBOX_AGENT_CONFIG);
   readonly #sessionId = signal<string | undefined>(undefined);
-  readonly #pending = signal<PendingPermission | undefined>(undefined);
   readonly #running = signal(false);
   readonly #stopReason = signal<string | undefined>(undefined);
   readonly #error = signal<string | undefined>(undefined);
@@ -83,28 +43,16 @@ export class AgentSessionService {
     baseUrl: this.#config.baseUrl,
     agent: this.#config.agent,
     ...(this.#config.token !== undefined ? { token: this.#config.token } : {}),
-    // The agent waits on this promise until the user clicks Allow or Reject.
-    onPermissionRequest: (request) =>
-      new Promise<PermissionReply>((resolve) => {
-        this.#pending.set({
-          request,
-          answer: (allow) => {
-            this.#pending.set(undefined);
-            const kinds = allow ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
-            const option = request.options.find((o) => kinds.includes(o.kind));
-            resolve(option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" });
-          },
-        });
-      }),
+    // The agent waits until the user clicks Allow or Reject (`replyPermission` below).
+    onPermissionRequest: "ask",
   });
 
   /** Every event of every session, for components that want to pipe them themselves. */
   readonly events$: Observable<SandboxEvent> = this.client.events$;
 
-  /** The current session's transcript as an observable, restarting with each new session. */
-  readonly transcript$: Observable<Transcript> = this.client.events$.pipe(
-    filter((event) => "sessionId" in event && event.sessionId === this.#sessionId()),
-    scan(fold, EMPTY),
+  /** The current session's transcript (stored history, then live), following the session signal. */
+  readonly transcript$: Observable<Transcript> = toObservable(this.#sessionId).pipe(
+    switchMap((id) => (id === undefined ? of(EMPTY) : this.client.session(id).transcript$)),
   );
 
   // toSignal subscribes now and unsubscribes when this injector is destroyed.
@@ -112,8 +60,26 @@ export class AgentSessionService {
   readonly transcript = toSignal(this.transcript$, { initialValue: EMPTY });
   readonly lastSessionEnded = toSignal(this.client.sessionEnded$.pipe(map((ended) => ended.reason)));
 
+  /** The request the transcript says is waiting, with Allow / Reject picking the matching option. */
+  readonly pendingPermission = computed((): PendingPermission | undefined => {
+    const request = this.transcript().pendingPermission;
+    const sessionId = this.#sessionId();
+    if (!request || sessionId === undefined) return undefined;
+    return {
+      request,
+      answer: (allow) => {
+        const kinds = allow ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+        const option = request.options.find((o) => kinds.includes(o.kind));
+        this.client.replyPermission(
+          sessionId,
+          request.toolCallId,
+          option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" },
+        );
+      },
+    };
+  });
+
   readonly sessionId = this.#sessionId.asReadonly();
-  readonly pendingPermission = this.#pending.asReadonly();
   readonly running = this.#running.asReadonly();
   readonly stopReason = this.#stopReason.asReadonly();
   readonly error = this.#error.asReadonly();

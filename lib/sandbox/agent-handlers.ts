@@ -1,19 +1,55 @@
 import type { AcpClientHandlers } from "../acp-http/index.js";
-import type { SandboxAgentClientOptions } from "./types.js";
+import type { PermissionRequest } from "./events.js";
+import type { PermissionDesk } from "./permission-desk.js";
+import type { TranscriptNote } from "./transcript.js";
+import type { PermissionReply, SandboxAgentClientOptions } from "./types.js";
+
+type PermissionNote = Extract<TranscriptNote, { kind: "permission-answered" }>;
+
+/** What the handlers report besides answering: how each permission request ended, and where "ask" waits. */
+export interface AgentHandlerDeps {
+  desk: PermissionDesk;
+  answered(note: PermissionNote): void;
+}
 
 /**
- * The client's callbacks as answers to the agent's requests. Only the ones given are
- * installed: the agent is told about file access only when the client offers it.
+ * The client's callbacks as answers to the agent's requests. File access is installed only when
+ * given, so the agent is told about it only then. Permission requests always get a handler: the
+ * caller's, the desk's (`"ask"`), or "cancelled" without one; either way how the request ended is
+ * reported, for the transcript.
  */
-export function agentHandlers(options: SandboxAgentClientOptions): AcpClientHandlers {
+export function agentHandlers(options: SandboxAgentClientOptions, deps: AgentHandlerDeps): AcpClientHandlers {
   const { onPermissionRequest, onReadTextFile, onWriteTextFile } = options;
   const handlers: AcpClientHandlers = {};
-  if (onPermissionRequest) {
-    handlers.requestPermission = async (params, context) => {
-      const request = { sessionId: params.sessionId, toolCall: params.toolCall, options: params.options };
-      return { outcome: await onPermissionRequest(request, { signal: context.signal }) };
+  const decide = (request: PermissionRequest, signal: AbortSignal): PermissionReply | Promise<PermissionReply> => {
+    if (onPermissionRequest === "ask") return deps.desk.ask(request, signal);
+    if (onPermissionRequest) return onPermissionRequest(request, { signal });
+    return { outcome: "cancelled" };
+  };
+  handlers.requestPermission = async (params, context) => {
+    const request = { sessionId: params.sessionId, toolCall: params.toolCall, options: params.options };
+    const base = { kind: "permission-answered" as const, sessionId: params.sessionId, toolCallId: params.toolCall.toolCallId };
+    let reported = false;
+    const report = (outcome: PermissionNote["outcome"], optionId?: string) => {
+      if (reported) return;
+      reported = true;
+      deps.answered({ ...base, outcome, ...(optionId !== undefined ? { optionId } : {}) });
     };
-  }
+    // The signal's reason says who ended the request: a cancelled turn, or the agent (or the connection) letting go.
+    const aborted = () => report(/cancelled/.test(String((context.signal.reason as Error)?.message)) ? "cancelled" : "withdrawn");
+    context.signal.addEventListener("abort", aborted, { once: true });
+    try {
+      const reply = await decide(request, context.signal);
+      if (reply.outcome === "selected") report("selected", reply.optionId);
+      else report("cancelled");
+      return { outcome: reply };
+    } catch (error) {
+      report("cancelled");
+      throw error;
+    } finally {
+      context.signal.removeEventListener("abort", aborted);
+    }
+  };
   if (onReadTextFile) handlers.readTextFile = async (params) => ({ content: await onReadTextFile(params) });
   if (onWriteTextFile) {
     handlers.writeTextFile = async (params) => {

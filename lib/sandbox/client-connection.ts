@@ -2,6 +2,7 @@ import type { Subject } from "rxjs";
 import { consoleLogger } from "../acp-http/index.js";
 import { agentHandlers } from "./agent-handlers.js";
 import type { SandboxEvent } from "./events.js";
+import { PermissionDesk } from "./permission-desk.js";
 import { ConnectionLifecycle, type LifecycleDeps } from "./lifecycle.js";
 import type { ClientSettings } from "./client-options.js";
 import { SessionRecording } from "./persistence/client-side.js";
@@ -12,6 +13,8 @@ export interface ClientConnection {
   lifecycle: ConnectionLifecycle;
   recording: SessionRecording;
   logger: Logger | undefined;
+  /** Where permission requests wait with `onPermissionRequest: "ask"`. */
+  desk: PermissionDesk;
 }
 
 /**
@@ -25,13 +28,14 @@ export function clientConnection(
 ): ClientConnection {
   const logger = options.debug === true ? consoleLogger("sandbox-agent") : options.debug || undefined;
   const recording = new SessionRecording(options.store, options.replay);
+  const desk = new PermissionDesk();
   const lifecycle = new ConnectionLifecycle({
     options,
     events,
     serverApi,
-    handlers: agentHandlers(options),
+    handlers: agentHandlers(options, { desk, answered: (note) => recording.note(note) }),
     logger,
     tap: (connection) => recording.tap(connection),
   });
-  return { lifecycle, recording, logger };
+  return { lifecycle, recording, logger, desk };
 }

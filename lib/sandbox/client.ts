@@ -12,6 +12,7 @@ import type { LeaseLost } from "./persistence/lease-keeper.js";
 import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
 import type { SessionState } from "./session-config.js";
+import type { PermissionDesk } from "./permission-desk.js";
 import { RecordedSessions } from "./recorded-sessions.js";
 import { SandboxSessionConfig } from "./session-config-client.js";
 import { startSandbox, type StartSandboxOptions, type StartedSandbox } from "./providers/start-sandbox.js";
@@ -19,7 +20,7 @@ import type { SandboxCallOptions, SandboxInfo } from "./providers/types.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
-import type { ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
+import type { PermissionReply, ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
 
 export type * from "./types.js";
 
@@ -50,6 +51,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   readonly #lifecycle: ConnectionLifecycle;
   readonly #recording: SessionRecording;
   readonly #sessions: RecordedSessions;
+  readonly #desk: PermissionDesk;
   #sandbox: StartedSandbox | undefined;
 
   /**
@@ -73,6 +75,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     const connection = clientConnection(options, events, () => this.contract.api("connect"));
     this.#lifecycle = connection.lifecycle;
     this.#recording = connection.recording;
+    this.#desk = connection.desk;
     this.#sessions = new RecordedSessions({
       ...connection,
       cwd: () => this.#cwd(),
@@ -270,6 +273,15 @@ export class SandboxAgentClient extends SandboxSessionConfig {
 
   terminateSession(sessionId: string, call?: CallOptions): Promise<sessions.TerminateResult> {
     return this.#on("terminateSession", call, (c, b) => sessions.terminateSession(c, sessionId, b));
+  }
+
+  /**
+   * Answers a permission request waiting with `onPermissionRequest: "ask"` (the one about `toolCallId`
+   * in `sessionId`, a local or the agent's id). False when none is waiting (answered, withdrawn, or
+   * its turn ended).
+   */
+  replyPermission(sessionId: string, toolCallId: string, reply: PermissionReply): boolean {
+    return this.#desk.reply(this.#recording.agentId(sessionId), toolCallId, reply);
   }
 
   /** A view of one session: its events (completing when it ends or its connection closes) and its calls. */

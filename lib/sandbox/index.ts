@@ -45,6 +45,28 @@ export type {
 } from "./events.js";
 export { forSession } from "./events.js";
 export { isEvent, isUpdate, ofKind, ofUpdate, type EventOfKind, type UpdateEvent } from "./event-filters.js";
+export {
+  toTranscript,
+  transcriptOf,
+  groupEntries,
+  type TranscriptGroup,
+  type ActivitySummary,
+  TranscriptBuilder,
+  type Transcript,
+  type TranscriptEntry,
+  type TranscriptEntryKind,
+  type TranscriptNote,
+  type TranscriptSource,
+  type TranscriptBlock,
+  type TranscriptOptions,
+  type MessageEntry,
+  type ToolCallEntry,
+  type ToolDiff,
+  type PlanTranscriptEntry,
+  type PermissionEntry,
+  type ContentBlock,
+  type TokenUsage,
+} from "./transcript.js";
 export type { SessionUpdate, SessionUpdateKind, Content, PlanEntry } from "./session-update.js";
 export type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 export type { ServerApi } from "./profiles.js";

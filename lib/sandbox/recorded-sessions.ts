@@ -1,6 +1,7 @@
-import type { Observable } from "rxjs";
+import { filter, merge, type Observable } from "rxjs";
+import { AgentError, CallAbortedError } from "./errors/index.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
-import type { SandboxEvent } from "./events.js";
+import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/client-side.js";
@@ -11,6 +12,7 @@ import type { SessionState, StoredSessionState } from "./session-config.js";
 import * as sessions from "./sessions.js";
 import type { NewSessionOptions, PromptInput, PromptOutcome, SessionHandle } from "./session-types.js";
 import type { ViewSource } from "./session-views.js";
+import { toTranscript, usageOf, type TranscriptSource } from "./transcript.js";
 import type { Logger } from "./types.js";
 
 /** What the recorded sessions need from the client. */
@@ -120,6 +122,7 @@ export class RecordedSessions {
     await this.#claims.releaseAll();
   }
 
+  /** A turn; what the user sent and how the turn ended become transcript notes (see `SessionRecording.note`). */
   prompt(sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
     const { recording, logger } = this.#deps;
     try {
@@ -128,11 +131,26 @@ export class RecordedSessions {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#on("prompt", call, (conn, bounds) =>
-      recordedPrompt(recording, conn, sessionId, input, (id, blocks) =>
-        sessions.prompt(conn, id, blocks, bounds, logger),
-      ),
-    );
+    return this.#on("prompt", call, async (conn, bounds) => {
+      const agentId = recording.agentId(sessionId);
+      recording.note({ kind: "prompt-sent", sessionId: agentId, prompt: sessions.toPromptBlocks(input) });
+      try {
+        const outcome = await recordedPrompt(recording, conn, sessionId, input, (id, blocks) =>
+          sessions.prompt(conn, id, blocks, bounds, logger),
+        );
+        const usage = usageOf(outcome.raw.usage);
+        recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: outcome.stopReason, ...(usage ? { usage } : {}) });
+        return outcome;
+      } catch (error) {
+        // Given up from here (the signal): the turn was cancelled on the server as well.
+        if (error instanceof CallAbortedError) recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: "cancelled" });
+        else {
+          const code = error instanceof AgentError ? { code: error.code } : {};
+          recording.note({ kind: "turn-failed", sessionId: agentId, message: (error as Error).message, ...code });
+        }
+        throw error;
+      }
+    });
   }
 
   cancel(sessionId: string): Promise<void> {
@@ -150,6 +168,20 @@ export class RecordedSessions {
       cancel: (id) => this.cancel(id),
       history$: (id, options) => recording.history$(id, options),
       agentId: (id) => recording.agentId(id),
+      transcript$: (id) => {
+        // A recorded session's events and notes all come through its history (stored, then live, in
+        // order); the live stream adds what is never stored (gaps, the end the client infers when the
+        // agent exits) and everything of a session the store does not record.
+        const live = events$.pipe(
+          filter((event) => {
+            const agentId = recording.agentId(id);
+            if (!concerns(event, agentId)) return false;
+            return event.kind === "events-lost" || event.kind === "session-ended" || !recording.tracks(agentId);
+          }),
+        );
+        const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
+        return merge<TranscriptSource[]>(recording.history$(id), live, notes).pipe(toTranscript());
+      },
     };
   }
 

@@ -3,6 +3,7 @@ import type { CallOptions } from "./connection.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import { forSession, ofSession, type SandboxEvent } from "./events.js";
 import type { PromptInput, PromptOutcome } from "./sessions.js";
+import type { Transcript } from "./transcript.js";
 import type { PromptEvent, SessionView } from "./types.js";
 
 /** What a session view is made of: the client's events, its calls, and the end of each connection. */
@@ -13,6 +14,8 @@ export interface ViewSource {
   prompt(sessionId: string, prompt: PromptInput, call?: CallOptions): Promise<PromptOutcome>;
   cancel(sessionId: string): Promise<void>;
   history$(sessionId: string, options?: HistoryOptions): Observable<HistoryEvent>;
+  /** The session's transcript snapshots: stored history, then live events and the client's notes. */
+  transcript$(sessionId: string): Observable<Transcript>;
   /** The agent's id on the live connection for a local session id (itself when not a stored session). */
   agentId(sessionId: string): string;
 }
@@ -54,5 +57,6 @@ export function sessionView(source: ViewSource, id: string): SessionView {
     prompt$: (prompt) => promptStream(source, sessionId, prompt),
     cancel: () => source.cancel(sessionId),
     history$: (options) => source.history$(id, options),
+    transcript$: source.transcript$(id),
   };
 }

@@ -10,6 +10,7 @@ import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
 import type { PromptInput, PromptOutcome } from "./sessions.js";
+import type { Transcript } from "./transcript.js";
 
 /** The answer to a permission request: one of the offered options, or no decision. */
 export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
@@ -59,11 +60,14 @@ export interface SandboxAgentClientOptions {
   reconnect?: ReconnectOption;
   /** Working directory for new sessions when a call does not give one. Default `/`. */
   cwd?: string;
-  /** Decides the agent's permission requests; without it every request is answered "cancelled". */
-  onPermissionRequest?: (
-    request: PermissionRequest,
-    context: PermissionContext,
-  ) => PermissionReply | Promise<PermissionReply>;
+  /**
+   * Decides the agent's permission requests; without it every request is answered "cancelled". `"ask"`:
+   * each request waits for `client.replyPermission(...)` (a UI's answer; it shows as the session
+   * transcript's `pendingPermission`) until its turn is cancelled or the agent withdraws it.
+   */
+  onPermissionRequest?:
+    | ((request: PermissionRequest, context: PermissionContext) => PermissionReply | Promise<PermissionReply>)
+    | "ask";
   /** Answers the agent's file reads and writes (advertised to the agent only when given). */
   onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;
@@ -147,4 +151,10 @@ export interface SessionView {
    * (stored ones carry their `eventIndex`). Works for a resumed session under either id.
    */
   history$(options?: HistoryOptions): Observable<HistoryEvent>;
+  /**
+   * The session as a transcript (see `toTranscript`): the empty transcript, then a snapshot per change,
+   * built from the stored history and then the live events (a reopened or reloaded session shows all
+   * of it). Cold: each subscription reads the history; it stays open across reconnects.
+   */
+  readonly transcript$: Observable<Transcript>;
 }

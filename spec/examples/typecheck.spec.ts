@@ -25,6 +25,10 @@ describe("examples type-check", () => {
     expect(diagnosticsOf("../../examples/tsconfig.json")).toEqual([]);
   }, 60_000);
 
+  it("examples/react/tsconfig.json (TSX, the react subpath) has no diagnostics", () => {
+    expect(diagnosticsOf("../../examples/react/tsconfig.json")).toEqual([]);
+  }, 60_000);
+
   it("examples/angular/tsconfig.json has no diagnostics against @angular/core", () => {
     expect(diagnosticsOf("../../examples/angular/tsconfig.json")).toEqual([]);
   }, 60_000);

@@ -1,72 +1,51 @@
-// The web example's pure parts: the transcript reduction (coalescing, tool-call merging, plans,
-// notices), the markdown sanitiser (agent output is untrusted) and the connection badge's states.
+// The web example's pure parts: how transcript entries read as notices, the markdown sanitiser
+// (agent output is untrusted) and the connection badge's states.
 import { Subject } from "rxjs";
-import type { ConnectionState, DisconnectInfo, SandboxAgentClient, SandboxEvent } from "../../lib/sandbox/index.js";
+import type { ConnectionState, DisconnectInfo, SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { connectionBadge, type Badge } from "../../examples/web/src/connection-badge.js";
 import { renderMarkdown } from "../../examples/web/src/markdown.js";
-import { emptyTranscript, reduce, type LocalEntry } from "../../examples/web/src/transcript-model.js";
+import { transcriptOf, type TranscriptSource } from "../../lib/sandbox/index.js";
+import { noticeOf } from "../../examples/web/src/transcript-view.js";
 
-const update = (u: Record<string, unknown>): SandboxEvent =>
-  ({ kind: "update", sessionId: "s", update: u }) as unknown as SandboxEvent;
-const chunk = (sessionUpdate: string, text: string) => update({ sessionUpdate, content: { type: "text", text } });
-const run = (entries: Array<SandboxEvent | LocalEntry>) => entries.reduce(reduce, emptyTranscript());
+const S = "s";
+const notices = (events: TranscriptSource[]) =>
+  transcriptOf(events).entries.map(noticeOf).filter((n) => n !== undefined).map((n) => [n.tone, n.text]);
 
-describe("web transcript reduction", () => {
-  it("coalesces consecutive chunks of one kind and starts a new item after another kind", () => {
-    const t = run([
-      { kind: "user-prompt", text: "hi" },
-      chunk("agent_thought_chunk", "let me "),
-      chunk("agent_thought_chunk", "think"),
-      chunk("agent_message_chunk", "Hello "),
-      chunk("agent_message_chunk", "world"),
-      update({ sessionUpdate: "tool_call", toolCallId: "c1", title: "Read a", kind: "read", status: "pending" }),
-      chunk("agent_message_chunk", "Done."),
-    ]);
-    expect(t.items.map((i) => [i.type, "text" in i ? i.text : i.id])).toEqual([
-      ["user", "hi"],
-      ["thought", "let me think"],
-      ["message", "Hello world"],
-      ["tool", "tool-c1"],
-      ["message", "Done."],
-    ]);
-  });
-
-  it("merges tool call updates by id, keeping fields the update leaves out, and bumps rev", () => {
-    const t = run([
-      update({ sessionUpdate: "tool_call", toolCallId: "c1", title: "Write b", kind: "edit", status: "pending",
-        locations: [{ path: "/b" }] }),
-      update({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress" }),
-      update({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed",
-        content: [{ type: "content", content: { type: "text", text: "+x" } }] }),
-    ]);
-    expect(t.items).toHaveLength(1);
-    expect(t.items[0]).toMatchObject({
-      title: "Write b", kind: "edit", status: "completed", locations: ["/b"], rev: 2,
-    });
-  });
-
-  it("keeps one plan item per turn, replaced by each plan update", () => {
-    const plan = (status: string) => update({ sessionUpdate: "plan", entries: [{ content: "step", status }] });
-    const t = run([
-      { kind: "user-prompt", text: "a" }, plan("pending"), plan("completed"),
-      { kind: "user-prompt", text: "b" }, plan("pending"),
-    ]);
-    expect(t.items.filter((i) => i.type === "plan").map((i) => i.type === "plan" && i.entries[0]?.status)).toEqual([
-      "completed",
-      "pending",
-    ]);
-  });
-
-  it("turns events-lost, session-ended and agent-exited into notices", () => {
-    const t = run([
-      { kind: "events-lost", stream: "x", firstMissing: 4, lastMissing: 9 },
-      { kind: "session-ended", sessionId: "s", reason: "terminated" },
-      { kind: "agent-exited", exitCode: 1, success: false },
-    ]);
-    expect(t.items.map((i) => i.type === "notice" && [i.tone, i.text])).toEqual([
+// The page renders the SDK's transcript (its reduction is specified in spec/sandbox/unit/transcript.spec.ts);
+// what is its own is how the entries that are not messages, tools or plans read.
+describe("web transcript notices", () => {
+  it("says what was lost, how the session ended and what failed", () => {
+    expect(
+      notices([
+        { kind: "events-lost", stream: "x", firstMissing: 4, lastMissing: 9 },
+        { kind: "turn-failed", sessionId: S, message: "prompt failed: boom (code -32000)", code: -32000 },
+        { kind: "session-ended", sessionId: S, reason: "error", terminatedBy: "agent", message: "agent exited with code 1" },
+      ]),
+    ).toEqual([
       ["warn", "Events 4–9 were lost while reconnecting."],
-      ["error", "Session ended: terminated"],
-      ["error", "The agent process exited (code 1)."],
+      ["error", "prompt failed: boom (code -32000)"],
+      ["error", "Session ended: error (agent exited with code 1)"],
+    ]);
+  });
+
+  it("mentions a turn's end only when it is not the usual one, and how a permission was answered", () => {
+    expect(
+      notices([
+        { kind: "prompt-sent", sessionId: S, prompt: [{ type: "text", text: "a" }] },
+        { kind: "turn-ended", sessionId: S, stopReason: "end_turn" },
+        { kind: "prompt-sent", sessionId: S, prompt: [{ type: "text", text: "b" }] },
+        {
+          kind: "permission-request",
+          sessionId: S,
+          toolCall: { toolCallId: "t1", title: "Write b" },
+          options: [{ optionId: "allow", name: "Allow once", kind: "allow_once" }],
+        },
+        { kind: "permission-answered", sessionId: S, toolCallId: "t1", outcome: "selected", optionId: "allow" },
+        { kind: "turn-ended", sessionId: S, stopReason: "cancelled" },
+      ]),
+    ).toEqual([
+      ["info", "Permission for “Write b”: answered Allow once"],
+      ["info", "Turn ended: cancelled"],
     ]);
   });
 });

@@ -131,7 +131,7 @@ function openSession(sessionId: string, title: string, handle?: SessionHandle, l
     void showSessions();
   };
   const page = sessionPage({
-    client: current, sessionId, title, ...(handle ? { handle } : {}), resumed: localId !== undefined, onBack: back,
+    client: current, sessionId, title, ...(handle ? { handle } : {}), onBack: back,
   });
   show(page.element, page.subscription);
 }

@@ -1,14 +1,11 @@
-// The session page: the transcript as a reduction of the session's events (plus the page's own
-// entries), re-rendered at most once per animation frame; a composer; cancel; pickers; panels.
-import {
-  animationFrameScheduler, auditTime, filter, map, merge, scan, share, startWith, Subject, Subscription,
-} from "rxjs";
+// The session page: the SDK's transcript of the session (its stored history, then live: a reopened or
+// reloaded session shows all of it), re-rendered at most once per animation frame; a composer;
+// cancel; pickers; panels.
+import { animationFrameScheduler, auditTime, share, Subscription } from "rxjs";
 import type { SandboxAgentClient, SessionHandle } from "sandbox-agent-rx";
 import { errorText, h } from "./dom.js";
-import { historyEntry } from "./history-entries.js";
 import { panels } from "./panels/panels.js";
 import { modelPicker, modePicker } from "./pickers.js";
-import { emptyTranscript, reduce, type LocalEntry } from "./transcript-model.js";
 import { TranscriptView } from "./transcript-view.js";
 
 export interface SessionPageOptions {
@@ -17,28 +14,20 @@ export interface SessionPageOptions {
   title: string;
   /** What session/new answered, when this page created the session. */
   handle?: SessionHandle;
-  /** A session resumed from the store (after a reload): its transcript is the stored history, then live. */
-  resumed?: boolean;
   onBack(): void;
 }
-
-const notUserPrompt = (entry: LocalEntry): boolean => entry.kind !== "user-prompt";
 
 export function sessionPage(options: SessionPageOptions): { element: HTMLElement; subscription: Subscription } {
   const { client, sessionId } = options;
   const subscription = new Subscription();
-  const local = new Subject<LocalEntry>();
   const transcriptRoot = h("div", { class: "transcript", id: "transcript" });
   const transcriptView = new TranscriptView(transcriptRoot);
   const view = client.session(sessionId);
   const events$ = view.events$.pipe(share());
-  // A resumed session's history holds its user prompts too, so the page adds none of its own then.
-  const source$ = options.resumed
-    ? merge(view.history$().pipe(map(historyEntry), filter((e) => e !== undefined)), local.pipe(filter(notUserPrompt)))
-    : merge(events$, local);
+  // What was sent, how each turn ended and how each permission was answered are in it too.
   subscription.add(
-    source$
-      .pipe(scan(reduce, emptyTranscript()), startWith(emptyTranscript()), auditTime(0, animationFrameScheduler))
+    view.transcript$
+      .pipe(auditTime(0, animationFrameScheduler))
       .subscribe((transcript) => transcriptView.render(transcript)),
   );
 
@@ -66,22 +55,24 @@ export function sessionPage(options: SessionPageOptions): { element: HTMLElement
     if (!text || send.disabled) return;
     input.value = "";
     stopReason.textContent = "";
-    local.next({ kind: "user-prompt", text });
     busy(true);
+    // The prompt, the turn's end and a failure all show in the transcript; the bar repeats the outcome.
     client
       .prompt(sessionId, text)
       .then((outcome) => {
         stopReason.textContent = `Stop reason: ${outcome.stopReason}`;
-        if (outcome.stopReason === "end_turn") return;
-        local.next({ kind: "notice", text: `Turn ended: ${outcome.stopReason}`, tone: "info" });
       })
-      .catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }))
+      .catch((error: unknown) => {
+        stopReason.textContent = errorText(error);
+      })
       .finally(() => busy(false));
   });
   cancel.addEventListener("click", () => {
     client
       .cancel(sessionId)
-      .catch((error: unknown) => local.next({ kind: "notice", text: errorText(error), tone: "error" }));
+      .catch((error: unknown) => {
+        stopReason.textContent = `Cancel failed: ${errorText(error)}`;
+      });
   });
 
   const pickers = h("div", { class: "pickers" }, modePicker(client, sessionId, options.handle, events$, subscription));

@@ -1,7 +1,6 @@
 // One tool call: kind, title, status pill, and its content (text, diffs, file locations), updated in place.
 import { h } from "./dom.js";
-import type { ToolItem } from "./transcript-model.js";
-
+import type { ToolCallEntry } from "sandbox-agent-rx";
 
 const looksLikeDiff = (text: string): boolean => /^(--- |\+\+\+ |@@ )/m.test(text);
 
@@ -40,11 +39,11 @@ function contentView(block: unknown): HTMLElement | undefined {
   return looksLikeDiff(text) ? diffView(text) : h("pre", { class: "tool-output" }, text);
 }
 
-export function renderToolCall(item: ToolItem, into: HTMLElement): void {
+export function renderToolCall(item: ToolCallEntry, into: HTMLElement): void {
   const wasOpen = into.querySelector("details")?.open ?? item.status !== "completed";
   const body = item.content.map(contentView).filter((el): el is HTMLElement => el !== undefined);
   const locations = item.locations.length
-    ? h("ul", { class: "locations" }, ...item.locations.map((path) => h("li", {}, path)))
+    ? h("ul", { class: "locations" }, ...item.locations.map((l) => h("li", {}, l.line ? `${l.path}:${l.line}` : l.path)))
     : null;
   into.className = "item tool";
   into.dataset.status = item.status;
@@ -52,7 +51,7 @@ export function renderToolCall(item: ToolItem, into: HTMLElement): void {
   const summary = h(
     "summary",
     {},
-    h("span", { class: `tool-kind kind-${item.kind}` }, item.kind),
+    h("span", { class: `tool-kind kind-${item.toolKind}` }, item.toolKind),
     h("span", { class: "tool-title" }, item.title),
     h("span", { class: `pill status-${item.status}` }, item.status.replace("_", " ")),
   );

@@ -7,6 +7,7 @@ import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import type { ReplayOptions, ReplayText } from "./replay.js";
+import { permissionAnswerPayload, type TranscriptNote } from "../transcript.js";
 import type { NewSessionEvent, SessionRecord } from "./schemas.js";
 import type { SessionStore } from "./store.js";
 
@@ -43,6 +44,9 @@ export class SessionRecording {
   readonly storeErrors$: Observable<StoreError>;
   readonly replay: ReplayOptions;
   readonly #recordErrors = new Subject<StoreError>();
+  readonly #notes = new Subject<TranscriptNote>();
+  /** The client's transcript notes about sessions the store does not record (recorded ones are in `history$`). */
+  readonly notes$: Observable<TranscriptNote> = this.#notes.asObservable();
   /** agent session id → local id. */
   readonly #local = new Map<string, string>();
   readonly #records = new Map<string, SessionRecord>();
@@ -52,6 +56,7 @@ export class SessionRecording {
   readonly #muted = new Set<string>();
   readonly #replays = new Map<string, ReplayText>();
   #writes: Promise<void> = Promise.resolve();
+  #connection: (() => SandboxConnection | undefined) | undefined;
 
   constructor(readonly store: SessionStore, replay: ReplayOptions = {}) {
     this.recorder = createRecorder(store);
@@ -74,6 +79,7 @@ export class SessionRecording {
   }
 
   tap(connection: () => SandboxConnection | undefined): ConnectionTap {
+    this.#connection = connection;
     let frame: string | undefined;
     let stream = "connection";
     return {
@@ -98,6 +104,42 @@ export class SessionRecording {
         return true;
       },
     };
+  }
+
+  /** Whether this agent session's events are recorded (so they reach `history$`). */
+  tracks(agentSessionId: string): boolean {
+    return this.#local.has(agentSessionId);
+  }
+
+  /**
+   * What the client knows of a session beyond the agent's events (a turn's end, a permission's answer,
+   * a prompt of a session not recorded): stored with a recorded session's history, so a reopened
+   * session shows it; for any other session emitted on `notes$`. A turn's end is stored as the prompt's
+   * response (`result.stopReason`), which the replay text already reads as the end of a turn.
+   */
+  note(note: TranscriptNote): void {
+    const agentSessionId = note.sessionId;
+    const conn = this.#connection?.();
+    if (!this.#local.has(agentSessionId) || !conn) {
+      this.#notes.next(note);
+      return;
+    }
+    const key = connectionKey(conn);
+    const id = `note:${key}:${globalThis.crypto.randomUUID()}`;
+    switch (note.kind) {
+      case "prompt-sent":
+        return; // recorded by `outbound`
+      case "turn-ended": {
+        const result = { stopReason: note.stopReason, ...(note.usage ? { usage: note.usage } : {}) };
+        return this.#enqueue(agentSessionId, id, key, "agent", { jsonrpc: "2.0", result });
+      }
+      case "turn-failed": {
+        const error = { message: note.message, ...(note.code !== undefined ? { code: note.code } : {}) };
+        return this.#enqueue(agentSessionId, id, key, "agent", { jsonrpc: "2.0", error });
+      }
+      case "permission-answered":
+        return this.#enqueue(agentSessionId, id, key, "client", permissionAnswerPayload(note));
+    }
   }
 
   /** Records the user's prompt (not the replay text sent with it). */

@@ -1,0 +1,63 @@
+// One session: its transcript (virtualised), the permission card while the agent waits, the composer.
+import { useState, type FormEvent, type KeyboardEvent } from "react";
+import type { SandboxAgentClient } from "sandbox-agent-rx";
+import { usePermission, useTranscript } from "sandbox-agent-rx/react";
+import { TranscriptList } from "./TranscriptList.js";
+
+export function Conversation({ client, sessionId }: { client: SandboxAgentClient; sessionId: string }) {
+  const transcript = useTranscript(client, sessionId);
+  const [text, setText] = useState("");
+  const [failure, setFailure] = useState<string>();
+
+  const send = (event?: FormEvent) => {
+    event?.preventDefault();
+    const prompt = text.trim();
+    if (!prompt || transcript.isRunning) return;
+    setText("");
+    setFailure(undefined);
+    // What was sent, the turn's end and a failure all arrive in the transcript; nothing to add here.
+    client.prompt(sessionId, prompt).catch((error: unknown) => setFailure(String((error as Error).message ?? error)));
+  };
+  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey) send(event);
+  };
+  const lastEnd = [...transcript.entries].reverse().find((e) => e.kind === "turn-end");
+
+  return (
+    <>
+      <TranscriptList transcript={transcript} />
+      <PermissionCard client={client} sessionId={sessionId} />
+      <form className="composer" id="composer" onSubmit={send}>
+        <textarea rows={2} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKey}
+          placeholder="Ask the agent… (Enter sends)" />
+        {transcript.isRunning ? (
+          <button type="button" className="danger" id="cancel" onClick={() => void client.cancel(sessionId)}>Cancel</button>
+        ) : (
+          <button type="submit" className="primary" id="send">Send</button>
+        )}
+      </form>
+      <div className="status-line" id="status">
+        {transcript.isThinking ? "Thinking…" : transcript.isRunning ? "Working…" : lastEnd?.kind === "turn-end" ? `Stop reason: ${lastEnd.stopReason}` : ""}
+        {failure ? ` · ${failure}` : ""}
+      </div>
+    </>
+  );
+}
+
+function PermissionCard({ client, sessionId }: { client: SandboxAgentClient; sessionId: string }) {
+  const { request, reply } = usePermission(client, sessionId);
+  if (!request) return null;
+  return (
+    <div className="permission-card" id="permission" role="alertdialog">
+      <b>The agent asks:</b> <span id="permission-title">{request.toolCall.title ?? request.toolCallId}</span>
+      <div className="actions">
+        {request.options.map((option) => (
+          <button key={option.optionId} type="button" data-kind={option.kind}
+            className={option.kind.startsWith("allow") ? "primary" : "danger"} onClick={() => reply(option.optionId)}>
+            {option.name}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

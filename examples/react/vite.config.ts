@@ -1,0 +1,20 @@
+// Vite config of the React example. The app imports the SDK by its package names, as an application
+// would; the aliases point them at the sources in lib/ so it needs no build of the package first.
+// JSX is compiled by Vite's own transformer (automatic runtime, from tsconfig.json): no plugin.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+const lib = (path: string): string => fileURLToPath(new URL(`../../lib/${path}`, import.meta.url));
+
+export default defineConfig({
+  root: fileURLToPath(new URL(".", import.meta.url)),
+  resolve: {
+    alias: [
+      { find: /^sandbox-agent-rx$/, replacement: lib("sandbox/index.ts") },
+      { find: /^sandbox-agent-rx\/react$/, replacement: lib("react/index.ts") },
+    ],
+  },
+  server: { host: "127.0.0.1", strictPort: true },
+  build: { target: "es2022", sourcemap: true, emptyOutDir: true, reportCompressedSize: false },
+  logLevel: "warn",
+});

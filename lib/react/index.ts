@@ -1,0 +1,187 @@
+/**
+ * Headless React hooks over the client's observables, on `useSyncExternalStore`: a session's
+ * transcript, the connection state, the pending permission request with a reply function. No
+ * components and no styling: render the snapshots as you like (see `docs/transcript.md`).
+ *
+ * Concurrent-rendering safe: each hook reads an external store whose snapshot is an immutable object
+ * that stays the same until the stream emits a new one, so React can compare snapshots and never
+ * shows two components different versions of one store in the same commit. Components that ask for
+ * the same client and session share one subscription; it ends a moment after the last one unmounts
+ * (so StrictMode's unmount-and-mount does not read the history twice).
+ *
+ * `react` (>= 18) is an optional peer dependency of the package, needed only for this entry point.
+ *
+ * @module sandbox-agent-rx/react
+ */
+import { useCallback, useMemo, useSyncExternalStore } from "react";
+import type { Observable } from "rxjs";
+import {
+  transcriptOf,
+  type ConnectionState,
+  type PermissionEntry,
+  type PermissionReply,
+  type SandboxAgentClient,
+  type Transcript,
+} from "../sandbox/index.js";
+
+/** What `useTranscript` needs of a client (a `SandboxAgentClient` has it). */
+export type TranscriptClient = Pick<SandboxAgentClient, "session">;
+/** What `usePermission` needs of a client. */
+export type PermissionClient = Pick<SandboxAgentClient, "session" | "replyPermission">;
+/** What `useConnectionState` needs of a client. */
+export type ConnectionClient = Pick<SandboxAgentClient, "state" | "state$">;
+
+/** An external store over an observable: the latest value, and listeners told of each new one. */
+export interface ObservableStore<T> {
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): T;
+}
+
+export interface ObservableStoreOptions {
+  /** How long the subscription outlives its last listener (default 0: until the next macrotask). */
+  lingerMs?: number;
+  /** Called when the subscription ended for want of listeners. */
+  onIdle?: () => void;
+}
+
+/**
+ * A store for `useSyncExternalStore` over `source`: subscribed while it has listeners (and for
+ * `lingerMs` after the last one leaves), `getSnapshot()` returning the latest value (`initial` until
+ * the first), the same object until the source emits another.
+ */
+export function observableStore<T>(source: Observable<T>, initial: T, options: ObservableStoreOptions = {}): ObservableStore<T> {
+  const { lingerMs = 0, onIdle } = options;
+  let current = initial;
+  const listeners = new Set<() => void>();
+  let subscription: { unsubscribe(): void } | undefined;
+  let teardown: ReturnType<typeof setTimeout> | undefined;
+  return {
+    getSnapshot: () => current,
+    subscribe(listener) {
+      listeners.add(listener);
+      if (teardown !== undefined) {
+        clearTimeout(teardown);
+        teardown = undefined;
+      }
+      subscription ??= source.subscribe((value) => {
+        if (Object.is(value, current)) return;
+        current = value;
+        for (const l of [...listeners]) l();
+      });
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size > 0 || teardown !== undefined) return;
+        teardown = setTimeout(() => {
+          teardown = undefined;
+          if (listeners.size > 0) return;
+          subscription?.unsubscribe();
+          subscription = undefined;
+          onIdle?.();
+        }, lingerMs);
+      };
+    },
+  };
+}
+
+const EMPTY: Transcript = transcriptOf([]);
+/** One store per client and session, shared by every component that asks for it. */
+const transcripts = new WeakMap<object, Map<string, ObservableStore<Transcript>>>();
+
+/** The store `useTranscript` reads (for use outside React, or to share with other state libraries). */
+export function transcriptStore(client: TranscriptClient, sessionId: string): ObservableStore<Transcript> {
+  let perClient = transcripts.get(client);
+  if (!perClient) transcripts.set(client, (perClient = new Map()));
+  let store = perClient.get(sessionId);
+  if (!store) {
+    // Forgotten once nobody reads it: a later reader starts from the history again, and a client with
+    // many sessions opened over time does not keep all their transcripts.
+    const created: ObservableStore<Transcript> = observableStore(client.session(sessionId).transcript$, EMPTY, {
+      onIdle: () => {
+        if (perClient?.get(sessionId) === created) perClient.delete(sessionId);
+      },
+    });
+    perClient.set(sessionId, created);
+    store = created;
+  }
+  return store;
+}
+
+/**
+ * The session's transcript (see `SessionView.transcript$`): the stored history, then every change as
+ * it happens. Re-renders only when the transcript changed; entries that did not change are the same
+ * objects as in the previous render, so `React.memo` on an entry component skips them. Without a
+ * session id: the empty transcript.
+ */
+export function useTranscript(client: TranscriptClient, sessionId: string | undefined): Transcript {
+  const store = useMemo(
+    () => (sessionId === undefined ? undefined : transcriptStore(client, sessionId)),
+    [client, sessionId],
+  );
+  return useSyncExternalStore(
+    store?.subscribe ?? noSubscribe,
+    store?.getSnapshot ?? emptySnapshot,
+    store?.getSnapshot ?? emptySnapshot,
+  );
+}
+
+/** The pending permission request of a session, and how to answer it. */
+export interface PermissionState {
+  /** The request waiting for an answer (the oldest when several), or undefined. */
+  request: PermissionEntry | undefined;
+  /**
+   * Answers it: an option id (`selected`), `"cancelled"`, or a `PermissionReply`. False when nothing
+   * is waiting any more (answered elsewhere, withdrawn, the turn ended). Needs the client's
+   * `onPermissionRequest: "ask"`; with a handler of your own the handler answers, not this.
+   */
+  reply(answer: string | "cancelled" | PermissionReply): boolean;
+}
+
+/** The session's pending permission request and a reply function, from its transcript. */
+export function usePermission(client: PermissionClient, sessionId: string | undefined): PermissionState {
+  const request = useTranscript(client, sessionId).pendingPermission;
+  const toolCallId = request?.toolCallId;
+  const reply = useCallback(
+    (answer: string | PermissionReply): boolean => {
+      if (sessionId === undefined || toolCallId === undefined) return false;
+      const outcome: PermissionReply = typeof answer === "object"
+        ? answer
+        : answer === "cancelled"
+          ? { outcome: "cancelled" }
+          : { outcome: "selected", optionId: answer };
+      return client.replyPermission(sessionId, toolCallId, outcome);
+    },
+    [client, sessionId, toolCallId],
+  );
+  return useMemo(() => ({ request, reply }), [request, reply]);
+}
+
+/** The client's connection state: `disconnected`, `connecting`, `connected`, `reconnecting`. */
+export function useConnectionState(client: ConnectionClient): ConnectionState {
+  const subscribe = useCallback(
+    (listener: () => void) => {
+      const subscription = client.state$.subscribe(() => listener());
+      return () => subscription.unsubscribe();
+    },
+    [client],
+  );
+  const getSnapshot = useCallback(() => client.state, [client]);
+  return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
+}
+
+/**
+ * The latest value of any observable (`initial` until the first). Pass a stable observable (memoise
+ * it: `useMemo(() => client.session(id).events$.pipe(...), [client, id])`): a new one each render
+ * resubscribes each render.
+ */
+export function useObservable<T>(source: Observable<T>, initial: T): T {
+  const store = useMemo(() => observableStore(source, initial), [source]); // eslint-disable-line react-hooks/exhaustive-deps
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}
+
+function noSubscribe(): () => void {
+  return () => undefined;
+}
+
+function emptySnapshot(): Transcript {
+  return EMPTY;
+}

@@ -1,0 +1,975 @@
+import { Observable, type OperatorFunction } from "rxjs";
+import { envelopeToEvent, type PermissionOptionInfo, type SandboxEvent, type SessionEnded } from "./events.js";
+import { isPlainObject, type PlainObject } from "./metadata.js";
+import type { HistoryEvent } from "./persistence/history.js";
+import type { PlanEntry } from "./session-update.js";
+
+/**
+ * The transcript of a session as a reduction of its events: an ordered list of entries, each with a
+ * stable id and a kind, plus what a UI derives from them (running, pending permission, mode, model,
+ * usage). Framework-free: `toTranscript()` turns any stream of session events (a view's `events$`, a
+ * stored `history$()`, a test's array) into immutable snapshots.
+ *
+ * Cost: a snapshot shares everything with the one before it except the entry that changed. Entries sit
+ * in a persistent vector (a 32-way trie), so replacing or appending one copies one path of the trie,
+ * never the list. Message and thought text is a rope of chunks appended in place (each snapshot knows
+ * how many chunks it sees) and joined only when read, once per entry version; a message another entry
+ * follows is compacted to one string per text run.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// What the transcript is made of besides the session's own events
+// ---------------------------------------------------------------------------------------------
+
+/** A prompt block as sent (`{ type: "text", text }`, images, resource links, ...). */
+export type TranscriptBlock = PlainObject & { type: string; text?: string };
+
+/**
+ * What the client itself knows about a session and the agent's events do not say: what the user sent,
+ * how each turn ended, how each permission request was answered. The client emits these into
+ * `transcript$` (and stores them with the session's history, so a reopened session shows them too).
+ */
+export type TranscriptNote =
+  | { kind: "prompt-sent"; sessionId: string; prompt: TranscriptBlock[]; at?: number }
+  | { kind: "turn-ended"; sessionId: string; stopReason: string; usage?: TokenUsage; at?: number }
+  | { kind: "turn-failed"; sessionId: string; message: string; code?: number; at?: number }
+  | {
+    kind: "permission-answered";
+    sessionId: string;
+    toolCallId: string;
+    outcome: "selected" | "cancelled" | "withdrawn";
+    optionId?: string;
+    at?: number;
+  };
+
+/** Anything `toTranscript()` accepts: live events, the client's notes, stored history envelopes. */
+export type TranscriptSource = SandboxEvent | TranscriptNote | HistoryEvent;
+
+// ---------------------------------------------------------------------------------------------
+// Entries
+// ---------------------------------------------------------------------------------------------
+
+/** A message's content: text (coalesced from its chunks) and the other blocks in arrival order. */
+export type ContentBlock = TranscriptBlock;
+
+interface EntryBase {
+  /** Stable across snapshots and across a reload (the same events give the same ids). */
+  readonly id: string;
+  /** When the entry began (the event's stored time, or the time it was reduced). */
+  readonly at: number;
+}
+
+export interface MessageEntry extends EntryBase {
+  readonly kind: "user-message" | "agent-message" | "thought";
+  /** User messages only: text the agent replayed (`user_message_chunk`), not a prompt sent from here. */
+  readonly replayed: boolean;
+  /** The ACP `messageId` when the agent gave one. */
+  readonly messageId: string | undefined;
+  /** The text blocks joined (computed on first read, then kept). */
+  readonly text: string;
+  /** Text runs as `{ type: "text", text }` blocks, images and resource links as sent (computed on first read). */
+  readonly content: readonly ContentBlock[];
+  /** How many chunks this entry holds. */
+  readonly chunks: number;
+}
+
+export interface ToolCallEntry extends EntryBase {
+  readonly kind: "tool-call";
+  readonly toolCallId: string;
+  readonly title: string;
+  /** ACP tool kind: read, edit, delete, move, search, execute, think, fetch, other. */
+  readonly toolKind: string;
+  /** pending, in_progress, completed, failed. */
+  readonly status: string;
+  /** ACP tool call content: `{ type: "content" }`, `{ type: "diff" }`, `{ type: "terminal" }`. */
+  readonly content: readonly PlainObject[];
+  readonly diffs: readonly ToolDiff[];
+  /** Terminals the tool runs in (their output is on the processes API). */
+  readonly terminals: readonly string[];
+  readonly locations: readonly { path: string; line?: number | null }[];
+  readonly rawInput: unknown;
+  readonly rawOutput: unknown;
+  readonly startedAt: number;
+  /** When the status became completed or failed. */
+  readonly endedAt: number | undefined;
+  /** How many updates were merged into this entry (the first `tool_call` is 1). */
+  readonly updates: number;
+}
+
+export interface ToolDiff {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export interface PlanTranscriptEntry extends EntryBase {
+  readonly kind: "plan";
+  /** The latest plan of the turn: ACP replaces the plan wholesale with each update. */
+  readonly entries: readonly PlanEntry[];
+}
+
+export interface PermissionEntry extends EntryBase {
+  readonly kind: "permission";
+  readonly toolCallId: string;
+  readonly toolCall: PlainObject & { toolCallId: string; title?: string; kind?: string };
+  readonly options: readonly PermissionOptionInfo[];
+  readonly status: "pending" | "selected" | "cancelled" | "withdrawn";
+  /** The option chosen (status `selected`). */
+  readonly optionId: string | undefined;
+  readonly answeredAt: number | undefined;
+}
+
+export type TranscriptEntry =
+  | MessageEntry
+  | ToolCallEntry
+  | PlanTranscriptEntry
+  | PermissionEntry
+  | (EntryBase & { readonly kind: "mode-change"; readonly modeId: string })
+  | (EntryBase & { readonly kind: "config-change"; readonly configOptions: readonly PlainObject[] })
+  | (EntryBase & { readonly kind: "model-change"; readonly modelId: string })
+  | (EntryBase & { readonly kind: "available-commands"; readonly commands: readonly PlainObject[] })
+  | (EntryBase & { readonly kind: "session-info"; readonly title: string | undefined })
+  | (EntryBase & {
+    readonly kind: "events-lost";
+    readonly stream: string;
+    readonly firstMissing: number;
+    readonly lastMissing: number;
+  })
+  | (EntryBase & { readonly kind: "turn-end"; readonly stopReason: string })
+  | (EntryBase & { readonly kind: "session-ended"; readonly ended: SessionEnded })
+  | (EntryBase & {
+    readonly kind: "agent-error";
+    /** `prompt`: the turn failed; `output`: the agent wrote something that was not a message. */
+    readonly source: "prompt" | "output";
+    readonly message: string;
+    readonly code: number | undefined;
+  })
+  /** An update (or notification) of a kind this model does not know, kept as it came. */
+  | (EntryBase & { readonly kind: "raw"; readonly type: string; readonly value: unknown });
+
+export type TranscriptEntryKind = TranscriptEntry["kind"];
+
+/** Token usage as the agent reported it (the prompt result's `usage`, the `usage_update` context window). */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  thoughtTokens?: number;
+  cachedReadTokens?: number;
+  cachedWriteTokens?: number;
+  /** Tokens in the context window now, and its size (`usage_update`). */
+  contextUsed?: number;
+  contextSize?: number;
+  cost?: { amount: number; currency: string };
+}
+
+/** One immutable state of a transcript. */
+export interface Transcript {
+  /** Number of entries. */
+  readonly size: number;
+  /** The entry at `index` (0-based; negative counts from the end), without building the array. */
+  at(index: number): TranscriptEntry | undefined;
+  /** The entry with this id. */
+  get(id: string): TranscriptEntry | undefined;
+  /** The index of the entry with this id, or -1 (to scroll a virtualised list to an entry). */
+  indexOf(id: string): number;
+  /** All entries, built on first read of this snapshot (use `size`/`at` to virtualise a long list). */
+  readonly entries: readonly TranscriptEntry[];
+  /**
+   * A turn is under way: a prompt was sent and its end not yet seen. The end is the client's note
+   * (`transcript$` has them); on a bare `events$` this turns true with the agent's first output and
+   * has no end to see.
+   */
+  readonly isRunning: boolean;
+  /** The agent is thinking: running, and the latest entry is a thought. */
+  readonly isThinking: boolean;
+  /** The permission request waiting for an answer, if any (the oldest when several). */
+  readonly pendingPermission: PermissionEntry | undefined;
+  readonly currentModeId: string | undefined;
+  readonly currentModelId: string | undefined;
+  readonly usage: TokenUsage | undefined;
+  /** The latest plan's entries. */
+  readonly plan: readonly PlanEntry[] | undefined;
+  readonly title: string | undefined;
+  /** How the session ended, once it has. */
+  readonly ended: SessionEnded | undefined;
+  /** Grows with every change: of two snapshots of one transcript, the higher is the newer. */
+  readonly version: number;
+}
+
+export interface TranscriptOptions {
+  /** The clock for events without a stored time. Default `Date.now`. */
+  now?: () => number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A persistent vector: 32-way trie, path copying
+// ---------------------------------------------------------------------------------------------
+
+const BITS = 5;
+const WIDTH = 1 << BITS;
+const MASK = WIDTH - 1;
+type Node = unknown[];
+
+class Vec<T> {
+  static empty<T>(): Vec<T> {
+    return new Vec<T>(0, BITS, []);
+  }
+
+  private constructor(readonly size: number, private readonly shift: number, private readonly root: Node) {}
+
+  get(index: number): T | undefined {
+    if (index < 0 || index >= this.size) return undefined;
+    let node = this.root;
+    for (let level = this.shift; level > 0; level -= BITS) node = node[(index >>> level) & MASK] as Node;
+    return node[index & MASK] as T;
+  }
+
+  set(index: number, value: T): Vec<T> {
+    return new Vec<T>(this.size, this.shift, Vec.#assoc(this.root, this.shift, index, value));
+  }
+
+  push(value: T): Vec<T> {
+    const index = this.size;
+    // The trie is full at this depth: a new root one level up, the old root its first child.
+    if (index >>> BITS >= 1 << this.shift) {
+      const root = [this.root, Vec.#path(this.shift, value)];
+      return new Vec<T>(index + 1, this.shift + BITS, root);
+    }
+    return new Vec<T>(index + 1, this.shift, Vec.#assoc(this.root, this.shift, index, value));
+  }
+
+  toArray(): T[] {
+    const out: T[] = new Array<T>(this.size);
+    for (let i = 0; i < this.size; i++) out[i] = this.get(i) as T;
+    return out;
+  }
+
+  static #path(level: number, value: unknown): Node {
+    return level === 0 ? [value] : [Vec.#path(level - BITS, value)];
+  }
+
+  static #assoc(node: Node, level: number, index: number, value: unknown): Node {
+    const copy = node.slice();
+    if (level === 0) {
+      copy[index & MASK] = value;
+      return copy;
+    }
+    const slot = (index >>> level) & MASK;
+    const child = node[slot] as Node | undefined;
+    copy[slot] = child ? Vec.#assoc(child, level - BITS, index, value) : Vec.#path(level - BITS, value);
+    return copy;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message text: a rope appended in place, each entry version seeing its own prefix
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A message entry version. Its chunk list is shared with the versions before and after it: a new
+ * chunk is pushed onto the same array and the new version sees one more. Only the builder appends,
+ * always to the newest version, so an older version's prefix never changes.
+ */
+class Message implements MessageEntry {
+  #text: string | undefined;
+  #content: readonly ContentBlock[] | undefined;
+  #parts: (string | ContentBlock)[];
+  /** How many of `#parts` this version sees (`chunks`, or fewer once compacted). */
+  #seen: number;
+  #compacted = false;
+
+  constructor(
+    readonly kind: MessageEntry["kind"],
+    readonly id: string,
+    readonly at: number,
+    readonly replayed: boolean,
+    readonly messageId: string | undefined,
+    parts: (string | ContentBlock)[],
+    readonly chunks: number,
+  ) {
+    this.#parts = parts;
+    this.#seen = chunks;
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      let text = "";
+      for (let i = 0; i < this.#seen; i++) {
+        const part = this.#parts[i];
+        if (typeof part === "string") text += part;
+      }
+      this.#text = text;
+    }
+    return this.#text;
+  }
+
+  get content(): readonly ContentBlock[] {
+    if (this.#content === undefined) {
+      const blocks: ContentBlock[] = [];
+      for (const part of this.#runs()) blocks.push(typeof part === "string" ? { type: "text", text: part } : part);
+      this.#content = Object.freeze(blocks);
+    }
+    return this.#content;
+  }
+
+  append(part: string | ContentBlock): Message {
+    // The newest version owns the tail; anything else (never the case in the builder) copies.
+    const owns = !this.#compacted && this.#parts.length === this.#seen;
+    const parts = owns ? this.#parts : this.#parts.slice(0, this.#seen);
+    parts.push(part);
+    return new Message(this.kind, this.id, this.at, this.replayed, this.messageId, parts, this.chunks + 1);
+  }
+
+  /**
+   * Once the message is complete (another entry follows it), its chunks become one string per text
+   * run: a chunk costs a string header and an array slot, the joined text only its characters. The
+   * entry reads the same; earlier versions keep the chunk array they share until they are collected.
+   */
+  compact(): void {
+    if (this.#compacted || this.#seen <= 1) return;
+    this.#parts = this.#runs();
+    this.#seen = this.#parts.length;
+    this.#compacted = true;
+  }
+
+  /** Adjacent strings joined, other blocks as they are. */
+  #runs(): (string | ContentBlock)[] {
+    const runs: (string | ContentBlock)[] = [];
+    let run: string[] = [];
+    const flush = () => {
+      if (run.length > 0) runs.push(run.join(""));
+      run = [];
+    };
+    for (let i = 0; i < this.#seen; i++) {
+      const part = this.#parts[i] as string | ContentBlock;
+      if (typeof part === "string") run.push(part);
+      else {
+        flush();
+        runs.push(part);
+      }
+    }
+    flush();
+    return runs;
+  }
+
+  toJSON(): object {
+    const { kind, id, at, replayed, messageId, text, content, chunks } = this;
+    return { kind, id, at, replayed, ...(messageId !== undefined ? { messageId } : {}), text, content, chunks };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+// ---------------------------------------------------------------------------------------------
+
+interface Derived {
+  isRunning: boolean;
+  currentModeId: string | undefined;
+  currentModelId: string | undefined;
+  usage: TokenUsage | undefined;
+  plan: readonly PlanEntry[] | undefined;
+  title: string | undefined;
+  ended: SessionEnded | undefined;
+  /** Index of each pending permission entry, in the order asked. */
+  pending: readonly number[];
+}
+
+class Snapshot implements Transcript {
+  #entries: readonly TranscriptEntry[] | undefined;
+
+  constructor(
+    private readonly list: Vec<TranscriptEntry>,
+    private readonly ids: ReadonlyMap<string, number>,
+    private readonly derived: Derived,
+    readonly version: number,
+  ) {}
+
+  get size(): number {
+    return this.list.size;
+  }
+
+  at(index: number): TranscriptEntry | undefined {
+    return this.list.get(index < 0 ? this.list.size + index : index);
+  }
+
+  get(id: string): TranscriptEntry | undefined {
+    // The id map is shared with later snapshots (entries are only ever added), so an id it knows may
+    // be newer than this snapshot: the index bound tells.
+    const index = this.indexOf(id);
+    return index < 0 ? undefined : this.list.get(index);
+  }
+
+  indexOf(id: string): number {
+    const index = this.ids.get(id);
+    return index === undefined || index >= this.list.size ? -1 : index;
+  }
+
+  get entries(): readonly TranscriptEntry[] {
+    this.#entries ??= Object.freeze(this.list.toArray());
+    return this.#entries;
+  }
+
+  get isRunning(): boolean {
+    return this.derived.isRunning;
+  }
+
+  get isThinking(): boolean {
+    return this.derived.isRunning && this.at(-1)?.kind === "thought";
+  }
+
+  get pendingPermission(): PermissionEntry | undefined {
+    const first = this.derived.pending[0];
+    return first === undefined ? undefined : (this.list.get(first) as PermissionEntry);
+  }
+
+  get currentModeId() {
+    return this.derived.currentModeId;
+  }
+
+  get currentModelId() {
+    return this.derived.currentModelId;
+  }
+
+  get usage() {
+    return this.derived.usage;
+  }
+
+  get plan() {
+    return this.derived.plan;
+  }
+
+  get title() {
+    return this.derived.title;
+  }
+
+  get ended() {
+    return this.derived.ended;
+  }
+
+  toJSON(): object {
+    const { entries, isRunning, pendingPermission, currentModeId, currentModelId, usage, title, ended } = this;
+    return { entries, isRunning, pendingPermission: pendingPermission?.id, currentModeId, currentModelId, usage, title, ended };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder: the reduction, one event at a time
+// ---------------------------------------------------------------------------------------------
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+const TERMINAL_STATUS = new Set(["completed", "failed"]);
+const PERMISSION_NOTE = "sandbox-agent-rx/permission";
+
+/**
+ * Reduces events into snapshots. It holds mutable indexes (entry ids, open tool calls) that every
+ * snapshot it made shares read-only; it only ever moves forward, which is what makes that safe.
+ */
+export class TranscriptBuilder {
+  #list = Vec.empty<TranscriptEntry>();
+  readonly #ids = new Map<string, number>();
+  #derived: Derived = {
+    isRunning: false,
+    currentModeId: undefined,
+    currentModelId: undefined,
+    usage: undefined,
+    plan: undefined,
+    title: undefined,
+    ended: undefined,
+    pending: [],
+  };
+  #seq = 0;
+  #version = 0;
+  #turn = 0;
+  /** The plan entry of the current turn, replaced by each plan update. */
+  #planIndex: number | undefined;
+  /** Stored permission requests' JSON-RPC ids → their tool call id (to match the stored answers). */
+  readonly #requests = new Map<string, string>();
+  #snapshot: Transcript;
+  readonly #now: () => number;
+  /** The prompt just sent and what of its text an agent's echo has not yet spelled out. */
+  #echo: { index: number; rest: string } | undefined;
+
+  constructor(options: TranscriptOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#snapshot = this.#snap();
+  }
+
+  get snapshot(): Transcript {
+    return this.#snapshot;
+  }
+
+  /** Applies one event; returns the new snapshot, or the same one when the event changed nothing. */
+  push(source: TranscriptSource): Transcript {
+    const before = this.#version;
+    if (isHistoryEvent(source)) {
+      const input = this.#fromHistory(source);
+      if (input) this.#apply(input, source.createdAt);
+    } else {
+      this.#apply(source, "at" in source && typeof source.at === "number" ? source.at : this.#now());
+    }
+    if (this.#version !== before) this.#snapshot = this.#snap();
+    return this.#snapshot;
+  }
+
+  #snap(): Transcript {
+    return new Snapshot(this.#list, this.#ids, this.#derived, this.#version);
+  }
+
+  #changed(derived?: Partial<Derived>): void {
+    if (derived) this.#derived = { ...this.#derived, ...derived };
+    this.#version++;
+  }
+
+  #append(entry: TranscriptEntry): number {
+    const index = this.#list.size;
+    const before = this.#list.get(index - 1);
+    if (before instanceof Message) before.compact();
+    this.#list = this.#list.push(entry);
+    this.#ids.set(entry.id, index);
+    this.#changed();
+    return index;
+  }
+
+  #replace(index: number, entry: TranscriptEntry): void {
+    this.#list = this.#list.set(index, entry);
+    this.#changed();
+  }
+
+  #id(kind: string): string {
+    this.#seq++;
+    return `${kind}-${this.#seq}`;
+  }
+
+  #apply(input: SandboxEvent | TranscriptNote, at: number): void {
+    switch (input.kind) {
+      case "update":
+        return this.#update(input.update as unknown as PlainObject & { sessionUpdate: string }, at);
+      case "unknown-update":
+        return this.#update(input.update, at);
+      case "prompt-sent":
+        return this.#prompt(input.prompt, at);
+      case "turn-ended":
+        return this.#turnEnded(input.stopReason, input.usage, at);
+      case "turn-failed":
+        this.#settlePermissions("withdrawn", at);
+        this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "prompt", message: input.message, code: input.code });
+        return this.#changed({ isRunning: false });
+      case "permission-request":
+        return this.#permissionAsked(input.toolCall, input.options, at);
+      case "permission-answered":
+        return this.#permissionAnswered(input.toolCallId, input.outcome, input.optionId, at);
+      case "session-ended":
+        // The server's notice and the one the client makes up when the agent exits may both come.
+        if (this.#derived.ended) return;
+        this.#settlePermissions("withdrawn", at);
+        this.#append({ kind: "session-ended", id: this.#id("ended"), at, ended: stripKind(input) });
+        return this.#changed({ isRunning: false, ended: stripKind(input) });
+      case "events-lost": {
+        const { stream, firstMissing, lastMissing } = input;
+        this.#append({ kind: "events-lost", id: this.#id("gap"), at, stream, firstMissing, lastMissing });
+        return;
+      }
+      case "parse-error":
+        this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "output", message: input.error, code: undefined });
+        return;
+      case "agent-exited":
+        return;
+      case "notification":
+        this.#append({ kind: "raw", id: this.#id("raw"), at, type: input.method, value: input.params });
+        return;
+    }
+  }
+
+  #update(update: PlainObject & { sessionUpdate: string }, at: number): void {
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk":
+        return this.#chunk("agent-message", update, at, false);
+      case "agent_thought_chunk":
+        return this.#chunk("thought", update, at, false);
+      case "user_message_chunk":
+        return this.#chunk("user-message", update, at, true);
+      case "tool_call":
+      case "tool_call_update":
+        return this.#tool(update, at);
+      case "plan":
+        return this.#plan(Array.isArray(update.entries) ? (update.entries as PlanEntry[]) : [], at);
+      case "current_mode_update": {
+        const modeId = String(update.currentModeId);
+        this.#append({ kind: "mode-change", id: this.#id("mode"), at, modeId });
+        return this.#changed({ currentModeId: modeId });
+      }
+      case "config_option_update":
+        return this.#config(Array.isArray(update.configOptions) ? update.configOptions.filter(isPlainObject) : [], at);
+      case "available_commands_update": {
+        const commands = Array.isArray(update.availableCommands) ? update.availableCommands.filter(isPlainObject) : [];
+        this.#append({ kind: "available-commands", id: this.#id("commands"), at, commands });
+        return;
+      }
+      case "session_info_update": {
+        const title = str(update.title);
+        this.#append({ kind: "session-info", id: this.#id("info"), at, title });
+        if (title !== undefined) this.#changed({ title });
+        return;
+      }
+      case "usage_update":
+        return this.#usage(update);
+      default:
+        this.#append({ kind: "raw", id: this.#id("raw"), at, type: update.sessionUpdate, value: update });
+    }
+  }
+
+  #prompt(prompt: readonly TranscriptBlock[], at: number): void {
+    this.#turn++;
+    this.#planIndex = undefined;
+    let message = new Message("user-message", this.#id("user"), at, false, undefined, [], 0);
+    for (const block of prompt) message = message.append(block.type === "text" ? (block.text ?? "") : block);
+    this.#append(message);
+    this.#echo = { index: this.#list.size - 1, rest: message.text };
+    this.#changed({ isRunning: true });
+  }
+
+  #chunk(kind: MessageEntry["kind"], update: PlainObject, at: number, replayed: boolean): void {
+    this.#reportedUsage(update);
+    const content = isPlainObject(update.content) ? (update.content as ContentBlock) : undefined;
+    if (!content) return;
+    const part = content.type === "text" ? (content.text ?? "") : content;
+    // An empty text chunk (qwen ends each reply with one that carries only usage) adds nothing.
+    if (part === "") return;
+    if (replayed && this.#isEcho(part)) return;
+    const messageId = str(update.messageId);
+    const lastIndex = this.#list.size - 1;
+    const last = this.#list.get(lastIndex);
+    // Chunks coalesce into the latest entry while it is the same kind of message (and, when the agent
+    // numbers messages, the same message).
+    if (last instanceof Message && last.kind === kind && last.replayed === replayed && (messageId === undefined || last.messageId === messageId)) {
+      this.#replace(lastIndex, last.append(part));
+    } else {
+      this.#append(new Message(kind, this.#id(kind === "thought" ? "thought" : "message"), at, replayed, messageId, [], 0).append(part));
+    }
+    if (!replayed && !this.#derived.isRunning && !this.#derived.ended) this.#changed({ isRunning: true });
+  }
+
+  /**
+   * Some agents (qwen) echo the prompt they were sent back as `user_message_chunk`s right after it: those
+   * chunks are the prompt entry already shown, not replayed history, as long as they spell its text.
+   */
+  #isEcho(part: string | ContentBlock): boolean {
+    const echo = this.#echo;
+    if (!echo || typeof part !== "string" || echo.index !== this.#list.size - 1 || !echo.rest.startsWith(part)) return false;
+    echo.rest = echo.rest.slice(part.length);
+    return true;
+  }
+
+  /** Usage some agents attach to their updates' `_meta` (qwen: `_meta.usage` on a reply's last chunk). */
+  #reportedUsage(update: PlainObject): void {
+    const usage = isPlainObject(update._meta) ? usageOf(update._meta.usage) : undefined;
+    if (usage) this.#changed({ usage: { ...this.#derived.usage, ...usage } });
+  }
+
+  #tool(update: PlainObject, at: number): void {
+    const toolCallId = str(update.toolCallId);
+    if (toolCallId === undefined) return;
+    const id = `tool-${toolCallId}`;
+    const index = this.#ids.get(id);
+    const previous = index === undefined ? undefined : (this.#list.get(index) as ToolCallEntry);
+    const status = str(update.status) ?? previous?.status ?? "pending";
+    const content = Array.isArray(update.content) ? update.content.filter(isPlainObject) : previous?.content ?? [];
+    const locations = Array.isArray(update.locations)
+      ? update.locations.filter(isPlainObject).map((l) => ({
+        path: String(l.path ?? ""),
+        ...(typeof l.line === "number" || l.line === null ? { line: l.line } : {}),
+      }))
+      : previous?.locations ?? [];
+    const sameContent = previous !== undefined && content === previous.content;
+    const entry: ToolCallEntry = {
+      kind: "tool-call",
+      id,
+      at: previous?.at ?? at,
+      toolCallId,
+      title: str(update.title) ?? previous?.title ?? toolCallId,
+      toolKind: str(update.kind) ?? previous?.toolKind ?? "other",
+      status,
+      content,
+      diffs: sameContent ? previous.diffs : diffsOf(content),
+      terminals: sameContent ? previous.terminals : terminalsOf(content),
+      locations,
+      rawInput: "rawInput" in update ? update.rawInput : previous?.rawInput,
+      rawOutput: "rawOutput" in update ? update.rawOutput : previous?.rawOutput,
+      startedAt: previous?.startedAt ?? at,
+      endedAt: previous?.endedAt ?? (TERMINAL_STATUS.has(status) ? at : undefined),
+      updates: (previous?.updates ?? 0) + 1,
+    };
+    if (index === undefined) this.#append(entry);
+    else this.#replace(index, entry);
+  }
+
+  #plan(entries: PlanEntry[], at: number): void {
+    const plan = Object.freeze(entries.slice());
+    if (this.#planIndex === undefined) {
+      this.#planIndex = this.#append({ kind: "plan", id: this.#id("plan"), at, entries: plan });
+    } else {
+      const previous = this.#list.get(this.#planIndex) as PlanTranscriptEntry;
+      this.#replace(this.#planIndex, { ...previous, entries: plan });
+    }
+    this.#changed({ plan });
+  }
+
+  #config(configOptions: PlainObject[], at: number): void {
+    this.#append({ kind: "config-change", id: this.#id("config"), at, configOptions });
+    const model = configOptions.find((o) => o.category === "model" || o.id === "model");
+    const modelId = str(model?.currentValue);
+    const mode = configOptions.find((o) => o.category === "mode" || o.id === "mode");
+    const modeId = str(mode?.currentValue) ?? this.#derived.currentModeId;
+    if (modelId !== undefined && modelId !== this.#derived.currentModelId) {
+      // The first model the events name is what the session had, not a change to it.
+      if (this.#derived.currentModelId !== undefined) this.#append({ kind: "model-change", id: this.#id("model"), at, modelId });
+      this.#changed({ currentModelId: modelId, currentModeId: modeId });
+    } else if (modeId !== this.#derived.currentModeId) {
+      this.#changed({ currentModeId: modeId });
+    }
+  }
+
+  #usage(update: PlainObject): void {
+    const cost = isPlainObject(update.cost) && typeof update.cost.amount === "number"
+      ? { amount: update.cost.amount, currency: String(update.cost.currency ?? "") }
+      : undefined;
+    const usage: TokenUsage = { ...this.#derived.usage };
+    const used = num(update.used);
+    const size = num(update.size);
+    if (used !== undefined) usage.contextUsed = used;
+    if (size !== undefined) usage.contextSize = size;
+    if (cost) usage.cost = cost;
+    this.#changed({ usage });
+  }
+
+  #turnEnded(stopReason: string, reported: TokenUsage | undefined, at: number): void {
+    this.#settlePermissions("withdrawn", at);
+    this.#append({ kind: "turn-end", id: this.#id("turn"), at, stopReason });
+    const usage = reported ? { ...this.#derived.usage, ...reported } : this.#derived.usage;
+    this.#changed({ isRunning: false, usage });
+  }
+
+  #permissionAsked(toolCall: PermissionEntry["toolCall"], options: readonly PermissionOptionInfo[], at: number): void {
+    const index = this.#append({
+      kind: "permission",
+      id: this.#id("permission"),
+      at,
+      toolCallId: toolCall.toolCallId,
+      toolCall,
+      options,
+      status: "pending",
+      optionId: undefined,
+      answeredAt: undefined,
+    });
+    this.#changed({ pending: [...this.#derived.pending, index] });
+  }
+
+  #permissionAnswered(toolCallId: string, outcome: PermissionEntry["status"], optionId: string | undefined, at: number) {
+    const index = this.#derived.pending.find((i) => (this.#list.get(i) as PermissionEntry).toolCallId === toolCallId);
+    if (index === undefined) return;
+    this.#settle(index, outcome, optionId, at);
+  }
+
+  /** A turn or session that ends takes its unanswered requests with it. */
+  #settlePermissions(outcome: PermissionEntry["status"], at: number): void {
+    for (const index of this.#derived.pending) this.#settle(index, outcome, undefined, at);
+  }
+
+  #settle(index: number, status: PermissionEntry["status"], optionId: string | undefined, at: number): void {
+    const previous = this.#list.get(index) as PermissionEntry;
+    this.#replace(index, { ...previous, status, optionId, answeredAt: at });
+    this.#changed({ pending: this.#derived.pending.filter((i) => i !== index) });
+  }
+
+  /** A stored envelope as the event or note it was when live (undefined: nothing for the transcript). */
+  #fromHistory(event: HistoryEvent): SandboxEvent | TranscriptNote | undefined {
+    const payload = event.payload as PlainObject;
+    const params = isPlainObject(payload.params) ? payload.params : {};
+    const sessionId = event.sessionId;
+    if (event.sender === "client") {
+      if (payload.method === "session/prompt" && Array.isArray(params.prompt)) {
+        return { kind: "prompt-sent", sessionId, prompt: params.prompt.filter(isPlainObject) as TranscriptBlock[] };
+      }
+      const note = isPlainObject(payload._meta) ? payload._meta[PERMISSION_NOTE] : undefined;
+      if (isPlainObject(note) && typeof note.toolCallId === "string") return permissionNote(sessionId, note);
+      return undefined;
+    }
+    if (payload.method === undefined) {
+      // A response: the stored end of a turn (or its failure).
+      if (isPlainObject(payload.result) && typeof payload.result.stopReason === "string") {
+        const usage = usageOf(payload.result.usage);
+        return { kind: "turn-ended", sessionId, stopReason: payload.result.stopReason, ...(usage ? { usage } : {}) };
+      }
+      if (isPlainObject(payload.error)) {
+        const code = num(payload.error.code);
+        return { kind: "turn-failed", sessionId, message: String(payload.error.message ?? "error"), ...(code !== undefined ? { code } : {}) };
+      }
+      return undefined;
+    }
+    const live = envelopeToEvent(payload as Parameters<typeof envelopeToEvent>[0]);
+    if (live?.kind === "permission-request" && (typeof payload.id === "string" || typeof payload.id === "number")) {
+      this.#requests.set(String(payload.id), live.toolCall.toolCallId);
+    }
+    return live;
+  }
+}
+
+function permissionNote(sessionId: string, note: PlainObject): TranscriptNote {
+  const outcome = note.outcome === "selected" || note.outcome === "withdrawn" ? note.outcome : "cancelled";
+  return {
+    kind: "permission-answered",
+    sessionId,
+    toolCallId: String(note.toolCallId),
+    outcome,
+    ...(typeof note.optionId === "string" ? { optionId: note.optionId } : {}),
+  };
+}
+
+/** ACP's prompt result `usage` (unstable) as token usage. */
+export function usageOf(value: unknown): TokenUsage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const usage: TokenUsage = {};
+  for (const key of ["inputTokens", "outputTokens", "totalTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens"] as const) {
+    const n = num(value[key]);
+    if (n !== undefined) usage[key] = n;
+  }
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/**
+ * How the client stores a permission answer with the session's history (a client-sent response whose
+ * `_meta` names the tool call), so a reopened session shows how each request was answered.
+ */
+export function permissionAnswerPayload(note: Extract<TranscriptNote, { kind: "permission-answered" }>): PlainObject {
+  const { toolCallId, outcome, optionId } = note;
+  const answer = outcome === "selected" ? { outcome, optionId } : { outcome: "cancelled" };
+  return {
+    jsonrpc: "2.0",
+    result: { outcome: answer },
+    _meta: { [PERMISSION_NOTE]: { toolCallId, outcome, ...(optionId !== undefined ? { optionId } : {}) } },
+  };
+}
+
+function diffsOf(content: readonly PlainObject[]): readonly ToolDiff[] {
+  const diffs: ToolDiff[] = [];
+  for (const item of content) {
+    if (item.type !== "diff" || typeof item.path !== "string") continue;
+    diffs.push({ path: item.path, oldText: str(item.oldText) ?? null, newText: str(item.newText) ?? "" });
+  }
+  return diffs;
+}
+
+function terminalsOf(content: readonly PlainObject[]): readonly string[] {
+  return content.filter((item) => item.type === "terminal" && typeof item.terminalId === "string")
+    .map((item) => item.terminalId as string);
+}
+
+function stripKind(event: Extract<SandboxEvent, { kind: "session-ended" }>): SessionEnded {
+  const { kind: _kind, ...ended } = event;
+  return ended;
+}
+
+function isHistoryEvent(source: TranscriptSource): source is HistoryEvent {
+  return !("kind" in source) && "payload" in source && "sender" in source;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grouping for display
+// ---------------------------------------------------------------------------------------------
+
+/** What a run of activity between messages amounts to (a collapsed group's one-line summary). */
+export interface ActivitySummary {
+  toolCalls: number;
+  running: number;
+  failed: number;
+  thoughts: number;
+  /** Other entries in the run: plans, permissions, mode changes, notices. */
+  other: number;
+  /** E.g. "3 tool calls (1 running), 1 thought". */
+  text: string;
+}
+
+/**
+ * Entries for display: each message on its own, every run of other entries between two messages as
+ * one `activity` group with a summary (what a collapsible "N tool calls" row shows). A group's id is
+ * its first entry's, so it is stable while the run grows. Consecutive calls with an unchanged run
+ * return groups whose `entries` hold the same entry objects.
+ */
+export type TranscriptGroup =
+  | { kind: "message"; id: string; entry: MessageEntry }
+  | { kind: "activity"; id: string; entries: readonly TranscriptEntry[]; summary: ActivitySummary };
+
+export function groupEntries(entries: readonly TranscriptEntry[]): TranscriptGroup[] {
+  const groups: TranscriptGroup[] = [];
+  let run: TranscriptEntry[] = [];
+  const flush = () => {
+    if (run.length > 0) groups.push({ kind: "activity", id: run[0]!.id, entries: run, summary: summarise(run) });
+    run = [];
+  };
+  for (const entry of entries) {
+    if (entry.kind === "user-message" || entry.kind === "agent-message") {
+      flush();
+      groups.push({ kind: "message", id: entry.id, entry });
+    } else run.push(entry);
+  }
+  flush();
+  return groups;
+}
+
+function summarise(run: readonly TranscriptEntry[]): ActivitySummary {
+  let toolCalls = 0;
+  let running = 0;
+  let failed = 0;
+  let thoughts = 0;
+  for (const entry of run) {
+    if (entry.kind === "thought") thoughts++;
+    if (entry.kind !== "tool-call") continue;
+    toolCalls++;
+    if (entry.status === "failed") failed++;
+    else if (!TERMINAL_STATUS.has(entry.status)) running++;
+  }
+  const other = run.length - toolCalls - thoughts;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const states = [running ? `${running} running` : "", failed ? `${failed} failed` : ""].filter(Boolean).join(", ");
+  const parts = [
+    toolCalls ? `${plural(toolCalls, "tool call")}${states ? ` (${states})` : ""}` : "",
+    thoughts ? plural(thoughts, "thought") : "",
+    other ? plural(other, "other event") : "",
+  ].filter(Boolean);
+  return { toolCalls, running, failed, thoughts, other, text: parts.join(", ") };
+}
+
+// ---------------------------------------------------------------------------------------------
+// As an operator
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Session events (live `SandboxEvent`s, the client's `TranscriptNote`s, or stored `HistoryEvent`s, in
+ * any mix) → transcript snapshots. Emits the empty transcript first, then a snapshot for each event
+ * that changed it; consecutive snapshots share every entry that did not change.
+ */
+export function toTranscript(options: TranscriptOptions = {}): OperatorFunction<TranscriptSource, Transcript> {
+  return (source) =>
+    new Observable<Transcript>((subscriber) => {
+      const builder = new TranscriptBuilder(options);
+      subscriber.next(builder.snapshot);
+      return source.subscribe({
+        next: (event) => {
+          const before = builder.snapshot;
+          const after = builder.push(event);
+          if (after !== before) subscriber.next(after);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
+}
+
+/** The transcript of a finished list of events (tests, server-side rendering). */
+export function transcriptOf(events: Iterable<TranscriptSource>, options: TranscriptOptions = {}): Transcript {
+  const builder = new TranscriptBuilder(options);
+  for (const event of events) builder.push(event);
+  return builder.snapshot;
+}

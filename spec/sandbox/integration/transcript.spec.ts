@@ -1,0 +1,82 @@
+/** `session(id).transcript$` against the real 0.4.2 server and the scripted agent. */
+import { BehaviorSubject, firstValueFrom, filter, timeout } from "rxjs";
+import {
+  memoryStore,
+  SandboxAgentClient,
+  type PermissionEntry,
+  type Transcript,
+} from "../../../lib/sandbox/index.js";
+import { next, realFactory, serverWithClients } from "./servers.js";
+
+const until = (latest: BehaviorSubject<Transcript>, predicate: (t: Transcript) => boolean, ms = 10_000) =>
+  firstValueFrom(latest.pipe(filter(predicate), timeout(ms)));
+
+describe("transcript$ against the real 0.4.2 server", () => {
+  const { client, server } = serverWithClients(realFactory);
+
+  it("builds the live transcript of several turns, and a finished session reopened from the store shows the same one", async () => {
+    const store = memoryStore();
+    const live = client({ store, onPermissionRequest: "ask" });
+    await live.ready;
+    const { sessionId } = await live.newSession();
+    const latest = new BehaviorSubject<Transcript>(await next(live.session(sessionId).transcript$));
+    const subscription = live.session(sessionId).transcript$.subscribe(latest);
+
+    await live.prompt(sessionId, "hello");
+    const afterHello = await until(latest, (t) => t.entries.some((e) => e.kind === "turn-end"));
+    expect(afterHello.entries.map((e) => e.kind)).toEqual(["user-message", "agent-message", "turn-end"]);
+    expect(afterHello.at(1)).toMatchObject({ text: "Hello, world" });
+    expect(afterHello.at(2)).toMatchObject({ stopReason: "end_turn" });
+    expect(afterHello.isRunning).toBe(false);
+
+    // The permission waits in the transcript until the UI answers it.
+    const turn = live.prompt(sessionId, "permission");
+    const asked = await until(latest, (t) => t.pendingPermission !== undefined);
+    expect(asked.isRunning).toBe(true);
+    const pending = asked.pendingPermission as PermissionEntry;
+    expect(pending.options.map((o) => o.optionId)).toEqual(expect.arrayContaining(["allow"]));
+    expect(live.replyPermission(sessionId, pending.toolCallId, { outcome: "selected", optionId: "allow" })).toBe(true);
+    await turn;
+    const answered = await until(latest, (t) => t.entries.filter((e) => e.kind === "turn-end").length === 2);
+    expect(answered.get(pending.id)).toMatchObject({ status: "selected", optionId: "allow" });
+    expect(answered.pendingPermission).toBeUndefined();
+
+    await live.prompt(sessionId, "setmode plan");
+    await until(latest, (t) => t.currentModeId === "plan");
+    await expect(live.prompt(sessionId, "error -32011 scripted failure")).rejects.toThrow(/scripted failure/);
+    await until(latest, (t) => t.entries.some((e) => e.kind === "agent-error"));
+    await live.prompt(sessionId, "ended");
+    const finished = await until(latest, (t) => t.ended !== undefined && t.entries.filter((e) => e.kind === "turn-end").length === 4);
+    subscription.unsubscribe();
+    expect(finished.entries.map((e) => e.kind)).toEqual([
+      "user-message", "agent-message", "turn-end",
+      "user-message", "permission", "agent-message", "turn-end",
+      "user-message", "mode-change", "config-change", "turn-end",
+      "user-message", "agent-error",
+      "user-message", "session-ended", "turn-end",
+    ]);
+    await live.disconnect();
+
+    // A new client (a reloaded page) on the same store, not even connected: the whole transcript.
+    const reopened = new SandboxAgentClient({ baseUrl: server().baseUrl, agent: "mock", store, autoConnect: false });
+    const again = await next(reopened.session(sessionId).transcript$, (t) => t.size === finished.size);
+    expect(JSON.parse(JSON.stringify(again))).toEqual(JSON.parse(JSON.stringify(finished)));
+    expect(again.ended).toMatchObject({ reason: "completed" });
+    expect(again.get(pending.id)).toMatchObject({ status: "selected" });
+  }, 60_000);
+
+  it("shows how the client's own permission handler answered, and nothing for a session it knows nothing of", async () => {
+    const c = client({ onPermissionRequest: () => ({ outcome: "cancelled" }) });
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    // A view of an id the client never opened: nothing stored, so live only.
+    const other = c.session(`${sessionId}-unknown`);
+    const latest = new BehaviorSubject<Transcript>(await next(c.session(sessionId).transcript$));
+    const subscription = c.session(sessionId).transcript$.subscribe(latest);
+    await c.prompt(sessionId, "permission");
+    const done = await until(latest, (t) => t.entries.some((e) => e.kind === "turn-end"));
+    expect(done.entries.find((e) => e.kind === "permission")).toMatchObject({ status: "cancelled" });
+    expect((await next(other.transcript$)).size).toBe(0);
+    subscription.unsubscribe();
+  }, 30_000);
+});
