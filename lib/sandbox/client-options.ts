@@ -54,7 +54,8 @@ export function checkClientOptions(options: object): void {
   optional(o, "serverApi", "\"v1\" or \"v2\"", (value) => value === "v1" || value === "v2");
   optional(o, "serverId", "a non-empty string", (value) => typeof value === "string" && value !== "");
   optional(o, "cwd", "a string (a directory on the server)", (value) => typeof value === "string");
-  for (const handler of ["onPermissionRequest", "onReadTextFile", "onWriteTextFile"] as const) {
+  optional(o, "onPermissionRequest", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
+  for (const handler of ["onReadTextFile", "onWriteTextFile"] as const) {
     optional(o, handler, "a function", isFunction);
   }
   optional(o, "debug", "true, false or a logger with debug() and warn()", isDebug);
