@@ -8,15 +8,22 @@ export function Conversation({ client, sessionId }: { client: SandboxAgentClient
   const transcript = useTranscript(client, sessionId);
   const [text, setText] = useState("");
   const [failure, setFailure] = useState<string>();
+  // This page's own prompt in flight. After a reload mid-turn the transcript knows the turn began but
+  // not how it ended (the answer went to the page that sent it), so sending follows this, not isRunning.
+  const [sending, setSending] = useState(false);
 
   const send = (event?: FormEvent) => {
     event?.preventDefault();
     const prompt = text.trim();
-    if (!prompt || transcript.isRunning) return;
+    if (!prompt || sending) return;
     setText("");
     setFailure(undefined);
+    setSending(true);
     // What was sent, the turn's end and a failure all arrive in the transcript; nothing to add here.
-    client.prompt(sessionId, prompt).catch((error: unknown) => setFailure(String((error as Error).message ?? error)));
+    client
+      .prompt(sessionId, prompt)
+      .catch((error: unknown) => setFailure(String((error as Error).message ?? error)))
+      .finally(() => setSending(false));
   };
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && !event.shiftKey) send(event);
@@ -30,7 +37,7 @@ export function Conversation({ client, sessionId }: { client: SandboxAgentClient
       <form className="composer" id="composer" onSubmit={send}>
         <textarea rows={2} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKey}
           placeholder="Ask the agent… (Enter sends)" />
-        {transcript.isRunning ? (
+        {sending ? (
           <button type="button" className="danger" id="cancel" onClick={() => void client.cancel(sessionId)}>Cancel</button>
         ) : (
           <button type="submit" className="primary" id="send">Send</button>
