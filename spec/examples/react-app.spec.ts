@@ -1,6 +1,6 @@
 // examples/react (Vite build, the react subpath's hooks, @tanstack/react-virtual) in real headless
 // Chromium: a turn with a permission against the real sandbox-agent 0.4.2 server and the demo agent,
-// served from its own loopback origin (every SDK call is a CORS one), a reload mid-turn (the same
+// served from its own loopback origin (every SDK call is a CORS one), the terminal pane, a reload mid-turn (the same
 // transcript back from IndexedDB, the token kept by the tab), a dropped event stream (the badge says
 // "reconnecting", then the turn finishes), and a 10,000-entry transcript that keeps only
 // the rows in view in the DOM. Screenshots go to spec/artifacts/ and must not be blank.
@@ -134,6 +134,32 @@ describeWith([CHROMIUM])("examples/react in headless Chromium", () => {
     expect(await tab.textContent("[data-kind=permission]")).toContain("selected (");
     expect(await tab.locator("[data-kind=user-message]").count()).toBe(1);
     await screenshot(tab, "react-turn.png");
+    await tab.close();
+  }, TIMEOUT);
+
+  it("runs a shell command in the terminal pane, and ends the shell when the pane closes", async () => {
+    const tab = await connect(agent!.baseUrl);
+    await tab.click("#terminal-toggle");
+    await tab.waitForSelector(".terminal-pane[data-ready=true]", WAIT);
+    const shell = ((await tab.textContent("#terminal-status")) ?? "").split(" ")[0];
+    await tab.click("#terminal");
+    await tab.keyboard.type("echo $((6 * 7))-from-the-react-terminal\n");
+    await tab.waitForFunction(
+      () => document.querySelector("#terminal .xterm-rows")?.textContent?.includes("42-from-the-react-terminal"),
+      undefined,
+      WAIT,
+    );
+    await screenshot(tab, "react-terminal.png");
+    // The pane's shell is gone with it (the processes API lists it as exited).
+    const listed = async () => {
+      const response = await fetch(`${agent!.baseUrl}/v1/processes`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const body = (await response.json()) as { processes?: Array<{ id: string; status: string }> };
+      return body.processes?.find((p) => p.id === shell)?.status;
+    };
+    expect(await listed()).toBe("running");
+    await tab.click("#terminal-toggle");
+    for (let waited = 0; (await listed()) === "running" && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    expect(await listed()).not.toBe("running");
     await tab.close();
   }, TIMEOUT);
 

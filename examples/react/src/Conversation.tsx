@@ -2,6 +2,7 @@
 import { useState, type FormEvent, type KeyboardEvent } from "react";
 import type { SandboxAgentClient } from "sandbox-agent-rx";
 import { usePermission, useTranscript } from "sandbox-agent-rx/react";
+import { TerminalPane } from "./TerminalPane.js";
 import { TranscriptList } from "./TranscriptList.js";
 
 export function Conversation({ client, sessionId }: { client: SandboxAgentClient; sessionId: string }) {
@@ -11,6 +12,7 @@ export function Conversation({ client, sessionId }: { client: SandboxAgentClient
   // This page's own prompt in flight. After a reload mid-turn the transcript knows the turn began but
   // not how it ended (the answer went to the page that sent it), so sending follows this, not isRunning.
   const [sending, setSending] = useState(false);
+  const [terminal, setTerminal] = useState(false);
 
   const send = (event?: FormEvent) => {
     event?.preventDefault();
@@ -42,11 +44,15 @@ export function Conversation({ client, sessionId }: { client: SandboxAgentClient
         ) : (
           <button type="submit" className="primary" id="send">Send</button>
         )}
+        <button type="button" id="terminal-toggle" onClick={() => setTerminal((open) => !open)}>
+          {terminal ? "Close terminal" : "Terminal"}
+        </button>
       </form>
       <div className="status-line" id="status">
         {transcript.isThinking ? "Thinking…" : transcript.isRunning ? "Working…" : lastEnd?.kind === "turn-end" ? `Stop reason: ${lastEnd.stopReason}` : ""}
         {failure ? ` · ${failure}` : ""}
       </div>
+      {terminal ? <TerminalPane client={client} /> : null}
     </>
   );
 }
