@@ -946,8 +946,8 @@ function summarise(run: readonly TranscriptEntry[]): ActivitySummary {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Session events (live `SandboxEvent`s, the client's `TranscriptNote`s, or stored `HistoryEvent`s, in
- * any mix) → transcript snapshots. Emits the empty transcript first, then a snapshot for each event
+ * One session's events (live `SandboxEvent`s, the client's `TranscriptNote`s, or stored `HistoryEvent`s,
+ * in any mix; filter the client's `events$` with `forSession`, or use a view's) → transcript snapshots. Emits the empty transcript first, then a snapshot for each event
  * that changed it; consecutive snapshots share every entry that did not change.
  */
 export function toTranscript(options: TranscriptOptions = {}): OperatorFunction<TranscriptSource, Transcript> {

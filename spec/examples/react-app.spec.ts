@@ -1,7 +1,8 @@
 // examples/react (Vite build, the react subpath's hooks, @tanstack/react-virtual) in real headless
 // Chromium: a turn with a permission against the real sandbox-agent 0.4.2 server and the demo agent,
-// served from its own loopback origin (every SDK call is a CORS one), a dropped event stream (the
-// badge says "reconnecting", then the turn finishes), and a 10,000-entry transcript that keeps only
+// served from its own loopback origin (every SDK call is a CORS one), the terminal pane, a reload mid-turn (the same
+// transcript back from IndexedDB, the token kept by the tab), a dropped event stream (the badge says
+// "reconnecting", then the turn finishes), and a 10,000-entry transcript that keeps only
 // the rows in view in the DOM. Screenshots go to spec/artifacts/ and must not be blank.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -133,6 +134,61 @@ describeWith([CHROMIUM])("examples/react in headless Chromium", () => {
     expect(await tab.textContent("[data-kind=permission]")).toContain("selected (");
     expect(await tab.locator("[data-kind=user-message]").count()).toBe(1);
     await screenshot(tab, "react-turn.png");
+    await tab.close();
+  }, TIMEOUT);
+
+  it("runs a shell command in the terminal pane, and ends the shell when the pane closes", async () => {
+    const tab = await connect(agent!.baseUrl);
+    await tab.click("#terminal-toggle");
+    await tab.waitForSelector(".terminal-pane[data-ready=true]", WAIT);
+    const shell = ((await tab.textContent("#terminal-status")) ?? "").split(" ")[0];
+    await tab.click("#terminal");
+    await tab.keyboard.type("echo $((6 * 7))-from-the-react-terminal\n");
+    await tab.waitForFunction(
+      () => document.querySelector("#terminal .xterm-rows")?.textContent?.includes("42-from-the-react-terminal"),
+      undefined,
+      WAIT,
+    );
+    await screenshot(tab, "react-terminal.png");
+    // The pane's shell is gone with it (the processes API lists it as exited).
+    const listed = async () => {
+      const response = await fetch(`${agent!.baseUrl}/v1/processes`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const body = (await response.json()) as { processes?: Array<{ id: string; status: string }> };
+      return body.processes?.find((p) => p.id === shell)?.status;
+    };
+    expect(await listed()).toBe("running");
+    await tab.click("#terminal-toggle");
+    for (let waited = 0; (await listed()) === "running" && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    expect(await listed()).not.toBe("running");
+    await tab.close();
+  }, TIMEOUT);
+
+  it("reloads mid-turn: the same transcript comes back from IndexedDB without asking for the token, and the turn finishes", async () => {
+    const tab = await connect(agent!.baseUrl);
+    await send(tab, "add a greeting helper across a reload");
+    await tab.waitForSelector("[data-kind=thought]", WAIT);
+    const ids = () => tab.$$eval("[data-entry]", (rows) => rows.map((row) => row.getAttribute("data-entry")));
+    const before = await ids();
+    expect(before.slice(0, 2)).toEqual([expect.stringMatching(/^user-/), expect.stringMatching(/^plan-/)]);
+    await tab.reload();
+    // Straight back to the session: the tab remembered the server, the token and the session.
+    await tab.waitForSelector("#composer", WAIT);
+    await tab.waitForSelector("[data-kind=user-message] >> text=add a greeting helper across a reload", WAIT);
+    await tab.waitForSelector("[data-kind=thought]", WAIT);
+    // The turn went on while the page was gone; its permission request reaches the new page.
+    await tab.waitForSelector("#permission", WAIT);
+    expect((await ids()).slice(0, before.length)).toEqual(before);
+    await tab.click("#permission button[data-kind=allow_once]");
+    await tab.waitForFunction(
+      () => document.querySelector("[data-kind=agent-message]")?.textContent?.includes("Run the tests"),
+      undefined,
+      WAIT,
+    );
+    for (const kind of ["user-message", "plan", "thought", "agent-message"]) {
+      expect(await tab.locator(`[data-kind=${kind}]`).count()).toBe(1);
+    }
+    expect(((await tab.textContent("[data-kind=thought]")) ?? "").match(/The request is/g)).toHaveLength(1);
+    await screenshot(tab, "react-reloaded.png");
     await tab.close();
   }, TIMEOUT);
 

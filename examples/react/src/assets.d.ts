@@ -1,0 +1,2 @@
+// Vite imports stylesheets as modules (xterm.js ships its own).
+declare module "*.css";
