@@ -153,6 +153,22 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     await tab.close();
   }, TIMEOUT);
 
+  it("gives each tab's new session an id of its own (each connection runs its own agent process)", async () => {
+    const tabs = [await web.connected(web.agentServer.baseUrl), await web.connected(web.agentServer.baseUrl)];
+    const ids: string[] = [];
+    for (const [i, tab] of tabs.entries()) {
+      await web.newSession(tab, `Tab ${i + 1}`);
+      ids.push((await tab.getAttribute(".session-page", "data-session")) ?? "");
+    }
+    expect(ids[0]).not.toBe("");
+    expect(new Set(ids).size).toBe(2);
+    for (const [i, tab] of tabs.entries()) {
+      await tab.click("text=← Sessions");
+      await tab.waitForSelector(`.session-table tr[data-session="${ids[i]!}"]`, WAIT);
+      await tab.close();
+    }
+  }, TIMEOUT);
+
   it("keeps the token for the tab across a reload, never in the address bar", async () => {
     // Typed into the form: a reload prefills it and connects with it.
     const typed = await web.connected(web.agentServer.baseUrl);

@@ -20,6 +20,7 @@
 //   quick  no delays at all (for tests)
 //
 // Exits on stdin EOF and on SIGTERM/SIGINT.
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -334,11 +335,18 @@ function initialize() {
   };
 }
 
-// Predictable ids keep hand-written JSON-RPC transcripts (and tests) replayable.
-let sessionCount = 0;
+// The server runs one agent process per connection and lists the sessions of all of them: a counter
+// per process would name every connection's first session "session-1". A random suffix keeps ids
+// apart across processes (and server restarts); recorded transcripts normalise them anyway.
+function newSessionId() {
+  let sessionId;
+  do sessionId = `session-${randomBytes(4).toString("hex")}`;
+  while (sessions.has(sessionId));
+  return sessionId;
+}
 
 function newSession(params) {
-  const sessionId = `session-${++sessionCount}`;
+  const sessionId = newSessionId();
   const cwd = typeof params?.cwd === "string" && params.cwd ? params.cwd : process.cwd();
   sessions.set(sessionId, { sessionId, cwd, title: null, alwaysAllowEdits: false, turn: null });
   return { sessionId };
