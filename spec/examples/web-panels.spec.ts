@@ -53,6 +53,22 @@ describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
     await tab.close();
   }, TIMEOUT);
 
+  it("shows in the file tree the file the demo agent says it wrote", async () => {
+    const tab = await web.connected(web.agentServer.baseUrl);
+    await web.newSession(tab, "Written file");
+    await web.send(tab, "quick add a greeting helper");
+    await tab.waitForSelector("#permission[open]", WAIT);
+    await tab.click("#permission button[data-kind=allow_once]");
+    await web.stopReason(tab, "end_turn");
+    expect(await tab.textContent(".item.message")).toContain("created src/greeting.ts");
+    await tab.click(".tabs button[data-tab=Files]");
+    await tab.click("#file-tree .tree-label.dir >> text=src");
+    await tab.click("text=· greeting.ts");
+    const preview = () => document.querySelector("#file-preview")?.textContent?.includes("return `Hello, ${name}!`;");
+    await tab.waitForFunction(preview, undefined, WAIT);
+    await tab.close();
+  }, TIMEOUT);
+
   it("offers the agent's modes and models, and the mode picker follows the agent's own switch", async () => {
     const tab = await web.connected(web.scriptedServer().baseUrl);
     const alerts: string[] = [];
