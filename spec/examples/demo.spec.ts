@@ -23,7 +23,7 @@ describe("the live demo (examples/demo)", () => {
     expect(out).toMatch(/✓ Tool Write src\/greeting\.ts \[completed\]/);
     expect(out).toContain("Permission requested: Write src/greeting.ts -> allowed (--yes)");
     expect(out).toContain("Stop reason: end_turn");
-    expect(out).toMatch(/Sessions \(1\)\n\s+session-1\s+title: "quick demo"/);
+    expect(out).toMatch(/Sessions \(1\)\n\s+session-[0-9a-f]+\s+title: "quick demo"/);
     expect(out).toContain("Disconnected.");
 
     const pid = Number(/\(local, pid (\d+)\)/.exec(out)?.[1]);

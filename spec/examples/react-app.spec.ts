@@ -20,7 +20,7 @@ import { CHROMIUM, describeWith } from "../support/system-component.js";
 import { pixelStats, serveStatic } from "./web-support.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
-const demoAgent = join(repo, "examples/demo/demo-agent.mjs");
+const demoAgent = join(repo, "lib/providers/local/demo-agent.mjs");
 const artifacts = join(repo, "spec/artifacts");
 const TIMEOUT = 120_000;
 const WAIT = { timeout: 20_000 };

@@ -24,7 +24,7 @@ describe("examples/script", () => {
     expect(result.stdout).toContain("permission: Write src/greeting.ts -> allow");
     expect(result.stdout).toContain("stop reason: end_turn");
     expect(result.stdout).toContain("## Added a greeting helper");
-    expect(result.stdout).toMatch(/listed: session-\d+ "quick: add a greeting helper"/);
+    expect(result.stdout).toMatch(/listed: session-[0-9a-f]+ "quick: add a greeting helper"/);
   }, TIMEOUT);
 });
 
@@ -35,8 +35,8 @@ describe("examples/rx", () => {
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain("state: connected");
-    expect(out).toMatch(/view session-\d+: .*update=\d+/);
-    expect(out).toMatch(/answer session-\d+ quotes its own prompt: true\n.*answer session-\d+ quotes its own prompt: true/);
+    expect(out).toMatch(/view session-[0-9a-f]+: .*update=\d+/);
+    expect(out).toMatch(/answer session-[0-9a-f]+ quotes its own prompt: true\n.*answer session-[0-9a-f]+ quotes its own prompt: true/);
     expect(out).toContain("cancelled by unsubscribing");
     expect(out).toContain("attempt 1 failed: ");
     expect(out).toContain("after 2 attempts: end_turn");

@@ -1,8 +1,9 @@
 // The web example's panels in real headless Chromium against the real sandbox-agent 0.4.2 server:
 // the terminal (xterm.js over processes.terminal), the file tree (fs), process logs (logs$), and the
 // mode/model pickers against the scripted test agent (the demo agent offers neither).
+import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { CHROMIUM, describeWith } from "../support/system-component.js";
-import { TIMEOUT, useWebBuild, useWebFixture, WAIT } from "./web-fixture.js";
+import { TIMEOUT, TOKEN, useWebBuild, useWebFixture, WAIT } from "./web-fixture.js";
 
 const build = useWebBuild();
 
@@ -29,6 +30,63 @@ describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
     await tab.close();
   }, TIMEOUT);
 
+  it("keeps at most one shell per open session page and none for closed pages or tabs", async () => {
+    const observer = new SandboxAgentClient({ baseUrl: web.agentServer.baseUrl, token: TOKEN, agent: "mock", autoConnect: false });
+    const before = new Set((await observer.processes.list()).map((p) => p.id));
+    const shells = async () =>
+      (await observer.processes.list()).filter((p) => !before.has(p.id) && p.command === "bash" && p.status === "running").length;
+    // The kills are requests the closing page sends: wait for their effect, within a bound.
+    const shellsBecome = async (limit: number) => {
+      const deadline = Date.now() + WAIT.timeout;
+      let count = await shells();
+      while (count > limit && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        count = await shells();
+      }
+      return count;
+    };
+    const terminalReady = (tab: import("playwright-core").Page) => tab.waitForSelector(".terminal-panel[data-ready=true]", WAIT);
+    const back = async (tab: import("playwright-core").Page) => {
+      await tab.click("text=← Sessions");
+      await tab.waitForSelector("#new-session", WAIT);
+    };
+    try {
+      const first = await web.connected(web.agentServer.baseUrl);
+      for (const title of ["Shell one", "Shell two", "Shell three"]) {
+        await web.newSession(first, title);
+        await terminalReady(first);
+        expect(await shells()).toBeLessThanOrEqual(1);
+        await back(first);
+      }
+      expect(await shellsBecome(0)).toBe(0);
+      // Reopened from the list, and a page left before its shell was up.
+      await first.click(".session-table tr[data-session] >> nth=0");
+      await terminalReady(first);
+      await back(first);
+      await web.newSession(first, "Left at once");
+      await back(first);
+      expect(await shellsBecome(0)).toBe(0);
+
+      // Two tabs, one session page each; then one tab closes and the other reloads.
+      await web.newSession(first, "Tab one");
+      await terminalReady(first);
+      const second = await web.connected(web.agentServer.baseUrl);
+      await web.newSession(second, "Tab two");
+      await terminalReady(second);
+      expect(await shells()).toBeLessThanOrEqual(2);
+      await second.close({ runBeforeUnload: true });
+      expect(await shellsBecome(1)).toBeLessThanOrEqual(1);
+      await first.reload();
+      await first.click("#connect button[type=submit]");
+      await terminalReady(first);
+      expect(await shellsBecome(1)).toBeLessThanOrEqual(1);
+      await first.close({ runBeforeUnload: true });
+      expect(await shellsBecome(0)).toBe(0);
+    } finally {
+      await observer.disconnect();
+    }
+  }, TIMEOUT);
+
   it("shows the file tree and a file (fs) and a process's followed log (logs$)", async () => {
     const tab = await web.connected(web.agentServer.baseUrl);
     await web.newSession(tab, "Files and logs");
@@ -50,6 +108,22 @@ describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
     expect(await tab.textContent("#log-output")).toContain("logs-line-one\nlogs-line-two\n");
     await tab.waitForSelector("#process-list li.selected >> text=exit 0", WAIT);
     await web.screenshot(tab, "web-logs.png");
+    await tab.close();
+  }, TIMEOUT);
+
+  it("shows in the file tree the file the demo agent says it wrote", async () => {
+    const tab = await web.connected(web.agentServer.baseUrl);
+    await web.newSession(tab, "Written file");
+    await web.send(tab, "quick add a greeting helper");
+    await tab.waitForSelector("#permission[open]", WAIT);
+    await tab.click("#permission button[data-kind=allow_once]");
+    await web.stopReason(tab, "end_turn");
+    expect(await tab.textContent(".item.message")).toContain("created src/greeting.ts");
+    await tab.click(".tabs button[data-tab=Files]");
+    await tab.click("#file-tree .tree-label.dir >> text=src");
+    await tab.click("text=· greeting.ts");
+    const preview = () => document.querySelector("#file-preview")?.textContent?.includes("return `Hello, ${name}!`;");
+    await tab.waitForFunction(preview, undefined, WAIT);
     await tab.close();
   }, TIMEOUT);
 

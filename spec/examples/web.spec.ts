@@ -153,6 +153,48 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     await tab.close();
   }, TIMEOUT);
 
+  it("gives each tab's new session an id of its own (each connection runs its own agent process)", async () => {
+    const tabs = [await web.connected(web.agentServer.baseUrl), await web.connected(web.agentServer.baseUrl)];
+    const ids: string[] = [];
+    for (const [i, tab] of tabs.entries()) {
+      await web.newSession(tab, `Tab ${i + 1}`);
+      ids.push((await tab.getAttribute(".session-page", "data-session")) ?? "");
+    }
+    expect(ids[0]).not.toBe("");
+    expect(new Set(ids).size).toBe(2);
+    for (const [i, tab] of tabs.entries()) {
+      await tab.click("text=← Sessions");
+      await tab.waitForSelector(`.session-table tr[data-session="${ids[i]!}"]`, WAIT);
+      await tab.close();
+    }
+  }, TIMEOUT);
+
+  it("keeps the token for the tab across a reload, never in the address bar", async () => {
+    // Typed into the form: a reload prefills it and connects with it.
+    const typed = await web.connected(web.agentServer.baseUrl);
+    const origin = new URL(typed.url()).origin;
+    await typed.reload();
+    expect(typed.url()).not.toContain(TOKEN);
+    expect(await typed.inputValue("#connect input[name=token]")).toBe(TOKEN);
+    await typed.click("#connect button[type=submit]");
+    await typed.waitForSelector("#badge[data-state=connected]", WAIT);
+    await typed.waitForSelector("#new-session", WAIT);
+    await typed.close();
+
+    // Given in the fragment: removed from the address bar at once, still there after a reload.
+    const linked = await web.browser.newPage({ viewport: { width: 1440, height: 900 } });
+    linked.on("pageerror", (error) => web.errors.push(error.message));
+    const query = `?server=${encodeURIComponent(web.agentServer.baseUrl)}&agent=mock`;
+    await linked.goto(`${origin}/${query}#token=${TOKEN}`);
+    expect(linked.url()).toBe(`${origin}/${query}`);
+    await linked.reload();
+    expect(linked.url()).toBe(`${origin}/${query}`);
+    await linked.click("#connect button[type=submit]");
+    await linked.waitForSelector("#badge[data-state=connected]", WAIT);
+    expect(await linked.locator("#connect-error").count()).toBe(0);
+    await linked.close();
+  }, TIMEOUT);
+
   it("npm run web: the Vite dev server and a local server with the demo agent, token in the fragment", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "examples/web/serve.ts"], {
       cwd: fileURLToPath(new URL("../../", import.meta.url)),

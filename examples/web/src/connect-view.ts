@@ -1,6 +1,8 @@
 // The connect form: server URL, token and agent. `?server=URL&agent=NAME` prefill it; a token may
 // come in the fragment (`#token=…`, never sent to any server) and is removed from the address bar.
+// What the tab connected with last is kept for it (tab-memory.ts), so a reload can connect again.
 import { h } from "./dom.js";
+import { rememberedTarget, rememberTarget } from "./tab-memory.js";
 
 export interface ConnectTarget {
   baseUrl: string;
@@ -11,13 +13,19 @@ export interface ConnectTarget {
 export function prefilledTarget(): ConnectTarget {
   const params = new URLSearchParams(location.search);
   const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
-  const token = fragment.get("token") ?? "";
-  if (token) history.replaceState(null, "", location.pathname + location.search);
-  return {
-    baseUrl: params.get("server") ?? "http://127.0.0.1:2468",
-    agent: params.get("agent") ?? "mock",
-    token,
-  };
+  const remembered = rememberedTarget();
+  const baseUrl = params.get("server") ?? remembered?.baseUrl ?? "http://127.0.0.1:2468";
+  const agent = params.get("agent") ?? remembered?.agent ?? "mock";
+  const fromFragment = fragment.get("token");
+  if (fromFragment !== null) {
+    // Out of the address bar (and so out of history and bookmarks), but kept for this tab.
+    history.replaceState(null, "", location.pathname + location.search);
+    rememberTarget({ baseUrl, agent, token: fromFragment });
+    return { baseUrl, agent, token: fromFragment };
+  }
+  // A remembered token goes only to the server it was given for.
+  const token = remembered && remembered.baseUrl === baseUrl ? remembered.token : "";
+  return { baseUrl, agent, token };
 }
 
 export function connectView(
@@ -44,7 +52,9 @@ export function connectView(
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    onSubmit({ baseUrl: baseUrl.value.trim().replace(/\/+$/, ""), token: token.value, agent: agent.value.trim() });
+    const next = { baseUrl: baseUrl.value.trim().replace(/\/+$/, ""), token: token.value, agent: agent.value.trim() };
+    rememberTarget(next);
+    onSubmit(next);
   });
   return form;
 }

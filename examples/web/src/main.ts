@@ -9,6 +9,7 @@ import { openSessionOf, rememberOpenSession } from "./open-session.js";
 import { permissionHandler } from "./permission-dialog.js";
 import { rememberTitle, sessionListView, sessionTitle } from "./session-list-view.js";
 import { sessionPage } from "./session-page.js";
+import { unloadSafeFetch } from "./unload-fetch.js";
 
 const app = byId<HTMLElement>("app");
 const badge = byId<HTMLElement>("badge");
@@ -43,6 +44,8 @@ async function connect(next: ConnectTarget): Promise<void> {
       agent: next.agent,
       ...(next.token ? { token: next.token } : {}),
       onPermissionRequest: permissionHandler(),
+      // So the terminal's shell is ended even when the page closes or reloads (see unload-fetch.ts).
+      fetch: unloadSafeFetch,
       // Sessions and their events are kept in IndexedDB (one database per server and agent), so a
       // reload can reattach to the open session and rebuild its transcript from the store.
       ...(persistent ? { store: indexedDbStore({ name: `sandbox-agent-rx ${next.agent} ${next.baseUrl}` }) } : {}),

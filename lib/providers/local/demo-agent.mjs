@@ -13,13 +13,17 @@
 //
 // A normal prompt turn: plan -> thought -> "read" tool call -> permission request for an "edit"
 // tool call -> edit completes (allowed) or fails (rejected/cancelled) -> streamed markdown answer
-// -> {stopReason:"end_turn"}. Choosing "Always allow" skips the permission request for later
+// -> {stopReason:"end_turn"}. An allowed edit really writes src/greeting.ts: through the client's
+// fs/write_text_file when the client offers it at initialize, else directly, in the session's cwd
+// when that is inside the sandbox (HOME), else in HOME itself (a client's default cwd may be "/"). Choosing "Always allow" skips the permission request for later
 // turns of that session.
 // Prompt words that change the script:
 //   fail   after a short plan, answer the prompt with JSON-RPC error -32000
 //   quick  no delays at all (for tests)
 //
 // Exits on stdin EOF and on SIGTERM/SIGINT.
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -176,6 +180,11 @@ export function main(): void {
 }
 `;
 
+const GREETING_SOURCE = `export function greet(name: string): string {
+  return \`Hello, \${name}!\`;
+}
+`;
+
 const GREETING_DIFF = `--- /dev/null
 +++ b/${TARGET_FILE}
 @@ -0,0 +1,3 @@
@@ -202,19 +211,21 @@ async function codingTurn(turn) {
   await readEntryFile(turn);
   turn.reportPlan(1);
 
-  const written = await writeGreetingFile(turn);
-  if (!written) turn.planEntries[1].content = `Write ${TARGET_FILE} (skipped: not approved)`;
+  const edit = await writeGreetingFile(turn);
+  const written = edit === "written";
+  if (edit === "rejected") turn.planEntries[1].content = `Write ${TARGET_FILE} (skipped: not approved)`;
+  else if (!written) turn.planEntries[1].content = `Write ${TARGET_FILE} (failed: ${edit.failed})`;
   turn.reportPlan(2);
 
   await turn.pause(200, 300);
-  await turn.stream("agent_message_chunk", answerFor(turn.text, written));
+  await turn.stream("agent_message_chunk", answerFor(turn.text, edit));
   turn.reportPlan(turn.planEntries.length);
   return { stopReason: "end_turn" };
 }
 
 async function readEntryFile(turn) {
   const toolCallId = nextToolCallId();
-  const filePath = path.join(turn.session.cwd, ENTRY_FILE);
+  const filePath = path.join(turn.session.workDir, ENTRY_FILE);
   turn.startToolCall({
     toolCallId,
     title: `Read ${ENTRY_FILE}`,
@@ -232,25 +243,56 @@ async function readEntryFile(turn) {
   });
 }
 
-/** Proposes the edit, asks for permission, and reports the outcome. Resolves to "was it written". */
+/**
+ * Proposes the edit, asks for permission, writes the file, and reports the outcome. Resolves to
+ * "written", "rejected" or { failed: message }.
+ */
 async function writeGreetingFile(turn) {
   const toolCallId = nextToolCallId();
-  const filePath = path.join(turn.session.cwd, TARGET_FILE);
+  const filePath = path.join(turn.session.workDir, TARGET_FILE);
   const toolCall = { toolCallId, title: `Write ${TARGET_FILE}`, kind: "edit" };
   turn.startToolCall({ ...toolCall, locations: [{ path: filePath }], rawInput: { path: filePath } });
 
   if (!(await editApproved(turn, toolCall))) {
     turn.updateToolCall(toolCallId, { status: "failed", content: [textContent("Edit not approved; nothing was written.")] });
-    return false;
+    return "rejected";
   }
   turn.updateToolCall(toolCallId, { status: "in_progress" });
   await turn.pause(400, 600);
+  // What was there before, so the diff tells the truth on a second run (read directly: only the
+  // write is the client's to make).
+  const before = await readFile(filePath, "utf8").catch(() => null);
+  const failure = await writeTextFile(turn, filePath, GREETING_SOURCE);
+  if (failure) {
+    turn.updateToolCall(toolCallId, { status: "failed", content: [textContent(`Could not write ${filePath}: ${failure}`)] });
+    return { failed: failure };
+  }
   turn.updateToolCall(toolCallId, {
     status: "completed",
-    content: [textContent(GREETING_DIFF)],
-    rawOutput: { path: filePath, linesAdded: 3, linesRemoved: 0 },
+    // A new file as the usual unified diff; an existing one as ACP's structured diff of old and new.
+    content: [before === null ? textContent(GREETING_DIFF) : { type: "diff", path: filePath, oldText: before, newText: GREETING_SOURCE }],
+    rawOutput: { path: filePath, linesAdded: 3, linesRemoved: before === null ? 0 : before.split("\n").length - 1 },
   });
-  return true;
+  return "written";
+}
+
+/** Writes through the client when it offered fs/write_text_file, else directly. Resolves to an error message or undefined. */
+async function writeTextFile(turn, filePath, content) {
+  if (clientCapabilities?.fs?.writeTextFile === true) {
+    const response = await requestClient(
+      "fs/write_text_file",
+      { sessionId: turn.session.sessionId, path: filePath, content },
+      turn.signal,
+    );
+    return response.error ? String(response.error.message ?? "the client refused") : undefined;
+  }
+  try {
+    await mkdir(path.dirname(filePath), { recursive: true });
+    await writeFile(filePath, content);
+    return undefined;
+  } catch (error) {
+    return error?.message ?? String(error);
+  }
 }
 
 async function editApproved(turn, toolCall) {
@@ -279,12 +321,15 @@ function thoughtFor(prompt) {
   );
 }
 
-function answerFor(prompt, written) {
+function answerFor(prompt, edit) {
+  const written = edit === "written";
   // Backticks in the prompt would end the code block early.
   const quoted = summarise(prompt, 60).replace(/`/g, "'") || "(empty prompt)";
   const intro = written
     ? `## Added a greeting helper\n\nI read \`${ENTRY_FILE}\` and created \`${TARGET_FILE}\` with one small function.\n\n`
-    : `## Change not applied\n\nI read \`${ENTRY_FILE}\` but did not write \`${TARGET_FILE}\`, because the edit was not approved.\n\n`;
+    : edit === "rejected"
+      ? `## Change not applied\n\nI read \`${ENTRY_FILE}\` but did not write \`${TARGET_FILE}\`, because the edit was not approved.\n\n`
+      : `## Change not applied\n\nI read \`${ENTRY_FILE}\` but could not write \`${TARGET_FILE}\`: ${edit.failed}\n\n`;
   const bullets = written
     ? [
         "`greet(name)` returns a friendly message",
@@ -322,7 +367,11 @@ async function failingTurn(turn) {
 // ---------------------------------------------------------------------------------------------
 // Method handlers
 
-function initialize() {
+/** What the client offered at initialize (only `fs.writeTextFile` is used). */
+let clientCapabilities;
+
+function initialize(params) {
+  clientCapabilities = params?.clientCapabilities;
   return {
     protocolVersion: 1,
     agentCapabilities: {
@@ -334,14 +383,33 @@ function initialize() {
   };
 }
 
-// Predictable ids keep hand-written JSON-RPC transcripts (and tests) replayable.
-let sessionCount = 0;
+// The server runs one agent process per connection and lists the sessions of all of them: a counter
+// per process would name every connection's first session "session-1". A random suffix keeps ids
+// apart across processes (and server restarts); recorded transcripts normalise them anyway.
+function newSessionId() {
+  let sessionId;
+  do sessionId = `session-${randomBytes(4).toString("hex")}`;
+  while (sessions.has(sessionId));
+  return sessionId;
+}
 
 function newSession(params) {
-  const sessionId = `session-${++sessionCount}`;
+  const sessionId = newSessionId();
   const cwd = typeof params?.cwd === "string" && params.cwd ? params.cwd : process.cwd();
-  sessions.set(sessionId, { sessionId, cwd, title: null, alwaysAllowEdits: false, turn: null });
+  sessions.set(sessionId, { sessionId, cwd, workDir: workDirFor(cwd), title: null, alwaysAllowEdits: false, turn: null });
   return { sessionId };
+}
+
+/**
+ * Where the session's files go: its cwd when inside the sandbox (the server's HOME, which the server
+ * gives its agents), else HOME itself, so a client's default cwd ("/") never has the demo write
+ * outside the sandbox.
+ */
+function workDirFor(cwd) {
+  const sandbox = path.resolve(process.env.HOME || process.cwd());
+  const relative = path.relative(sandbox, path.resolve(cwd));
+  const inside = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  return inside ? path.resolve(cwd) : sandbox;
 }
 
 function listSessions() {

@@ -53,6 +53,8 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
         interactive: true,
         env: { TERM: "xterm-256color", PS1: "\\w $ " },
       });
+      // The page may have been left while the shell was starting: its teardown had no id to kill.
+      if (owner.closed) return void client.processes.kill(shell.id).catch(() => undefined);
       processId = shell.id;
       terminal = client.processes.terminal(shell.id, { cols: COLS, rows: ROWS });
       owner.add(terminal.output$.subscribe((bytes) => screenTerm.write(bytes)));
