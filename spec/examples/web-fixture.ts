@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { seedWorkspace } from "../../examples/web/workspace.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { launchChromium } from "../support/chromium.js";
@@ -42,8 +42,11 @@ export interface WebFixture {
   readonly errors: string[];
   /** A server whose `mock` is the scripted test agent (modes, models), when asked for. */
   scriptedServer(): SandboxAgentServer;
-  /** A new tab, connected to `server` with the token typed into the form, on the session list. */
-  connected(server: string): Promise<Page>;
+  /**
+   * A new tab, connected to `server` with the token typed into the form, on the session list. In a
+   * context of its own unless `context` is given (tabs of one browser window share storage and locks).
+   */
+  connected(server: string, context?: BrowserContext): Promise<Page>;
   newSession(tab: Page, title: string): Promise<void>;
   send(tab: Page, text: string): Promise<void>;
   stopReason(tab: Page, reason: string): Promise<unknown>;
@@ -93,8 +96,9 @@ export function useWebFixture(
     },
     errors,
     scriptedServer: () => required(scripted),
-    async connected(server) {
-      const tab = await required(browser).newPage({ viewport: { width: 1440, height: 900 } });
+    async connected(server, context) {
+      const viewport = { width: 1440, height: 900 };
+      const tab = await (context ? context.newPage() : required(browser).newPage({ viewport }));
       tab.on("pageerror", (error) => errors.push(error.message));
       tab.on("console", (message) => {
         if (message.type() === "error") errors.push(message.text());

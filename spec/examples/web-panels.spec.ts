@@ -46,12 +46,21 @@ describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
       return count;
     };
     const terminalReady = (tab: import("playwright-core").Page) => tab.waitForSelector(".terminal-panel[data-ready=true]", WAIT);
+    // A loaded machine, made repeatable: the closing tab's JavaScript runs 200 times slower, so the
+    // page may be gone before its own pagehide listener has sent anything.
+    const closeUnderLoad = async (tab: import("playwright-core").Page) => {
+      const cdp = await tab.context().newCDPSession(tab);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 200 });
+      await tab.close({ runBeforeUnload: true });
+    };
     const back = async (tab: import("playwright-core").Page) => {
       await tab.click("text=← Sessions");
       await tab.waitForSelector("#new-session", WAIT);
     };
+    // The tabs of one browser window: they share storage and Web Locks.
+    const browserWindow = await web.browser.newContext({ viewport: { width: 1440, height: 900 } });
     try {
-      const first = await web.connected(web.agentServer.baseUrl);
+      const first = await web.connected(web.agentServer.baseUrl, browserWindow);
       for (const title of ["Shell one", "Shell two", "Shell three"]) {
         await web.newSession(first, title);
         await terminalReady(first);
@@ -70,19 +79,23 @@ describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
       // Two tabs, one session page each; then one tab closes and the other reloads.
       await web.newSession(first, "Tab one");
       await terminalReady(first);
-      const second = await web.connected(web.agentServer.baseUrl);
+      const second = await web.connected(web.agentServer.baseUrl, browserWindow);
       await web.newSession(second, "Tab two");
       await terminalReady(second);
       expect(await shells()).toBeLessThanOrEqual(2);
-      await second.close({ runBeforeUnload: true });
+      await closeUnderLoad(second);
       expect(await shellsBecome(1)).toBeLessThanOrEqual(1);
       await first.reload();
       await first.click("#connect button[type=submit]");
       await terminalReady(first);
       expect(await shellsBecome(1)).toBeLessThanOrEqual(1);
-      await first.close({ runBeforeUnload: true });
+      // The last session page closes under load too, while a tab on the session list stays open.
+      const third = await web.connected(web.agentServer.baseUrl, browserWindow);
+      await closeUnderLoad(first);
       expect(await shellsBecome(0)).toBe(0);
+      await third.close();
     } finally {
+      await browserWindow.close();
       await observer.disconnect();
     }
   }, TIMEOUT);

@@ -9,6 +9,7 @@ import { openSessionOf, rememberOpenSession } from "./open-session.js";
 import { permissionHandler } from "./permission-dialog.js";
 import { rememberTitle, sessionListView, sessionTitle } from "./session-list-view.js";
 import { sessionPage } from "./session-page.js";
+import { reapShellsOfGonePages } from "./shell-reaper.js";
 import { unloadSafeFetch } from "./unload-fetch.js";
 
 const app = byId<HTMLElement>("app");
@@ -70,6 +71,8 @@ async function connect(next: ConnectTarget): Promise<void> {
       : undefined;
     if (!current.connected) await current.connect({ timeoutMs: 30_000 });
     if (client !== current) return;
+    // Terminal shells of this browser's closed pages are ended from here (see shell-reaper.ts).
+    clientSubscription.add(reapShellsOfGonePages(current));
     if (resumed && open) openSession(resumed.sessionId, open.title, undefined, resumed.localId);
     else await showSessions();
   } catch (error) {
@@ -134,7 +137,7 @@ function openSession(sessionId: string, title: string, handle?: SessionHandle, l
     void showSessions();
   };
   const page = sessionPage({
-    client: current, sessionId, title, ...(handle ? { handle } : {}), onBack: back,
+    client: current, server: target, sessionId, title, ...(handle ? { handle } : {}), onBack: back,
   });
   show(page.element, page.subscription);
 }

@@ -4,12 +4,15 @@
 import { animationFrameScheduler, auditTime, share, Subscription } from "rxjs";
 import type { SandboxAgentClient, SessionHandle } from "sandbox-agent-rx";
 import { errorText, h } from "./dom.js";
+import type { ServerAccess } from "./page-exit-kill.js";
 import { panels } from "./panels/panels.js";
 import { modelPicker, modePicker } from "./pickers.js";
 import { TranscriptView } from "./transcript-view.js";
 
 export interface SessionPageOptions {
   client: SandboxAgentClient;
+  /** Where the client connects, for requests that must be made synchronously as the page goes away. */
+  server: ServerAccess;
   sessionId: string;
   title: string;
   /** What session/new answered, when this page created the session. */
@@ -84,7 +87,7 @@ export function sessionPage(options: SessionPageOptions): { element: HTMLElement
     h("div", { class: "session-heading" }, h("h2", {}, options.title), h("span", { class: "muted mono" }, sessionId)),
     pickers,
   );
-  const side = panels(client, subscription);
+  const side = panels(client, options.server, subscription);
   const element = h(
     "section",
     { class: "session-page", "data-session": sessionId },

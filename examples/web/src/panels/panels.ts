@@ -3,15 +3,16 @@
 import type { Subscription } from "rxjs";
 import type { SandboxAgentClient } from "sandbox-agent-rx";
 import { h } from "../dom.js";
+import type { ServerAccess } from "../page-exit-kill.js";
 import { filesPanel } from "./files-panel.js";
 import { logsPanel } from "./logs-panel.js";
 import { terminalPanel } from "./terminal-panel.js";
 
 type Build = () => HTMLElement;
 
-export function panels(client: SandboxAgentClient, owner: Subscription): HTMLElement {
+export function panels(client: SandboxAgentClient, server: ServerAccess, owner: Subscription): HTMLElement {
   const tabs: Array<[string, Build]> = [
-    ["Terminal", () => terminalPanel(client, owner)],
+    ["Terminal", () => terminalPanel(client, server, owner)],
     ["Files", () => filesPanel(client)],
     ["Logs", () => logsPanel(client, owner)],
   ];

@@ -4,19 +4,23 @@ import type { Terminal as XTerm } from "@xterm/xterm";
 import type { SandboxAgentClient, Terminal } from "sandbox-agent-rx";
 import type { Subscription } from "rxjs";
 import { errorText, h } from "../dom.js";
+import { preparedKill, type ServerAccess } from "../page-exit-kill.js";
+import { shellTag } from "../shell-reaper.js";
 
 const COLS = 80;
 const ROWS = 24;
 
-export function terminalPanel(client: SandboxAgentClient, owner: Subscription): HTMLElement {
+export function terminalPanel(client: SandboxAgentClient, server: ServerAccess, owner: Subscription): HTMLElement {
   const screen = h("div", { class: "xterm-host", id: "terminal" });
   const status = h("span", { class: "muted", id: "terminal-status" }, "starting…");
   const element = h("div", { class: "panel terminal-panel" }, h("div", { class: "panel-bar" }, status), screen);
   let xterm: XTerm | undefined;
   let terminal: Terminal | undefined;
   let processId: string | undefined;
-  // Closing the tab ends the shell too (best effort: the page may be gone before the answer).
-  const onPageHide = (): void => void (processId && client.processes.kill(processId).catch(() => undefined));
+  // Closing or reloading the tab ends the shell too. The request is made inside the listener, not
+  // through the SDK (see page-exit-kill.ts): only a fetch begun before the page is gone is finished.
+  let killOnExit: (() => void) | undefined;
+  const onPageHide = (): void => killOnExit?.();
   addEventListener("pagehide", onPageHide);
   owner.add(() => {
     removeEventListener("pagehide", onPageHide);
@@ -48,7 +52,8 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
       screenTerm.open(screen);
       const shell = await client.processes.spawn({
         command: "bash",
-        args: ["--norc", "--noprofile", "-i"],
+        // The tag marks it as this page's, so other pages end it once this one is gone (shell-reaper.ts).
+        args: ["--norc", "--noprofile", "-i", "-s", await shellTag()],
         tty: true,
         interactive: true,
         env: { TERM: "xterm-256color", PS1: "\\w $ " },
@@ -56,6 +61,7 @@ export function terminalPanel(client: SandboxAgentClient, owner: Subscription): 
       // The page may have been left while the shell was starting: its teardown had no id to kill.
       if (owner.closed) return void client.processes.kill(shell.id).catch(() => undefined);
       processId = shell.id;
+      killOnExit = preparedKill(server, shell.id);
       terminal = client.processes.terminal(shell.id, { cols: COLS, rows: ROWS });
       owner.add(terminal.output$.subscribe((bytes) => screenTerm.write(bytes)));
       owner.add(terminal.errors$.subscribe((error) => screenTerm.writeln(`\r\n\x1b[31m${error.message}\x1b[0m`)));
