@@ -45,7 +45,7 @@ async function connect(next: ConnectTarget): Promise<void> {
       agent: next.agent,
       ...(next.token ? { token: next.token } : {}),
       onPermissionRequest: permissionHandler(),
-      // So the terminal's shell is ended even when the page closes or reloads (see unload-fetch.ts).
+      // So requests made as the page closes or reloads still reach the server (see unload-fetch.ts).
       fetch: unloadSafeFetch,
       // Sessions and their events are kept in IndexedDB (one database per server and agent), so a
       // reload can reattach to the open session and rebuild its transcript from the store.

@@ -1,7 +1,8 @@
 // A fetch for the SDK client that lets requests made while the page goes away outlive it. A closing
-// or reloading page cancels its pending fetches, so the request that ends the terminal's shell
-// (sent from a pagehide listener) never reached the server and the shell kept running. Requests
-// made from then on are sent with `keepalive`, which the browser finishes after the page is gone.
+// or reloading page cancels its pending fetches; requests made from pagehide on (the disconnect of
+// main.ts) are sent with `keepalive`, which the browser finishes after the page is gone. This helps
+// only a request whose fetch call is reached before the page is torn down: the SDK awaits before it
+// calls fetch, so the terminal's shell is killed by a fetch of its own (page-exit-kill.ts).
 let unloading = false;
 // Registered before any panel's listener (this module loads first), so the flag is up when they run.
 addEventListener("pagehide", () => (unloading = true));
