@@ -93,7 +93,14 @@ describeWith([CHROMIUM])("examples/web panels in headless Chromium", () => {
       const third = await web.connected(web.agentServer.baseUrl, browserWindow);
       await closeUnderLoad(first);
       expect(await shellsBecome(0)).toBe(0);
-      await third.close();
+      // The last tab of the window closes under load: the next tab opened ends its shell.
+      await web.newSession(third, "Last tab");
+      await terminalReady(third);
+      expect(await shells()).toBe(1);
+      await closeUnderLoad(third);
+      const fourth = await web.connected(web.agentServer.baseUrl, browserWindow);
+      expect(await shellsBecome(0)).toBe(0);
+      await fourth.close();
     } finally {
       await browserWindow.close();
       await observer.disconnect();
