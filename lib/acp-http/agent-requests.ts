@@ -1,4 +1,4 @@
-import { linkSignal } from "./abort.js";
+import { linkSignal } from "../internal/abort.js";
 import { idKey, type AcpRequest, type JsonRpcId } from "./envelope.js";
 import { answerAgentRequest, type AcpClientHandlers, type AgentRequestAnswer } from "./handlers.js";
 import { sessionOf } from "./session-of.js";

@@ -1,4 +1,4 @@
-import { startDeadline } from "./timeout.js";
+import { startDeadline } from "../internal/abort.js";
 
 interface InFlight {
   /** Settles once the server answered (or the fetch failed); never rejects. */

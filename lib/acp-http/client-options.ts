@@ -6,10 +6,10 @@ import type { AcpClientHandlers } from "./handlers.js";
 import type { TokenSource } from "./http.js";
 import type { ResponseEcho } from "./inbound.js";
 import type { AcpLogger } from "./logger.js";
-import type { ReconnectOption } from "./reconnect.js";
+import type { ReconnectOption } from "../internal/backoff.js";
 import type { PendingOptions } from "./rpc-correlator.js";
 import type { Implementation } from "./acp-types.js";
-import type { WebSocketConstructor } from "./web-socket.js";
+import type { WebSocketConstructor } from "../internal/web-socket.js";
 
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */

@@ -35,7 +35,7 @@ import { AcpHttpError } from "./errors/http-error.js";
 import { AcpProtocolError } from "./errors/protocol-error.js";
 import type { EventGap } from "./event-stream.js";
 import type { AcpParseError } from "./inbound.js";
-import type { AcpReconnectAttempt } from "./reconnect.js";
+import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import type { AcpRecovery } from "./recovery.js";
 import { attachSession, type AttachSessionOptions } from "./session-attach.js";
 import type { AcpConnectionState } from "./state.js";

@@ -1,5 +1,5 @@
 import { Observable } from "rxjs";
-import { linkSignal } from "./abort.js";
+import { linkSignal } from "../internal/abort.js";
 import type { PendingOptions } from "./rpc-correlator.js";
 
 /**

@@ -2,8 +2,8 @@ import { Observable, defer, retry, timer, type Subscription } from "rxjs";
 import { AcpHttpError } from "./errors/http-error.js";
 import { EventCursor } from "./event-cursor.js";
 import type { AcpLogger } from "./logger.js";
-import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "./reconnect.js";
-import { readSseBody, type SseFrame } from "./sse-stream.js";
+import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
+import { readSseBody, type SseFrame } from "../internal/sse.js";
 
 /** Runs `fn` after I/O callbacks already queued (setImmediate), or on the next timer turn in browsers. */
 const afterPendingIo: (fn: () => void) => void =

@@ -1,20 +1,20 @@
 import { BootstrapPosts } from "./bootstrap-posts.js";
 import type { AcpCookieStore } from "./cookie-store.js";
 import { AcpNetworkError } from "./errors/network-error.js";
-import { isAbort, withDeadline } from "./fetch-deadline.js";
-import { assertHeaders, assertHeaderValue, mergeHeaders } from "./headers.js";
+import { isAbort, withDeadline } from "../internal/abort.js";
+import { assertHeaders, assertHeaderValue, mergeHeaders } from "../internal/http.js";
 import { toHttpError } from "./http-problem.js";
 import type { AcpLogger } from "./logger.js";
 import { readPostAnswer, type PostResult } from "./post-answer.js";
-import { resolveToken, type TokenSource } from "./token.js";
-import { joinUrl, withQuery } from "./url.js";
+import { resolveToken, type TokenSource } from "../internal/http.js";
+import { joinUrl, withQuery } from "../internal/http.js";
 
-export type { TokenSource } from "./token.js";
+export type { TokenSource } from "../internal/http.js";
 export type { PostResult } from "./post-answer.js";
-export { isAbort } from "./fetch-deadline.js";
-export { assertHeaderValue } from "./headers.js";
-export { readHttpProblem, toHttpError } from "./http-problem.js";
-export { joinUrl } from "./url.js";
+export { isAbort } from "../internal/abort.js";
+export { assertHeaderValue } from "../internal/http.js";
+export { toHttpError } from "./http-problem.js";
+export { joinUrl } from "../internal/http.js";
 
 export interface HttpTransportOptions {
   baseUrl: string;

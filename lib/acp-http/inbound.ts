@@ -14,7 +14,7 @@ import { AcpMessageTooLargeError } from "./errors/message-too-large-error.js";
 import { answeredIdOf } from "./oversize-answer.js";
 import type { RpcCorrelator } from "./rpc-correlator.js";
 import { quietWindowOf, ResponseHolds } from "./response-holds.js";
-import type { SseFrame } from "./sse-stream.js";
+import type { SseFrame } from "../internal/sse.js";
 import { sessionOf } from "./session-of.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */

@@ -11,14 +11,13 @@ export {
   type RequestOptions,
   type CloseInfo,
 } from "./client.js";
-export { linkSignal, untilAborted, anySignal, deadlineSignal } from "./abort.js";
 export { CLIENT_INFO } from "./version.js";
 export { MemoryCookieStore, defaultCookieStore, type AcpCookieStore } from "./cookie-store.js";
 export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
 export type { AcpRecovery } from "./recovery.js";
-export type { WebSocketConstructor, WebSocketLike } from "./web-socket.js";
+export type { WebSocketConstructor, WebSocketLike } from "../internal/web-socket.js";
 export type { AcpConnectionState } from "./state.js";
-export type { AcpReconnectAttempt, ReconnectOption, ReconnectPolicy } from "./reconnect.js";
+export type { AcpReconnectAttempt, ReconnectOption, ReconnectPolicy } from "../internal/backoff.js";
 export type { TokenSource } from "./http.js";
 export type { AcpParseError, ResponseEcho } from "./inbound.js";
 export type { CursorAdvance, EventGap } from "./event-stream.js";
@@ -42,6 +41,5 @@ export {
 } from "./envelope.js";
 export * from "./acp-types.js";
 export * from "./errors/index.js";
-export { readHttpProblem } from "./http.js";
 export type { AttachSessionOptions } from "./session-attach.js";
 export { reattach, type AcpReattachment, type StoredConnection, type StoredSession } from "./reattach.js";

@@ -1,7 +1,7 @@
 import { splitBatch } from "./batch.js";
 import type { AcpParseError, BodyVerdict, Inbound, SentEnvelope } from "./inbound.js";
 import { oversize } from "./message-size.js";
-import type { SseFrame } from "./sse-stream.js";
+import type { SseFrame } from "../internal/sse.js";
 
 /**
  * How raw text reaches the inbound: a stream frame over the size limit becomes a parse

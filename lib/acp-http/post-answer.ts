@@ -1,5 +1,5 @@
 import { AcpNetworkError } from "./errors/network-error.js";
-import { isAbort } from "./fetch-deadline.js";
+import { isAbort } from "../internal/abort.js";
 import { oversize } from "./message-size.js";
 
 export interface PostResult {

@@ -3,7 +3,7 @@ import { AcpHttpClient } from "./client.js";
 import type { AcpHttpClientOptions } from "./client-options.js";
 import { AcpConnectionClosedError } from "./errors/connection-closed-error.js";
 import { debugLogger } from "./logger.js";
-import { normalizeReconnectPolicy } from "./reconnect.js";
+import { normalizeReconnectPolicy } from "../internal/backoff.js";
 import { SessionLedger, type AcpRecovery } from "./recovery.js";
 
 /** A session as stored for a later reattach: its id, its stream's cursor, and what `session/load` needs. */

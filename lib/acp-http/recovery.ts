@@ -1,5 +1,5 @@
 import type { AcpLogger } from "./logger.js";
-import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "./reconnect.js";
+import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 
 /** A lost connection was re-established on a server without replay (`recoveries$`). */
 export interface AcpRecovery {

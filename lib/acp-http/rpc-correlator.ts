@@ -1,7 +1,7 @@
 import { AcpAbortError } from "./errors/abort-error.js";
 import { AcpTimeoutError } from "./errors/timeout-error.js";
 import type { AcpResponse, JsonRpcId } from "./envelope.js";
-import { deadlineSignal } from "./abort.js";
+import { deadlineSignal } from "../internal/abort.js";
 
 export interface PendingOptions {
   signal?: AbortSignal | undefined;

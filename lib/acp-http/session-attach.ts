@@ -5,7 +5,7 @@ import { AcpInterruptedError } from "./errors/interrupted-error.js";
 import { AcpTimeoutError } from "./errors/timeout-error.js";
 import type { PendingOptions } from "./rpc-correlator.js";
 import { SessionStreamStoppedError, type SessionStreams } from "./session-streams.js";
-import { startDeadline } from "./timeout.js";
+import { startDeadline } from "../internal/abort.js";
 
 /**
  * How `attachSession` resumes a session's stream; `signal` and `timeoutMs` bound the wait for the server.

@@ -12,8 +12,8 @@ import {
 } from "./event-stream.js";
 import type { HttpTransport } from "./http.js";
 import type { AcpLogger } from "./logger.js";
-import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "./reconnect.js";
-import type { SseFrame } from "./sse-stream.js";
+import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
+import type { SseFrame } from "../internal/sse.js";
 import { sessionOf } from "./session-of.js";
 import { LOSS_VERDICT_MAX_MS, StreamLosses } from "./stream-losses.js";
 

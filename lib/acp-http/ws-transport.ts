@@ -1,16 +1,16 @@
 import { headersFrom, type AcpCookieStore } from "./cookie-store.js";
 import { AcpNetworkError } from "./errors/network-error.js";
-import { assertHeaders, mergeHeaders } from "./headers.js";
+import { assertHeaders, mergeHeaders } from "../internal/http.js";
 import type { AcpLogger } from "./logger.js";
 import { oversize } from "./message-size.js";
 import { ANSWER_HEAD_CHARS } from "./oversize-answer.js";
-import { resolveToken, type TokenSource } from "./token.js";
+import { resolveToken, type TokenSource } from "../internal/http.js";
 import {
   resolveWebSocket,
   WEB_SOCKET_OPEN,
   type WebSocketConstructor,
   type WebSocketLike,
-} from "./web-socket.js";
+} from "../internal/web-socket.js";
 import { SocketWatchdog, type NormalizedWatchdogPolicy } from "./ws-watchdog.js";
 
 export interface WebSocketTransportOptions {

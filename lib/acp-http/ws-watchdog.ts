@@ -1,24 +1,6 @@
-import { normalizeTimeout } from "./timeout.js";
-import type { WebSocketLike } from "./web-socket.js";
-
-/**
- * The WebSocket liveness watchdog (`reconnect.webSocket`). A half-open socket (the peer gone
- * without a close frame or FIN) otherwise looks open forever and every request on it waits.
- */
-export interface WebSocketWatchdogPolicy {
-  /**
-   * How often the watchdog looks, in ms; where the socket has `ping()` (the `ws` package) a ping
-   * goes out each time, which the peer answers by protocol. Default 15 000; 0 turns the watchdog off.
-   */
-  heartbeatMs?: number;
-  /**
-   * How long without any frame or pong is a stall, in ms. With `ping()`: default twice
-   * `heartbeatMs`, counted at any time. Without it (browsers' sockets cannot ping) silence is
-   * counted only while requests wait for answers, and only when this is set: an agent may work
-   * quietly for long, so pick a bound longer than its quietest turn.
-   */
-  idleTimeoutMs?: number;
-}
+import { normalizeTimeout } from "../internal/abort.js";
+import type { WebSocketWatchdogPolicy } from "../internal/backoff.js";
+import type { WebSocketLike } from "../internal/web-socket.js";
 
 export interface NormalizedWatchdogPolicy {
   heartbeatMs: number | undefined;

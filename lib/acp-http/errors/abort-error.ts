@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /** The caller aborted the request through its `AbortSignal` (or unsubscribed). */
 export class AcpAbortError extends AcpError {

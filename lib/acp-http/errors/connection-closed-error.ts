@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /**
  * Why a connection ended; `disconnected` is the only clean one. `initialize-failed`: the

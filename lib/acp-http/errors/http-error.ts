@@ -1,14 +1,5 @@
-import { AcpError } from "./acp-error.js";
-
-/** RFC 7807 problem details, as servers send them with `application/problem+json`. */
-export interface ProblemDetails {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  instance?: string;
-  [extension: string]: unknown;
-}
+import { AcpError } from "../../internal/errors.js";
+import type { ProblemDetails } from "../../internal/http.js";
 
 /**
  * A non-2xx HTTP answer. The message names the operation and the status, never a

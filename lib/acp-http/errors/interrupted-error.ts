@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /**
  * Why a request's answer can no longer arrive:

@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /**
  * One message (an SSE event, a POST body, a WebSocket frame) was larger than the client's

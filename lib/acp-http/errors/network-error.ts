@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /** The HTTP exchange itself failed (refused, reset, DNS): there is no status to report. */
 export class AcpNetworkError extends AcpError {

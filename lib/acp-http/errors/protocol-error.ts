@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /** The peer answered with something the protocol does not allow (a malformed result, a missing header). */
 export class AcpProtocolError extends AcpError {

@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /** A JSON-RPC error answer (the request reached its peer, which said no). */
 export class AcpRpcError extends AcpError {

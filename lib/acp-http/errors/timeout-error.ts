@@ -1,4 +1,4 @@
-import { AcpError } from "./acp-error.js";
+import { AcpError } from "../../internal/errors.js";
 
 /** A caller-requested deadline passed; there is no default deadline on requests. */
 export class AcpTimeoutError extends AcpError {

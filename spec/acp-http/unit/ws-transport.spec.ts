@@ -4,7 +4,7 @@ import WebSocket, { WebSocketServer, type WebSocket as ServerSocket } from "ws";
 import { MemoryCookieStore } from "../../../lib/acp-http/cookie-store.js";
 import { AcpNetworkError } from "../../../lib/acp-http/errors/network-error.js";
 import { silentLogger } from "../../../lib/acp-http/logger.js";
-import type { WebSocketConstructor } from "../../../lib/acp-http/web-socket.js";
+import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { WebSocketTransport, type WebSocketTransportOptions } from "../../../lib/acp-http/ws-transport.js";
 
 interface Loopback {

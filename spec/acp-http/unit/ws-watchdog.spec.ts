@@ -1,6 +1,6 @@
 import WebSocket, { WebSocketServer } from "ws";
 import type { AddressInfo } from "node:net";
-import type { WebSocketLike } from "../../../lib/acp-http/web-socket.js";
+import type { WebSocketLike } from "../../../lib/internal/web-socket.js";
 import { normalizeWatchdogPolicy, SocketWatchdog } from "../../../lib/acp-http/ws-watchdog.js";
 
 describe("normalizeWatchdogPolicy", () => {
