@@ -1,13 +1,13 @@
-import type { AcpCookieStore } from "./cookie-store.js";
-import type { AcpConnectionClosedError, CloseReason } from "./errors/connection-closed-error.js";
-import type { AcpHttpError } from "./errors/http-error.js";
+// The client's options, documented and defaulted in this one place, and the server profiles
+// (per-server differences as data: RFD_PROFILE), with the default clientInfo.
+import type { TokenSource } from "../internal/http.js";
+import type { AcpCookieStore } from "./http-transport.js";
+import type { AcpConnectionClosedError, CloseReason, AcpHttpError } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
-import type { AcpClientHandlers } from "./handlers.js";
-import type { TokenSource } from "./http.js";
-import type { ResponseEcho } from "./inbound.js";
-import type { AcpLogger } from "./logger.js";
+import type { AcpClientHandlers } from "./agent-requests.js";
+import type { ResponseEcho, PendingOptions } from "./json-rpc.js";
+import type { AcpLogger } from "../internal/logger.js";
 import type { ReconnectOption } from "../internal/backoff.js";
-import type { PendingOptions } from "./rpc-correlator.js";
 import type { Implementation } from "./acp-types.js";
 import type { WebSocketConstructor } from "../internal/web-socket.js";
 
@@ -141,3 +141,9 @@ export interface CloseInfo {
   reason: CloseReason;
   error?: AcpConnectionClosedError;
 }
+
+/**
+ * This library's name and version, sent as `clientInfo` when the caller gives none.
+ * One constant for both layers; keep `version` in step with package.json on release.
+ */
+export const CLIENT_INFO = { name: "sandbox-agent-rx", version: "0.1.0" } as const;

@@ -1,29 +1,22 @@
-import { Subject } from "rxjs";
+// One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
+// the agent's requests, the connection state, session conflicts (409) and the close policy.
+import { Subject, BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
 import { AgentRequests } from "./agent-requests.js";
 import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import { ClosePolicy } from "./close-policy.js";
-import { isErrorResponse, type JsonRpcId } from "./envelope.js";
-import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
-import type { AcpHttpError } from "./errors/http-error.js";
-import { AcpInterruptedError } from "./errors/interrupted-error.js";
-import { AcpRpcError } from "./errors/rpc-error.js";
+import { isErrorResponse, type JsonRpcId, DEFAULT_MAX_MESSAGE_BYTES, sessionOf } from "./envelope.js";
+import { AcpConnectionClosedError, type CloseReason, AcpHttpError, AcpInterruptedError, AcpRpcError, type AcpNetworkError } from "./errors.js";
 import type { EventGap } from "./event-stream.js";
-import type { HttpTransport } from "./http.js";
-import { Inbound } from "./inbound.js";
-import { takeFrame } from "./intake.js";
-import { debugLogger, type AcpLogger } from "./logger.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
+import { joinUrl } from "../internal/http.js";
+import { HttpTransport, defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
+import { Inbound, takeFrame, RpcCorrelator, StreamWaits } from "./json-rpc.js";
+import { debugLogger, type AcpLogger } from "../internal/logger.js";
 import { Outbox } from "./outbox.js";
 import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../internal/backoff.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
-import { RpcCorrelator } from "./rpc-correlator.js";
-import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
 import type { SseFrame } from "../internal/sse.js";
-import { ConnectionStateMachine } from "./state.js";
-import { StreamWaits } from "./stream-waits.js";
-import { createTransports } from "./transports.js";
-import type { WebSocketTransport } from "./ws-transport.js";
+import { WebSocketTransport, normalizeWatchdogPolicy } from "./ws-transport.js";
+import { PROTOCOL_VERSION } from "./acp-types.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -283,5 +276,194 @@ export class Connection {
   /** A stream frame (a WebSocket message is one of the connection stream). */
   #frame(frame: SseFrame, stream: string): void {
     takeFrame(this.inbound, frame, stream, this.#maxMessageBytes, this.socket ? "websocket" : "stream");
+  }
+}
+
+export interface Transports {
+  http: HttpTransport;
+  /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
+  socket: WebSocketTransport | undefined;
+  /** The cookie store the client made itself (cleared on close); undefined for a caller's or none. */
+  ownCookies: AcpCookieStore | undefined;
+}
+
+export interface SocketCallbacks {
+  onMessage(data: string): void;
+  onOversize(bytes: number, head: string): void;
+  onLost(cause: AcpNetworkError): void;
+  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
+  busy?(): boolean;
+}
+
+/**
+ * The HTTP transport (always: DELETE and the RFD GETs use it) and, for `transport: "websocket"`,
+ * the socket, sharing one cookie store. Without a store (a browser) the page's cookie jar serves,
+ * with fetch's credentials mode as the caller set it.
+ */
+export function createTransports(
+  options: AcpHttpClientOptions,
+  limits: { maxMessageBytes: number },
+  logger: AcpLogger,
+  socket: SocketCallbacks,
+): Transports {
+  const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
+  const credentials = options.credentials;
+  const path = options.path ?? "/v2/rpc";
+  const connectionIdHeader = options.connectionIdHeader ?? "x-acp-connection-id";
+  const http = new HttpTransport({
+    baseUrl: options.baseUrl,
+    path,
+    connectionIdHeader,
+    bootstrapQuery: options.bootstrapQuery,
+    headers: options.headers,
+    token: options.token,
+    fetch: options.fetch,
+    connectionId: options.connectionId,
+    logger,
+    cookies,
+    credentials,
+    protocolVersionHeader: options.protocolVersionHeader,
+    // A stored connection was initialized by an earlier client: its version goes out from the start.
+    protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
+    maxMessageBytes: limits.maxMessageBytes,
+  });
+  const webSocket =
+    options.transport === "websocket"
+      ? new WebSocketTransport({
+          url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
+          WebSocket: options.WebSocket,
+          connectionIdHeader,
+          headers: options.headers,
+          token: options.token,
+          cookies,
+          maxMessageBytes: limits.maxMessageBytes,
+          watchdog: normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket),
+          logger,
+          ...socket,
+        })
+      : undefined;
+  return { http, socket: webSocket, ownCookies: options.cookies ? undefined : cookies };
+}
+
+export interface ClosePolicyParts {
+  readonly http: HttpTransport;
+  /** Bound on the DELETE that tells the server the connection is over. */
+  readonly closeTimeoutMs: number;
+  /** The default cookie store is ours to clear on close; a caller's is not. */
+  readonly ownCookies: AcpCookieStore | undefined;
+  readonly logger: AcpLogger;
+  /** Stops everything the connection runs; called once, after the close is recorded. */
+  teardown(reason: CloseReason, cause: unknown): void;
+}
+
+/**
+ * How a connection ends: the first close wins and is recorded (why, and the error callers
+ * get from then on), the connection's parts are torn down, the server is told with a
+ * bounded DELETE unless it no longer knows us (or refuses our credentials), and an affinity
+ * cookie we own goes after it.
+ */
+export class ClosePolicy {
+  /** Resolves once, when the connection has closed, with why. Never rejects. */
+  readonly closed: Promise<CloseInfo>;
+  readonly #parts: ClosePolicyParts;
+  #resolveClosed!: (info: CloseInfo) => void;
+  #info: CloseInfo | undefined;
+  #deleting: Promise<void> | undefined;
+
+  constructor(parts: ClosePolicyParts) {
+    this.#parts = parts;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+  }
+
+  /** Why the connection closed; undefined while it is not closed. */
+  get info(): CloseInfo | undefined {
+    return this.#info;
+  }
+
+  /** Ends the connection (first call wins) and resolves once the bounded DELETE is done. */
+  close(reason: CloseReason, cause?: unknown): Promise<void> {
+    if (this.#info) return this.#deleting ?? Promise.resolve();
+    const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
+    const info: CloseInfo = (this.#info = error ? { reason, error } : { reason });
+    this.#parts.logger.debug("connection closed", { reason });
+    this.#parts.teardown(reason, cause);
+    // 404: the server no longer knows us; 401/403: it refuses our credentials, a DELETE included.
+    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401 || cause.status === 403);
+    const deleting = gone ? Promise.resolve() : this.#parts.http.delete(this.#parts.closeTimeoutMs);
+    // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
+    this.#deleting = deleting.finally(() => this.#parts.ownCookies?.clear());
+    this.#resolveClosed(info);
+    return this.#deleting;
+  }
+
+  /** Throws the closed error for `method` once the connection has closed. */
+  assertOpen(method: string): void {
+    const info = this.#info;
+    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
+  }
+}
+
+/**
+ * `idle`: nothing sent yet. `connecting`: the first exchange or the first stream open
+ * is under way. `open`: the event stream is live. `reconnecting`: it dropped and is
+ * coming back. `closed`: final; a new client is needed.
+ */
+export type AcpConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
+
+/** The connection's state as a replay-one stream; `closed` is terminal and completes it. */
+export class ConnectionStateMachine {
+  readonly #state = new BehaviorSubject<AcpConnectionState>("idle");
+  readonly state$: Observable<AcpConnectionState> = this.#state.pipe(distinctUntilChanged());
+
+  get value(): AcpConnectionState {
+    return this.#state.value;
+  }
+
+  set(next: AcpConnectionState): void {
+    if (this.#state.value === "closed") return;
+    this.#state.next(next);
+    if (next === "closed") this.#state.complete();
+  }
+}
+
+/** Requests that attach a session anew: they are how a conflicted session comes back. */
+const REATTACH = new Set(["session/load", "session/resume"]);
+
+/**
+ * Sessions the server refused with 409 (the RFD's "stream held elsewhere"): only that session
+ * fails, the connection lives on. Its in-flight requests are failed with the 409, new ones
+ * fail at once, until a `session/load` or `session/resume` of it succeeds.
+ */
+export class SessionConflicts {
+  readonly #failed = new Map<string, AcpHttpError>();
+  /** Request id → the session its params name, while it is in flight. */
+  readonly #inFlight = new Map<number, string>();
+
+  /** The 409 that blocks this request, if its session is conflicted and it does not reattach it. */
+  blocking(method: string, params: unknown): AcpHttpError | undefined {
+    const sessionId = sessionOf(params);
+    return sessionId === undefined || REATTACH.has(method) ? undefined : this.#failed.get(sessionId);
+  }
+
+  track(id: number, params: unknown): void {
+    const sessionId = sessionOf(params);
+    if (sessionId !== undefined) this.#inFlight.set(id, sessionId);
+  }
+
+  /** The request settled; a successful reattach clears its session. */
+  settled(id: number, method: string, params: unknown, ok: boolean): void {
+    this.#inFlight.delete(id);
+    const sessionId = sessionOf(params);
+    if (ok && sessionId !== undefined && REATTACH.has(method)) this.#failed.delete(sessionId);
+  }
+
+  /** Marks the session conflicted and fails its in-flight requests through `reject`. */
+  fail(sessionId: string, error: AcpHttpError, reject: (id: number, error: AcpHttpError) => void): void {
+    this.#failed.set(sessionId, error);
+    for (const [id, session] of [...this.#inFlight]) {
+      if (session !== sessionId) continue;
+      this.#inFlight.delete(id);
+      reject(id, error);
+    }
   }
 }

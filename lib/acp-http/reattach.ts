@@ -1,8 +1,8 @@
 import type { InitializeParams, McpServer } from "./acp-types.js";
 import { AcpHttpClient } from "./client.js";
 import type { AcpHttpClientOptions } from "./client-options.js";
-import { AcpConnectionClosedError } from "./errors/connection-closed-error.js";
-import { debugLogger } from "./logger.js";
+import { AcpConnectionClosedError } from "./errors.js";
+import { debugLogger } from "../internal/logger.js";
 import { normalizeReconnectPolicy } from "../internal/backoff.js";
 import { SessionLedger, type AcpRecovery } from "./recovery.js";
 

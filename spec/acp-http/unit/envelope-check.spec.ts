@@ -11,7 +11,7 @@ import {
   parseEnvelope,
   validateEnvelope,
 } from "../../../lib/acp-http/envelope.js";
-import { checkEnvelope, type EnvelopeKind } from "../../../lib/acp-http/envelope-check.js";
+import { checkEnvelope, type EnvelopeKind } from "../../../lib/acp-http/envelope.js";
 import { mulberry32, randomInt } from "../../support/prng.js";
 
 /** Deep structure with key order: two values print alike only if they are alike, keys in the same order. */

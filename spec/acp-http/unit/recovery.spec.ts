@@ -1,4 +1,4 @@
-import { silentLogger } from "../../../lib/acp-http/logger.js";
+import { silentLogger } from "../../../lib/internal/logger.js";
 import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../../../lib/internal/backoff.js";
 import { SessionLedger, type RecoverOptions } from "../../../lib/acp-http/recovery.js";
 

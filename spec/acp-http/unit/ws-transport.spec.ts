@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket, { WebSocketServer, type WebSocket as ServerSocket } from "ws";
-import { MemoryCookieStore } from "../../../lib/acp-http/cookie-store.js";
-import { AcpNetworkError } from "../../../lib/acp-http/errors/network-error.js";
-import { silentLogger } from "../../../lib/acp-http/logger.js";
+import { MemoryCookieStore } from "../../../lib/acp-http/http-transport.js";
+import { AcpNetworkError } from "../../../lib/acp-http/errors.js";
+import { silentLogger } from "../../../lib/internal/logger.js";
 import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { WebSocketTransport, type WebSocketTransportOptions } from "../../../lib/acp-http/ws-transport.js";
 
