@@ -4,7 +4,13 @@
 import * as v from "valibot";
 import { type Observable as Obs, Observable } from "rxjs";
 import { ForkSessionResultSchema, InitializeResultSchema, ListSessionsResultSchema, LooseResultSchema, NewSessionResultSchema, PROTOCOL_VERSION, PromptResultSchema, type AuthenticateParams, type CancelParams, type CloseSessionParams, type ForkSessionResult, type InitializeParams, type InitializeResult, type ListSessionsParams, type ListSessionsResult, type LoadSessionParams, type LooseResult, type NewSessionParams, type NewSessionResult, type PromptParams, type PromptResult, type ResumeSessionParams, type SetSessionConfigOptionParams, type SetSessionModelParams, type SetSessionModeParams } from "./acp-types.js";
-import { type AcpHttpClientOptions, type CloseInfo, type RequestOptions, CLIENT_INFO } from "./client-options.js";
+import {
+  resolveClientOptions,
+  type AcpHttpClientOptions,
+  type CloseInfo,
+  type RequestOptions,
+  type ResolvedClientOptions,
+} from "./client-options.js";
 import { Connection } from "./connection.js";
 import type { AcpEnvelope } from "./envelope.js";
 import { AcpHttpError, AcpProtocolError } from "./errors.js";
@@ -42,13 +48,13 @@ export class AcpHttpClient {
    */
   readonly reconnecting$: Obs<AcpReconnectAttempt>;
 
-  readonly #options: AcpHttpClientOptions;
+  readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
   #initialized = false;
 
   constructor(options: AcpHttpClientOptions) {
-    this.#options = options;
-    const connection = (this.#connection = new Connection(options));
+    this.#options = resolveClientOptions(options);
+    const connection = (this.#connection = new Connection(this.#options));
     this.envelopes$ = connection.inbound.envelopes.asObservable();
     this.parseErrors$ = connection.inbound.parseErrors.asObservable();
     this.gaps$ = connection.gaps.asObservable();
@@ -111,14 +117,14 @@ export class AcpHttpClient {
    * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
    */
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
-    const handlers = this.#options.handlers ?? {};
+    const { handlers } = this.#options;
     const full: InitializeParams = {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: {
         fs: { readTextFile: Boolean(handlers.readTextFile), writeTextFile: Boolean(handlers.writeTextFile) },
         terminal: Boolean(handlers.createTerminal),
       },
-      clientInfo: this.#options.clientInfo ?? { ...CLIENT_INFO },
+      clientInfo: this.#options.clientInfo,
       ...params,
     };
     try {

@@ -1,22 +1,28 @@
 // One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
 // the agent's requests, the connection state, session conflicts (409) and the close policy.
-import { Subject, BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
-import { AgentRequests } from "./agent-requests.js";
-import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import { isErrorResponse, type JsonRpcId, DEFAULT_MAX_MESSAGE_BYTES, sessionOf } from "./envelope.js";
-import { AcpConnectionClosedError, type CloseReason, AcpHttpError, AcpInterruptedError, AcpRpcError, type AcpNetworkError } from "./errors.js";
-import type { EventGap } from "./event-stream.js";
+import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from "rxjs";
+import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { joinUrl } from "../internal/http.js";
-import { HttpTransport, defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
-import { Inbound, takeFrame, RpcCorrelator, StreamWaits } from "./json-rpc.js";
-import { debugLogger, type AcpLogger } from "../internal/logger.js";
+import type { AcpLogger } from "../internal/logger.js";
+import type { SseFrame } from "../internal/sse.js";
+import { AgentRequests } from "./agent-requests.js";
+import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
+import { isErrorResponse, sessionOf, type JsonRpcId } from "./envelope.js";
+import {
+  AcpConnectionClosedError,
+  AcpHttpError,
+  AcpInterruptedError,
+  AcpRpcError,
+  type AcpNetworkError,
+  type CloseReason,
+} from "./errors.js";
+import type { EventGap } from "./event-stream.js";
+import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
+import { Inbound, RpcCorrelator, StreamWaits, takeFrame } from "./json-rpc.js";
 import { Outbox } from "./outbox.js";
-import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../internal/backoff.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
 import { SessionStreams } from "./session-streams.js";
-import type { SseFrame } from "../internal/sse.js";
-import { WebSocketTransport, normalizeWatchdogPolicy } from "./ws-transport.js";
-import { PROTOCOL_VERSION } from "./acp-types.js";
+import { WebSocketTransport } from "./ws-transport.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -47,16 +53,21 @@ export class Connection {
   readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
   readonly #maxMessageBytes: number;
-  readonly #closing: ClosePolicy;
+  readonly #closeTimeoutMs: number;
+  /** The default cookie store is ours to clear on close; a caller's is not. */
+  readonly #ownCookies: AcpCookieStore | undefined;
+  #resolveClosed!: (info: CloseInfo) => void;
+  #closeInfo: CloseInfo | undefined;
+  #deleting: Promise<void> | undefined;
 
-  constructor(options: AcpHttpClientOptions) {
-    const randomIds = options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined;
-    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), randomIds);
-    const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
-    const policy = normalizeReconnectPolicy(options.reconnect);
-    const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+  /** `options`: resolved once by the client (`resolveClientOptions`); no default is set here. */
+  constructor(options: ResolvedClientOptions) {
+    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), options.randomRequestIds);
+    const logger = (this.#logger = options.logger);
+    const policy = options.reconnectPolicy;
+    const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes);
     const websocket = options.transport === "websocket";
-    const transports = createTransports(options, { maxMessageBytes }, logger, {
+    const transports = createTransports(options, {
       onMessage: (data) => {
         this.#frame({ id: undefined, event: undefined, data }, "connection");
         this.inbound.readDone();
@@ -67,14 +78,9 @@ export class Connection {
     });
     this.http = transports.http;
     this.socket = transports.socket;
-    this.#closing = new ClosePolicy({
-      http: this.http,
-      closeTimeoutMs: options.closeTimeoutMs ?? 2000,
-      ownCookies: transports.ownCookies,
-      logger,
-      teardown: (reason, cause) => this.#teardown(reason, cause),
-    });
-    this.closed = this.#closing.closed;
+    this.#closeTimeoutMs = options.closeTimeoutMs;
+    this.#ownCookies = options.ownCookies ? options.cookies : undefined;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     this.streams = new SessionStreams({
       http: this.http,
       policy,
@@ -82,7 +88,7 @@ export class Connection {
       // Over a WebSocket everything arrives on the socket: no GET streams at all.
       sessionHeader: websocket ? undefined : options.sessionStreams?.header,
       lastEventId: options.lastEventId,
-      contiguousIds: options.contiguousEventIds ?? true,
+      contiguousIds: options.contiguousEventIds,
       onCursor: options.onCursor,
       onFrame: (frame, stream) => this.#frame(frame, stream),
       onReadDone: () => this.inbound.readDone(),
@@ -96,13 +102,13 @@ export class Connection {
       },
     });
     this.#agentRequests = new AgentRequests({
-      handlers: options.handlers ?? {},
+      handlers: options.handlers,
       lifetime: this.#lifetime.signal,
       send: (answer, method, sessionId) => this.#outbox.answer(answer, method, sessionId),
     });
     this.inbound = new Inbound({
       correlator: this.#correlator,
-      responseEcho: options.responseEcho ?? "auto",
+      responseEcho: options.responseEcho,
       streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
       streamOpen: () => this.state.value === "open",
       streamReconnecting: () => this.state.value === "reconnecting",
@@ -113,7 +119,7 @@ export class Connection {
       maxMessageBytes,
       lifetime: this.#lifetime.signal,
       logger,
-      cancelRequests: options.cancelRequests ?? false,
+      cancelRequests: options.cancelRequests,
       lost: (cause) => this.#lost(cause),
       connectionGone: (error) => options.isConnectionGone?.(error, this.connectionId) ?? true,
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
@@ -121,11 +127,12 @@ export class Connection {
       unauthorized: (cause) => void this.close("unauthorized", cause),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
-    this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);
+    this.#recovery = this.#recoveryFor(options.recover, policy);
   }
 
+  /** Why the connection closed; undefined while it is not closed. */
   get closeInfo(): CloseInfo | undefined {
-    return this.#closing.info;
+    return this.#closeInfo;
   }
 
   get connectionId(): string | undefined {
@@ -144,7 +151,7 @@ export class Connection {
   }
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
-    this.#closing.assertOpen(method);
+    this.#assertOpen(method);
     const conflict = this.#conflicts.blocking(method, params);
     if (conflict) throw conflict;
     const id = this.#correlator.nextId();
@@ -189,7 +196,7 @@ export class Connection {
 
   /** Sends a notification; resolves once the server accepted it. */
   async notify(method: string, params: unknown): Promise<void> {
-    this.#closing.assertOpen(method);
+    this.#assertOpen(method);
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
     // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered `cancelled`).
     if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
@@ -201,12 +208,34 @@ export class Connection {
     if (!delivered) throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
   }
 
-  /** Ends the connection (first call wins) and resolves once the bounded DELETE is done. */
+  /**
+   * Ends the connection and resolves once the bounded DELETE is done. The first close wins and is
+   * recorded (why, and the error callers get from then on), every part is torn down, the server is
+   * told with a bounded DELETE unless it no longer knows us (or refuses our credentials), and an
+   * affinity cookie we own goes after it.
+   */
   close(reason: CloseReason, cause?: unknown): Promise<void> {
-    return this.#closing.close(reason, cause);
+    if (this.#closeInfo) return this.#deleting ?? Promise.resolve();
+    const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
+    const info: CloseInfo = (this.#closeInfo = error ? { reason, error } : { reason });
+    this.#logger.debug("connection closed", { reason });
+    this.#teardown(reason, cause);
+    // 404: the server no longer knows us; 401/403: it refuses our credentials, a DELETE included.
+    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401 || cause.status === 403);
+    const deleting = gone ? Promise.resolve() : this.http.delete(this.#closeTimeoutMs);
+    // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
+    this.#deleting = deleting.finally(() => this.#ownCookies?.clear());
+    this.#resolveClosed(info);
+    return this.#deleting;
   }
 
-  /** The close policy's teardown: every part stops, everything in flight fails with `reason`. */
+  /** Throws the closed error for `method` once the connection has closed. */
+  #assertOpen(method: string): void {
+    const info = this.#closeInfo;
+    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
+  }
+
+  /** Every part stops, everything in flight fails with `reason` (once, from `close`). */
   #teardown(reason: CloseReason, cause: unknown): void {
     this.streams.stopAll();
     this.socket?.close();
@@ -245,7 +274,7 @@ export class Connection {
     return false;
   }
 
-  #recoveryFor(enabled: boolean, policy: ReturnType<typeof normalizeReconnectPolicy>): ConnectionRecovery {
+  #recoveryFor(enabled: boolean, policy: NormalizedReconnectPolicy): ConnectionRecovery {
     return new ConnectionRecovery(enabled, { policy, signal: this.#lifetime.signal, logger: this.#logger }, {
       started: (cause) => {
         this.state.set("reconnecting");
@@ -283,8 +312,6 @@ export interface Transports {
   http: HttpTransport;
   /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
   socket: WebSocketTransport | undefined;
-  /** The cookie store the client made itself (cleared on close); undefined for a caller's or none. */
-  ownCookies: AcpCookieStore | undefined;
 }
 
 export interface SocketCallbacks {
@@ -300,16 +327,8 @@ export interface SocketCallbacks {
  * the socket, sharing one cookie store. Without a store (a browser) the page's cookie jar serves,
  * with fetch's credentials mode as the caller set it.
  */
-export function createTransports(
-  options: AcpHttpClientOptions,
-  limits: { maxMessageBytes: number },
-  logger: AcpLogger,
-  socket: SocketCallbacks,
-): Transports {
-  const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
-  const credentials = options.credentials;
-  const path = options.path ?? "/v2/rpc";
-  const connectionIdHeader = options.connectionIdHeader ?? "x-acp-connection-id";
+export function createTransports(options: ResolvedClientOptions, socket: SocketCallbacks): Transports {
+  const { cookies, credentials, path, connectionIdHeader, logger, maxMessageBytes } = options;
   const http = new HttpTransport({
     baseUrl: options.baseUrl,
     path,
@@ -323,12 +342,11 @@ export function createTransports(
     cookies,
     credentials,
     protocolVersionHeader: options.protocolVersionHeader,
-    // A stored connection was initialized by an earlier client: its version goes out from the start.
-    protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
-    maxMessageBytes: limits.maxMessageBytes,
+    protocolVersion: options.protocolVersion,
+    maxMessageBytes,
   });
   const webSocket =
-    options.transport === "websocket"
+    options.transport === "websocket" && options.watchdog
       ? new WebSocketTransport({
           url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
           WebSocket: options.WebSocket,
@@ -336,71 +354,13 @@ export function createTransports(
           headers: options.headers,
           token: options.token,
           cookies,
-          maxMessageBytes: limits.maxMessageBytes,
-          watchdog: normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket),
+          maxMessageBytes,
+          watchdog: options.watchdog,
           logger,
           ...socket,
         })
       : undefined;
-  return { http, socket: webSocket, ownCookies: options.cookies ? undefined : cookies };
-}
-
-export interface ClosePolicyParts {
-  readonly http: HttpTransport;
-  /** Bound on the DELETE that tells the server the connection is over. */
-  readonly closeTimeoutMs: number;
-  /** The default cookie store is ours to clear on close; a caller's is not. */
-  readonly ownCookies: AcpCookieStore | undefined;
-  readonly logger: AcpLogger;
-  /** Stops everything the connection runs; called once, after the close is recorded. */
-  teardown(reason: CloseReason, cause: unknown): void;
-}
-
-/**
- * How a connection ends: the first close wins and is recorded (why, and the error callers
- * get from then on), the connection's parts are torn down, the server is told with a
- * bounded DELETE unless it no longer knows us (or refuses our credentials), and an affinity
- * cookie we own goes after it.
- */
-export class ClosePolicy {
-  /** Resolves once, when the connection has closed, with why. Never rejects. */
-  readonly closed: Promise<CloseInfo>;
-  readonly #parts: ClosePolicyParts;
-  #resolveClosed!: (info: CloseInfo) => void;
-  #info: CloseInfo | undefined;
-  #deleting: Promise<void> | undefined;
-
-  constructor(parts: ClosePolicyParts) {
-    this.#parts = parts;
-    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
-  }
-
-  /** Why the connection closed; undefined while it is not closed. */
-  get info(): CloseInfo | undefined {
-    return this.#info;
-  }
-
-  /** Ends the connection (first call wins) and resolves once the bounded DELETE is done. */
-  close(reason: CloseReason, cause?: unknown): Promise<void> {
-    if (this.#info) return this.#deleting ?? Promise.resolve();
-    const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
-    const info: CloseInfo = (this.#info = error ? { reason, error } : { reason });
-    this.#parts.logger.debug("connection closed", { reason });
-    this.#parts.teardown(reason, cause);
-    // 404: the server no longer knows us; 401/403: it refuses our credentials, a DELETE included.
-    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401 || cause.status === 403);
-    const deleting = gone ? Promise.resolve() : this.#parts.http.delete(this.#parts.closeTimeoutMs);
-    // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
-    this.#deleting = deleting.finally(() => this.#parts.ownCookies?.clear());
-    this.#resolveClosed(info);
-    return this.#deleting;
-  }
-
-  /** Throws the closed error for `method` once the connection has closed. */
-  assertOpen(method: string): void {
-    const info = this.#info;
-    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
-  }
+  return { http, socket: webSocket };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The hand-written envelope check (lib/acp-http/envelope-check.ts) against the valibot schemas it
+ * The hand-written envelope check (`checkEnvelope` in lib/acp-http/envelope.ts) against the valibot schemas it
  * stands in for: on every input it takes, the schema must succeed with the same output (values
  * and key order, nested copies included); on JSON input, it must take every input the schema
  * accepts (so valid frames never pay for the schema) and none it rejects.
