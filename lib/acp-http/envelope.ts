@@ -1,58 +1,56 @@
 // The JSON-RPC message: its shape (schemas and the checked parse), the session it belongs to, a
 // batch split into members, and the size rule (a message over the limit is refused, and an oversize
 // answer still settles its request by the id read from its head).
-import * as v from "valibot";
-
 /**
- * JSON-RPC 2.0 envelopes as valibot schemas; the TypeScript types below are inferred
- * from them so the two can never disagree. Envelopes are validated strictly at the
- * top level and loosely below it: `params` and `result` stay `unknown` here and are
- * checked by the method that consumes them, which keeps the per-frame cost low.
+ * JSON-RPC 2.0 envelopes. The rule that decides what is one is `checkEnvelope` below (one rule,
+ * written out by hand because it runs for every frame); these types say what it lets through.
+ * Envelopes are checked strictly at the top level and loosely below it: `params` and `result`
+ * stay `unknown` here and are checked by the method that consumes them.
  */
 
-export const JsonRpcIdSchema = v.union([v.string(), v.number(), v.null()]);
+/** A request's id; `"8"` and `8` are different ids. */
+export type JsonRpcId = string | number | null;
 
-// Array first: valibot's record accepts arrays too and would turn [1, 2] into {"0": 1, "1": 2}.
-const StructuredSchema = v.union([v.array(v.unknown()), v.record(v.string(), v.unknown())]);
-const VersionSchema = v.literal("2.0");
+/** Params of a request or notification: by position or by name. */
+export type JsonRpcParams = unknown[] | Record<string, unknown>;
 
-export const JsonRpcErrorObjectSchema = v.looseObject({
-  code: v.pipe(v.number(), v.integer()),
-  message: v.string(),
-  data: v.optional(v.unknown()),
-});
+export interface JsonRpcErrorObject {
+  /** An integer. */
+  code: number;
+  message: string;
+  data?: unknown;
+  [key: string]: unknown;
+}
 
-export const AcpRequestSchema = v.looseObject({
-  jsonrpc: VersionSchema,
-  id: JsonRpcIdSchema,
-  method: v.string(),
-  params: v.optional(StructuredSchema),
-});
+export interface AcpRequest {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  method: string;
+  params?: JsonRpcParams | undefined;
+  [key: string]: unknown;
+}
 
-export const AcpNotificationSchema = v.looseObject({
-  jsonrpc: VersionSchema,
-  method: v.string(),
-  params: v.optional(StructuredSchema),
-});
+export interface AcpNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: JsonRpcParams | undefined;
+  [key: string]: unknown;
+}
 
-export const AcpSuccessResponseSchema = v.looseObject({
-  jsonrpc: VersionSchema,
-  id: JsonRpcIdSchema,
-  result: v.unknown(),
-});
+export interface AcpSuccessResponse {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  result: unknown;
+  [key: string]: unknown;
+}
 
-export const AcpErrorResponseSchema = v.looseObject({
-  jsonrpc: VersionSchema,
-  id: JsonRpcIdSchema,
-  error: JsonRpcErrorObjectSchema,
-});
+export interface AcpErrorResponse {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  error: JsonRpcErrorObject;
+  [key: string]: unknown;
+}
 
-export type JsonRpcId = v.InferOutput<typeof JsonRpcIdSchema>;
-export type JsonRpcErrorObject = v.InferOutput<typeof JsonRpcErrorObjectSchema>;
-export type AcpRequest = v.InferOutput<typeof AcpRequestSchema>;
-export type AcpNotification = v.InferOutput<typeof AcpNotificationSchema>;
-export type AcpSuccessResponse = v.InferOutput<typeof AcpSuccessResponseSchema>;
-export type AcpErrorResponse = v.InferOutput<typeof AcpErrorResponseSchema>;
 export type AcpResponse = AcpSuccessResponse | AcpErrorResponse;
 export type AcpEnvelope = AcpRequest | AcpNotification | AcpResponse;
 
@@ -83,37 +81,15 @@ function check(json: unknown, owned: boolean): EnvelopeParse {
   if (!kind) return { ok: false, error: "not a JSON-RPC request, notification or response" };
   const checked = checkEnvelope(json as Record<string, unknown>, kind, owned);
   if (checked) return { ok: true, envelope: checked as AcpEnvelope };
-  const result = v.safeParse(ENVELOPE_SCHEMAS[kind], json);
-  if (result.success) return { ok: true, envelope: result.output };
-  return { ok: false, error: `invalid JSON-RPC envelope: ${summarize(result.issues)}` };
+  return { ok: false, error: `invalid JSON-RPC envelope: ${explain(json as Record<string, unknown>, kind)}` };
 }
 
-// Choosing the one schema up front (instead of a union) keeps both the cost and the
-// error message to a single candidate. Valid envelopes are taken by checkEnvelope, which
-// mirrors these schemas; only what it doubts goes through the schema.
+/** Which envelope an object claims to be, from its keys; `checkEnvelope` then holds it to that. */
 export function envelopeKind(o: Record<string, unknown>): EnvelopeKind | undefined {
   if ("method" in o) return "id" in o ? "request" : "notification";
   if ("error" in o) return "error";
   if ("result" in o) return "success";
   return undefined;
-}
-
-/** The schema of each kind (the one `envelopeKind` picks). */
-export const ENVELOPE_SCHEMAS = {
-  request: AcpRequestSchema,
-  notification: AcpNotificationSchema,
-  error: AcpErrorResponseSchema,
-  success: AcpSuccessResponseSchema,
-} as const;
-
-function summarize(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues
-    .slice(0, 3)
-    .map((issue) => {
-      const path = issue.path?.map((item) => String(item.key)).join(".");
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join("; ");
 }
 
 export function isResponse(envelope: AcpEnvelope): envelope is AcpResponse {
@@ -138,25 +114,23 @@ export function idKey(id: JsonRpcId): string {
 }
 
 /**
- * The envelope schemas of envelope.ts checked by hand, for the frames that pass them: the
- * same acceptance and the same output (a copy of the object with the schema's keys first,
- * then the other keys, without `__proto__`, `prototype` or `constructor`; `params` and
- * `error` copied the same way), without the per-value bookkeeping of a generic validator,
- * which tried `params` as an array first and wrote up that failure on every frame.
- * Anything it is not sure of yields undefined, and the schema itself decides (and explains).
- * Checked against the schemas in spec/acp-http/unit/envelope-check.spec.ts.
+ * The envelope rule. A valid envelope comes back as a checked copy: the entries first (`jsonrpc`,
+ * `id`, `method`, `params`, or `result`/`error`), then the other keys, without `__proto__`,
+ * `prototype` or `constructor`, and `params` and `error` copied the same way. It is written out
+ * rather than built from a generic validator, which cost about a quarter more CPU per inbound
+ * envelope (bench scenario 1); spec/acp-http/unit/envelope-check.spec.ts holds it to a valibot
+ * model of JSON-RPC 2.0 (spec/support/envelope-schemas.ts) on random and odd input.
  */
-
 const hasOwn = Object.prototype.hasOwnProperty;
 
 type Json = Record<string, unknown>;
 
-/** Which envelope an object is, chosen as `schemaFor` in envelope.ts chooses. */
+/** Which envelope an object is (`envelopeKind`). */
 export type EnvelopeKind = "request" | "notification" | "error" | "success";
 
 /**
- * The checked copy of `o` as the schema of `kind` outputs it, or undefined to let the schema
- * decide. `owned`: `o` is a fresh parse nobody else holds, so when the copy would be equal to
+ * The checked copy of `o` as an envelope of `kind`, or undefined when it is not one (`explain`
+ * says why). `owned`: `o` is a fresh parse nobody else holds, so when the copy would be equal to
  * it (same keys in the same order, nothing dropped) `o` itself is returned, copying nothing.
  */
 export function checkEnvelope(o: Json, kind: EnvelopeKind, owned = false): Json | undefined {
@@ -171,7 +145,10 @@ export function checkEnvelope(o: Json, kind: EnvelopeKind, owned = false): Json 
         if (!isId(o.id)) return undefined;
         out = { jsonrpc: "2.0", id: o.id, method: o.method };
       } else out = { jsonrpc: "2.0", method: o.method };
-      if ("params" in o) {
+      // A params key holding undefined (possible in an object handed to validateEnvelope, never in
+      // JSON) counts as absent, but stays in the copy.
+      if ("params" in o && o.params === undefined) out.params = undefined;
+      else if ("params" in o) {
         const params = structured(o.params);
         if (params === undefined) return undefined;
         out.params = params;
@@ -415,4 +392,42 @@ function stringEnd(text: string, open: number): number {
     else if (c === '"') return i;
   }
   return -1;
+}
+
+/**
+ * Why `o` is not an envelope of `kind`: its first three faults, as `path: what`. Only rejected
+ * frames come here, so it may take its time.
+ */
+function explain(o: Json, kind: EnvelopeKind): string {
+  const faults: string[] = [];
+  const fault = (path: string, expected: string, value: unknown) =>
+    faults.push(`${path}: Invalid type: Expected ${expected} but received ${received(value)}`);
+  if (o.jsonrpc !== "2.0") fault("jsonrpc", '"2.0"', o.jsonrpc);
+  if (kind !== "notification" && !isId(o.id)) fault("id", "(string | number | null)", o.id);
+  if (kind === "request" || kind === "notification") {
+    if (typeof o.method !== "string") fault("method", "string", o.method);
+    if ("params" in o && o.params !== undefined && structured(o.params) === undefined) {
+      fault("params", "(Array | Object)", o.params);
+    }
+  }
+  if (kind === "error") {
+    const error = o.error;
+    if (error === null || typeof error !== "object") fault("error", "Object", error);
+    else {
+      const e = error as Json;
+      if (!("code" in e)) faults.push('error.code: Invalid key: Expected "code" but received undefined');
+      else if (typeof e.code !== "number" || Number.isNaN(e.code)) fault("error.code", "number", e.code);
+      else if (!Number.isInteger(e.code)) faults.push(`error.code: Invalid integer: Received ${e.code}`);
+      if (!("message" in e)) faults.push('error.message: Invalid key: Expected "message" but received undefined');
+      else if (typeof e.message !== "string") fault("error.message", "string", e.message);
+    }
+  }
+  return faults.slice(0, 3).join("; ") || "not a JSON-RPC envelope";
+}
+
+function received(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return "Array";
+  if (value !== null && typeof value === "object") return "Object";
+  return String(value);
 }
