@@ -4,7 +4,6 @@ import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 
 import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { joinUrl } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
-import type { SseFrame } from "../internal/sse.js";
 import { AgentRequests } from "./agent-requests.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
 import { isErrorResponse, sessionOf, type JsonRpcId } from "./envelope.js";
@@ -18,7 +17,7 @@ import {
 } from "./errors.js";
 import type { EventGap } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
-import { Inbound, RpcCorrelator, StreamWaits, takeFrame } from "./json-rpc.js";
+import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type FrameSink } from "./json-rpc.js";
 import { Outbox } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
 import { SessionStreams } from "./session-streams.js";
@@ -52,7 +51,6 @@ export class Connection {
   readonly #conflicts = new SessionConflicts();
   readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
-  readonly #maxMessageBytes: number;
   readonly #closeTimeoutMs: number;
   /** The default cookie store is ours to clear on close; a caller's is not. */
   readonly #ownCookies: AcpCookieStore | undefined;
@@ -65,14 +63,21 @@ export class Connection {
     this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), options.randomRequestIds);
     const logger = (this.#logger = options.logger);
     const policy = options.reconnectPolicy;
-    const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes);
+    const maxMessageBytes = options.maxMessageBytes;
     const websocket = options.transport === "websocket";
+    this.inbound = new Inbound({
+      correlator: this.#correlator,
+      responseEcho: options.responseEcho,
+      streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
+      streamOpen: () => this.state.value === "open",
+      streamReconnecting: () => this.state.value === "reconnecting",
+      onAgentRequest: (request) => this.#agentRequests.handle(request),
+      onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
+    });
+    // Both transports hand what they read to the core through this one interface.
+    const sink = new FrameIntake(this.inbound, maxMessageBytes, websocket ? "websocket" : "stream");
     const transports = createTransports(options, {
-      onMessage: (data) => {
-        this.#frame({ id: undefined, event: undefined, data }, "connection");
-        this.inbound.readDone();
-      },
-      onOversize: (bytes, head) => this.inbound.tooLarge("websocket", head, bytes, maxMessageBytes, "connection"),
+      sink,
       onLost: (cause) => this.#lost(cause),
       busy: () => this.#correlator.size > 0,
     });
@@ -90,8 +95,7 @@ export class Connection {
       lastEventId: options.lastEventId,
       contiguousIds: options.contiguousEventIds,
       onCursor: options.onCursor,
-      onFrame: (frame, stream) => this.#frame(frame, stream),
-      onReadDone: () => this.inbound.readDone(),
+      sink,
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),
       onReconnecting: (attempt) => this.reconnects.next(attempt),
@@ -105,15 +109,6 @@ export class Connection {
       handlers: options.handlers,
       lifetime: this.#lifetime.signal,
       send: (answer, method, sessionId) => this.#outbox.answer(answer, method, sessionId),
-    });
-    this.inbound = new Inbound({
-      correlator: this.#correlator,
-      responseEcho: options.responseEcho,
-      streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
-      streamOpen: () => this.state.value === "open",
-      streamReconnecting: () => this.state.value === "reconnecting",
-      onAgentRequest: (request) => this.#agentRequests.handle(request),
-      onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });
     this.#outbox = new Outbox(this, {
       maxMessageBytes,
@@ -301,11 +296,6 @@ export class Connection {
       failed: (error) => void this.close("connection-lost", error),
     });
   }
-
-  /** A stream frame (a WebSocket message is one of the connection stream). */
-  #frame(frame: SseFrame, stream: string): void {
-    takeFrame(this.inbound, frame, stream, this.#maxMessageBytes, this.socket ? "websocket" : "stream");
-  }
 }
 
 export interface Transports {
@@ -315,8 +305,7 @@ export interface Transports {
 }
 
 export interface SocketCallbacks {
-  onMessage(data: string): void;
-  onOversize(bytes: number, head: string): void;
+  sink: FrameSink;
   onLost(cause: AcpNetworkError): void;
   /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
   busy?(): boolean;

@@ -275,6 +275,44 @@ export function takeBody(inbound: Inbound, text: string, sent: SentEnvelope): Bo
   return VERDICT_RANK.find((verdict) => verdicts.includes(verdict)) ?? "unparseable";
 }
 
+/**
+ * What a transport hands the JSON-RPC core: the one interface between the two. Both transports
+ * deliver text frames of a named stream (`connection`, or a session id in the RFD profile; a
+ * WebSocket message is one frame of `connection`) and say when a read's frames have all been
+ * handed over, which the ordering holds count. A message over the size limit comes as its head.
+ * (POST answer bodies go from the outbox to `takeBody`: they answer one known request.)
+ */
+export interface FrameSink {
+  frame(frame: SseFrame, stream: string): void;
+  readDone(): void;
+  tooLarge(bytes: number, head: string, stream: string): void;
+}
+
+/** The core's side of `FrameSink`: the size rule and the batch split (`takeFrame`), then the inbound. */
+export class FrameIntake implements FrameSink {
+  readonly #inbound: Inbound;
+  readonly #limit: number;
+  readonly #source: "stream" | "websocket";
+
+  constructor(inbound: Inbound, limit: number, source: "stream" | "websocket") {
+    this.#inbound = inbound;
+    this.#limit = limit;
+    this.#source = source;
+  }
+
+  frame(frame: SseFrame, stream: string): void {
+    takeFrame(this.#inbound, frame, stream, this.#limit, this.#source);
+  }
+
+  readDone(): void {
+    this.#inbound.readDone();
+  }
+
+  tooLarge(bytes: number, head: string, stream: string): void {
+    this.#inbound.tooLarge(this.#source, head, bytes, this.#limit, stream);
+  }
+}
+
 /** What a batch was, from its members: its answer if any member was, else the most telling failure. */
 const VERDICT_RANK: readonly BodyVerdict[] = ["answer", "mismatched", "other", "unparseable"];
 

@@ -1,12 +1,12 @@
 // The set of event streams of one connection: the connection stream and, in the RFD profile, one
 // stream per session (opened early for session/load and session/resume, stopped when a session
 // closes), and the verdict on a session whose stream was lost.
+import type { FrameSink } from "./json-rpc.js";
 import { type CloseReason, AcpHttpError } from "./errors.js";
 import { EventStream, FATAL_STATUSES, RetriesExhaustedError, StreamEndedError, type CursorAdvance, type EventGap, type EventStreamStatus } from "./event-stream.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { AcpLogger } from "../internal/logger.js";
 import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
-import type { SseFrame } from "../internal/sse.js";
 import { sessionOf } from "./envelope.js";
 
 export interface SessionStreamsOptions {
@@ -20,9 +20,8 @@ export interface SessionStreamsOptions {
   /** The server's ids are contiguous numbers (gaps are detectable); false: opaque. */
   contiguousIds: boolean;
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
-  onFrame(frame: SseFrame, stream: string): void;
-  /** A stream read has been fully dispatched (see `EventStreamOptions.onReadDone`). */
-  onReadDone?(): void;
+  /** Where every stream's frames go, and each completed read (see `EventStreamOptions.onReadDone`). */
+  sink: FrameSink;
   onGap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
   onStatus(status: EventStreamStatus): void;
@@ -215,8 +214,8 @@ export class SessionStreams {
       ...(name === CONNECTION_STREAM ? {} : { sessionId: name }),
       ...(this.#options.onCursor ? { onCursor: this.#options.onCursor } : {}),
       logger,
-      onFrame: (frame, streamName) => this.#options.onFrame(frame, streamName),
-      ...(this.#options.onReadDone ? { onReadDone: this.#options.onReadDone } : {}),
+      onFrame: (frame, streamName) => this.#options.sink.frame(frame, streamName),
+      onReadDone: () => this.#options.sink.readDone(),
       onGap: (gap) => {
         logger.warn("events lost: the server no longer had them", { ...gap });
         this.#options.onGap(gap);

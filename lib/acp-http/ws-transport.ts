@@ -1,5 +1,6 @@
 // The WebSocket transport: one socket to the same endpoint, one JSON text frame per message, and a
 // liveness watchdog for half-open sockets. Frames go to the same inbound as SSE frames.
+import type { FrameSink } from "./json-rpc.js";
 import { headersFrom, type AcpCookieStore } from "./http-transport.js";
 import { AcpNetworkError } from "./errors.js";
 import { assertHeaders, mergeHeaders, resolveToken, type TokenSource } from "../internal/http.js";
@@ -21,15 +22,19 @@ export interface WebSocketTransportOptions {
   /** The liveness watchdog's settings (`reconnect.webSocket`); none without. */
   watchdog?: NormalizedWatchdogPolicy;
   logger: AcpLogger;
-  /** One text frame: one JSON-RPC message. */
-  onMessage(data: string): void;
-  /** A text frame over `maxMessageBytes`, dropped; `head` is its beginning (what answers it names). */
-  onOversize(bytes: number, head: string): void;
+  /**
+   * Where text frames go, each a frame of the `connection` stream and a read of its own; one over
+   * `maxMessageBytes` is dropped and only its head (what answer it names) handed on.
+   */
+  sink: FrameSink;
   /** The socket went away without `close()` being called; `cause` says how. */
   onLost(cause: AcpNetworkError): void;
   /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
   busy?(): boolean;
 }
+
+/** A socket carries one stream, the connection's. */
+const CONNECTION_STREAM = "connection";
 
 /** How long to wait for a socket to open before the send fails. */
 const OPEN_TIMEOUT_MS = 15_000;
@@ -174,8 +179,10 @@ export class WebSocketTransport {
     const take = (data: string): void => {
       watchdog?.heard();
       const bytes = oversize(data, maxMessageBytes);
-      if (bytes !== undefined) return this.#options.onOversize(bytes, data.slice(0, ANSWER_HEAD_CHARS));
-      this.#options.onMessage(data);
+      const { sink } = this.#options;
+      if (bytes !== undefined) return sink.tooLarge(bytes, data.slice(0, ANSWER_HEAD_CHARS), CONNECTION_STREAM);
+      sink.frame({ id: undefined, event: undefined, data }, CONNECTION_STREAM);
+      sink.readDone();
     };
     const { on, terminate } = socket as Partial<EmittingSocket>;
     // `ws` (known by `terminate()`, as for headers) emits the frame's bytes directly; its

@@ -69,8 +69,11 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
       cookies: new MemoryCookieStore(),
       maxMessageBytes: 64,
       logger: silentLogger,
-      onMessage: (data) => messages.push(data),
-      onOversize: (bytes, head) => oversized.push([bytes, head]),
+      sink: {
+        frame: (frame) => messages.push(frame.data),
+        readDone: () => undefined,
+        tooLarge: (bytes, head) => oversized.push([bytes, head]),
+      },
       onLost: (cause) => lost.push(cause),
       ...extra,
     });
