@@ -1,15 +1,17 @@
-import type { AcpCookieStore } from "./cookie-store.js";
-import type { AcpConnectionClosedError, CloseReason } from "./errors/connection-closed-error.js";
-import type { AcpHttpError } from "./errors/http-error.js";
+// The client's options, documented and defaulted in this one place, and the server profiles
+// (per-server differences as data: RFD_PROFILE), with the default clientInfo.
+import { normalizeReconnectPolicy, type NormalizedReconnectPolicy, type ReconnectOption } from "../internal/backoff.js";
+import type { TokenSource } from "../internal/http.js";
+import { debugLogger, type AcpLogger } from "../internal/logger.js";
+import type { WebSocketConstructor } from "../internal/web-socket.js";
+import { PROTOCOL_VERSION, type Implementation } from "./acp-types.js";
+import type { AcpClientHandlers } from "./agent-requests.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./envelope.js";
+import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
-import type { AcpClientHandlers } from "./handlers.js";
-import type { TokenSource } from "./http.js";
-import type { ResponseEcho } from "./inbound.js";
-import type { AcpLogger } from "./logger.js";
-import type { ReconnectOption } from "./reconnect.js";
-import type { PendingOptions } from "./rpc-correlator.js";
-import type { Implementation } from "./acp-types.js";
-import type { WebSocketConstructor } from "./web-socket.js";
+import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
+import type { PendingOptions, ResponseEcho } from "./json-rpc.js";
+import { normalizeWatchdogPolicy, type NormalizedWatchdogPolicy } from "./ws-transport.js";
 
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
@@ -122,6 +124,68 @@ export interface AcpHttpClientOptions {
   isConnectionGone?: (error: AcpHttpError, connectionId: string | undefined) => boolean;
 }
 
+/** The options that have a default: after `resolveClientOptions` they are all set. */
+type Defaulted =
+  | "path"
+  | "connectionIdHeader"
+  | "randomRequestIds"
+  | "handlers"
+  | "clientInfo"
+  | "responseEcho"
+  | "closeTimeoutMs"
+  | "logger"
+  | "contiguousEventIds"
+  | "transport"
+  | "maxMessageBytes"
+  | "cancelRequests"
+  | "recover";
+
+/** A client's options with every default applied (see `resolveClientOptions`). */
+export type ResolvedClientOptions = Omit<AcpHttpClientOptions, Defaulted | "cookies" | "protocolVersion"> &
+  Required<Pick<AcpHttpClientOptions, Defaulted>> & {
+    /** The store in use; undefined: none (`cookies: false`), or a browser's own jar. */
+    cookies: AcpCookieStore | undefined;
+    /** The store was made here rather than passed by the caller, so closing clears it. */
+    ownCookies: boolean;
+    /** Sent from the first request: set only when resuming a stored `connectionId`. */
+    protocolVersion: number | string | undefined;
+    reconnectPolicy: NormalizedReconnectPolicy;
+    /** The WebSocket watchdog (`transport: "websocket"` only). */
+    watchdog: NormalizedWatchdogPolicy | undefined;
+  };
+
+/**
+ * Every default of the client, in this one place (each is documented on its option above). Bad
+ * values (a negative delay) throw here, at construction, before anything is sent.
+ */
+export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedClientOptions {
+  const transport = options.transport ?? "http";
+  const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
+  return {
+    ...options,
+    path: options.path ?? "/v2/rpc",
+    connectionIdHeader: options.connectionIdHeader ?? "x-acp-connection-id",
+    // A stored connection was initialized by an earlier client: its version goes out from the start.
+    protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
+    randomRequestIds: options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined,
+    handlers: options.handlers ?? {},
+    clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
+    responseEcho: options.responseEcho ?? "auto",
+    closeTimeoutMs: options.closeTimeoutMs ?? 2000,
+    logger: options.logger ?? debugLogger("acp-http"),
+    contiguousEventIds: options.contiguousEventIds ?? true,
+    transport,
+    cookies,
+    ownCookies: !options.cookies && cookies !== undefined,
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    cancelRequests: options.cancelRequests ?? false,
+    recover: options.recover ?? transport === "websocket",
+    reconnectPolicy: normalizeReconnectPolicy(options.reconnect),
+    watchdog:
+      transport === "websocket" ? normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket) : undefined,
+  };
+}
+
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */
 export const RFD_PROFILE = {
   path: "/acp",
@@ -141,3 +205,9 @@ export interface CloseInfo {
   reason: CloseReason;
   error?: AcpConnectionClosedError;
 }
+
+/**
+ * This library's name and version, sent as `clientInfo` when the caller gives none.
+ * One constant for both layers; keep `version` in step with package.json on release.
+ */
+export const CLIENT_INFO = { name: "sandbox-agent-rx", version: "0.1.0" } as const;

@@ -1,46 +1,25 @@
-import type { Observable as Obs } from "rxjs";
+// The public client: typed ACP methods over the connection, the observables users read, and calls
+// as cold observables. A call's `{ signal, timeoutMs }` travels down unchanged and becomes one
+// deadline signal with one timer where the call is registered (RpcCorrelator.register, json-rpc.ts).
 import * as v from "valibot";
+import { type Observable as Obs, Observable } from "rxjs";
+import { ForkSessionResultSchema, InitializeResultSchema, ListSessionsResultSchema, LooseResultSchema, NewSessionResultSchema, PROTOCOL_VERSION, PromptResultSchema, type AuthenticateParams, type CancelParams, type CloseSessionParams, type ForkSessionResult, type InitializeParams, type InitializeResult, type ListSessionsParams, type ListSessionsResult, type LoadSessionParams, type LooseResult, type NewSessionParams, type NewSessionResult, type PromptParams, type PromptResult, type ResumeSessionParams, type SetSessionConfigOptionParams, type SetSessionModelParams, type SetSessionModeParams } from "./acp-types.js";
 import {
-  ForkSessionResultSchema,
-  InitializeResultSchema,
-  ListSessionsResultSchema,
-  LooseResultSchema,
-  NewSessionResultSchema,
-  PROTOCOL_VERSION,
-  PromptResultSchema,
-  type AuthenticateParams,
-  type CancelParams,
-  type CloseSessionParams,
-  type ForkSessionResult,
-  type InitializeParams,
-  type InitializeResult,
-  type ListSessionsParams,
-  type ListSessionsResult,
-  type LoadSessionParams,
-  type LooseResult,
-  type NewSessionParams,
-  type NewSessionResult,
-  type PromptParams,
-  type PromptResult,
-  type ResumeSessionParams,
-  type SetSessionConfigOptionParams,
-  type SetSessionModelParams,
-  type SetSessionModeParams,
-} from "./acp-types.js";
-import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import { coldRequest } from "./cold-request.js";
+  resolveClientOptions,
+  type AcpHttpClientOptions,
+  type CloseInfo,
+  type RequestOptions,
+  type ResolvedClientOptions,
+} from "./client-options.js";
 import { Connection } from "./connection.js";
 import type { AcpEnvelope } from "./envelope.js";
-import { AcpHttpError } from "./errors/http-error.js";
-import { AcpProtocolError } from "./errors/protocol-error.js";
+import { AcpHttpError, AcpProtocolError } from "./errors.js";
 import type { EventGap } from "./event-stream.js";
-import type { AcpParseError } from "./inbound.js";
-import type { AcpReconnectAttempt } from "./reconnect.js";
-import type { AcpRecovery } from "./recovery.js";
-import { attachSession, type AttachSessionOptions } from "./session-attach.js";
-import type { AcpConnectionState } from "./state.js";
-import { CLIENT_INFO } from "./version.js";
-
+import type { AcpParseError, PendingOptions } from "./json-rpc.js";
+import type { AcpReconnectAttempt } from "../internal/backoff.js";
+import { type AcpRecovery, attachSession, type AttachSessionOptions } from "./recovery.js";
+import type { AcpConnectionState } from "./connection.js";
+import { linkSignal } from "../internal/abort.js";
 export { RFD_PROFILE, type AcpHttpClientOptions, type CloseInfo, type RequestOptions } from "./client-options.js";
 
 /**
@@ -69,13 +48,13 @@ export class AcpHttpClient {
    */
   readonly reconnecting$: Obs<AcpReconnectAttempt>;
 
-  readonly #options: AcpHttpClientOptions;
+  readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
   #initialized = false;
 
   constructor(options: AcpHttpClientOptions) {
-    this.#options = options;
-    const connection = (this.#connection = new Connection(options));
+    this.#options = resolveClientOptions(options);
+    const connection = (this.#connection = new Connection(this.#options));
     this.envelopes$ = connection.inbound.envelopes.asObservable();
     this.parseErrors$ = connection.inbound.parseErrors.asObservable();
     this.gaps$ = connection.gaps.asObservable();
@@ -138,14 +117,14 @@ export class AcpHttpClient {
    * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
    */
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
-    const handlers = this.#options.handlers ?? {};
+    const { handlers } = this.#options;
     const full: InitializeParams = {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: {
         fs: { readTextFile: Boolean(handlers.readTextFile), writeTextFile: Boolean(handlers.writeTextFile) },
         terminal: Boolean(handlers.createTerminal),
       },
-      clientInfo: this.#options.clientInfo ?? { ...CLIENT_INFO },
+      clientInfo: this.#options.clientInfo,
       ...params,
     };
     try {
@@ -254,4 +233,26 @@ export class AcpHttpClient {
     }
     this.#connection.http.adoptConnectionId(fromResult);
   }
+}
+
+/**
+ * A request as a cold observable: `send` runs on subscribe, the result is emitted once, and
+ * unsubscribing aborts the request (through a signal linked to the caller's own).
+ */
+export function coldRequest(
+  send: (options: PendingOptions) => Promise<unknown>,
+  options: PendingOptions,
+): Observable<unknown> {
+  return new Observable<unknown>((subscriber) => {
+    const controller = new AbortController();
+    const unlink = linkSignal(options.signal, controller);
+    send({ ...options, signal: controller.signal }).finally(unlink).then(
+      (result) => {
+        subscriber.next(result);
+        subscriber.complete();
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+    return () => controller.abort();
+  });
 }

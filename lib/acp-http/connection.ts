@@ -1,29 +1,27 @@
-import { Subject } from "rxjs";
+// One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
+// the agent's requests, the connection state, session conflicts (409) and the close policy.
+import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from "rxjs";
+import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
+import { joinUrl } from "../internal/http.js";
+import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";
-import type { AcpHttpClientOptions, CloseInfo, RequestOptions } from "./client-options.js";
-import { ClosePolicy } from "./close-policy.js";
-import { isErrorResponse, type JsonRpcId } from "./envelope.js";
-import { AcpConnectionClosedError, type CloseReason } from "./errors/connection-closed-error.js";
-import type { AcpHttpError } from "./errors/http-error.js";
-import { AcpInterruptedError } from "./errors/interrupted-error.js";
-import { AcpRpcError } from "./errors/rpc-error.js";
+import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
+import { isErrorResponse, sessionOf, type JsonRpcId } from "./envelope.js";
+import {
+  AcpConnectionClosedError,
+  AcpHttpError,
+  AcpInterruptedError,
+  AcpRpcError,
+  type AcpNetworkError,
+  type CloseReason,
+} from "./errors.js";
 import type { EventGap } from "./event-stream.js";
-import type { HttpTransport } from "./http.js";
-import { Inbound } from "./inbound.js";
-import { takeFrame } from "./intake.js";
-import { debugLogger, type AcpLogger } from "./logger.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
+import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
+import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type FrameSink } from "./json-rpc.js";
 import { Outbox } from "./outbox.js";
-import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "./reconnect.js";
 import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
-import { RpcCorrelator } from "./rpc-correlator.js";
-import { SessionConflicts } from "./session-conflicts.js";
 import { SessionStreams } from "./session-streams.js";
-import type { SseFrame } from "./sse-stream.js";
-import { ConnectionStateMachine } from "./state.js";
-import { StreamWaits } from "./stream-waits.js";
-import { createTransports } from "./transports.js";
-import type { WebSocketTransport } from "./ws-transport.js";
+import { WebSocketTransport } from "./ws-transport.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -53,35 +51,41 @@ export class Connection {
   readonly #conflicts = new SessionConflicts();
   readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
-  readonly #maxMessageBytes: number;
-  readonly #closing: ClosePolicy;
+  readonly #closeTimeoutMs: number;
+  /** The default cookie store is ours to clear on close; a caller's is not. */
+  readonly #ownCookies: AcpCookieStore | undefined;
+  #resolveClosed!: (info: CloseInfo) => void;
+  #closeInfo: CloseInfo | undefined;
+  #deleting: Promise<void> | undefined;
 
-  constructor(options: AcpHttpClientOptions) {
-    const randomIds = options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined;
-    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), randomIds);
-    const logger = (this.#logger = options.logger ?? debugLogger("acp-http"));
-    const policy = normalizeReconnectPolicy(options.reconnect);
-    const maxMessageBytes = (this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+  /** `options`: resolved once by the client (`resolveClientOptions`); no default is set here. */
+  constructor(options: ResolvedClientOptions) {
+    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), options.randomRequestIds);
+    const logger = (this.#logger = options.logger);
+    const policy = options.reconnectPolicy;
+    const maxMessageBytes = options.maxMessageBytes;
     const websocket = options.transport === "websocket";
-    const transports = createTransports(options, { maxMessageBytes }, logger, {
-      onMessage: (data) => {
-        this.#frame({ id: undefined, event: undefined, data }, "connection");
-        this.inbound.readDone();
-      },
-      onOversize: (bytes, head) => this.inbound.tooLarge("websocket", head, bytes, maxMessageBytes, "connection"),
+    this.inbound = new Inbound({
+      correlator: this.#correlator,
+      responseEcho: options.responseEcho,
+      streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
+      streamOpen: () => this.state.value === "open",
+      streamReconnecting: () => this.state.value === "reconnecting",
+      onAgentRequest: (request) => this.#agentRequests.handle(request),
+      onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
+    });
+    // Both transports hand what they read to the core through this one interface.
+    const sink = new FrameIntake(this.inbound, maxMessageBytes, websocket ? "websocket" : "stream");
+    const transports = createTransports(options, {
+      sink,
       onLost: (cause) => this.#lost(cause),
       busy: () => this.#correlator.size > 0,
     });
     this.http = transports.http;
     this.socket = transports.socket;
-    this.#closing = new ClosePolicy({
-      http: this.http,
-      closeTimeoutMs: options.closeTimeoutMs ?? 2000,
-      ownCookies: transports.ownCookies,
-      logger,
-      teardown: (reason, cause) => this.#teardown(reason, cause),
-    });
-    this.closed = this.#closing.closed;
+    this.#closeTimeoutMs = options.closeTimeoutMs;
+    this.#ownCookies = options.ownCookies ? options.cookies : undefined;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     this.streams = new SessionStreams({
       http: this.http,
       policy,
@@ -89,10 +93,9 @@ export class Connection {
       // Over a WebSocket everything arrives on the socket: no GET streams at all.
       sessionHeader: websocket ? undefined : options.sessionStreams?.header,
       lastEventId: options.lastEventId,
-      contiguousIds: options.contiguousEventIds ?? true,
+      contiguousIds: options.contiguousEventIds,
       onCursor: options.onCursor,
-      onFrame: (frame, stream) => this.#frame(frame, stream),
-      onReadDone: () => this.inbound.readDone(),
+      sink,
       onGap: (gap) => this.gaps.next(gap),
       onStatus: (status) => this.state.set(status),
       onReconnecting: (attempt) => this.reconnects.next(attempt),
@@ -103,24 +106,15 @@ export class Connection {
       },
     });
     this.#agentRequests = new AgentRequests({
-      handlers: options.handlers ?? {},
+      handlers: options.handlers,
       lifetime: this.#lifetime.signal,
       send: (answer, method, sessionId) => this.#outbox.answer(answer, method, sessionId),
-    });
-    this.inbound = new Inbound({
-      correlator: this.#correlator,
-      responseEcho: options.responseEcho ?? "auto",
-      streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
-      streamOpen: () => this.state.value === "open",
-      streamReconnecting: () => this.state.value === "reconnecting",
-      onAgentRequest: (request) => this.#agentRequests.handle(request),
-      onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });
     this.#outbox = new Outbox(this, {
       maxMessageBytes,
       lifetime: this.#lifetime.signal,
       logger,
-      cancelRequests: options.cancelRequests ?? false,
+      cancelRequests: options.cancelRequests,
       lost: (cause) => this.#lost(cause),
       connectionGone: (error) => options.isConnectionGone?.(error, this.connectionId) ?? true,
       sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
@@ -128,11 +122,12 @@ export class Connection {
       unauthorized: (cause) => void this.close("unauthorized", cause),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
-    this.#recovery = this.#recoveryFor(options.recover ?? websocket, policy);
+    this.#recovery = this.#recoveryFor(options.recover, policy);
   }
 
+  /** Why the connection closed; undefined while it is not closed. */
   get closeInfo(): CloseInfo | undefined {
-    return this.#closing.info;
+    return this.#closeInfo;
   }
 
   get connectionId(): string | undefined {
@@ -151,7 +146,7 @@ export class Connection {
   }
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
-    this.#closing.assertOpen(method);
+    this.#assertOpen(method);
     const conflict = this.#conflicts.blocking(method, params);
     if (conflict) throw conflict;
     const id = this.#correlator.nextId();
@@ -196,7 +191,7 @@ export class Connection {
 
   /** Sends a notification; resolves once the server accepted it. */
   async notify(method: string, params: unknown): Promise<void> {
-    this.#closing.assertOpen(method);
+    this.#assertOpen(method);
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
     // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered `cancelled`).
     if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
@@ -208,12 +203,34 @@ export class Connection {
     if (!delivered) throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
   }
 
-  /** Ends the connection (first call wins) and resolves once the bounded DELETE is done. */
+  /**
+   * Ends the connection and resolves once the bounded DELETE is done. The first close wins and is
+   * recorded (why, and the error callers get from then on), every part is torn down, the server is
+   * told with a bounded DELETE unless it no longer knows us (or refuses our credentials), and an
+   * affinity cookie we own goes after it.
+   */
   close(reason: CloseReason, cause?: unknown): Promise<void> {
-    return this.#closing.close(reason, cause);
+    if (this.#closeInfo) return this.#deleting ?? Promise.resolve();
+    const error = reason === "disconnected" ? undefined : new AcpConnectionClosedError(reason, { cause });
+    const info: CloseInfo = (this.#closeInfo = error ? { reason, error } : { reason });
+    this.#logger.debug("connection closed", { reason });
+    this.#teardown(reason, cause);
+    // 404: the server no longer knows us; 401/403: it refuses our credentials, a DELETE included.
+    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401 || cause.status === 403);
+    const deleting = gone ? Promise.resolve() : this.http.delete(this.#closeTimeoutMs);
+    // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
+    this.#deleting = deleting.finally(() => this.#ownCookies?.clear());
+    this.#resolveClosed(info);
+    return this.#deleting;
   }
 
-  /** The close policy's teardown: every part stops, everything in flight fails with `reason`. */
+  /** Throws the closed error for `method` once the connection has closed. */
+  #assertOpen(method: string): void {
+    const info = this.#closeInfo;
+    if (info) throw new AcpConnectionClosedError(info.reason, { method, cause: info.error?.cause });
+  }
+
+  /** Every part stops, everything in flight fails with `reason` (once, from `close`). */
   #teardown(reason: CloseReason, cause: unknown): void {
     this.streams.stopAll();
     this.socket?.close();
@@ -252,7 +269,7 @@ export class Connection {
     return false;
   }
 
-  #recoveryFor(enabled: boolean, policy: ReturnType<typeof normalizeReconnectPolicy>): ConnectionRecovery {
+  #recoveryFor(enabled: boolean, policy: NormalizedReconnectPolicy): ConnectionRecovery {
     return new ConnectionRecovery(enabled, { policy, signal: this.#lifetime.signal, logger: this.#logger }, {
       started: (cause) => {
         this.state.set("reconnecting");
@@ -279,9 +296,123 @@ export class Connection {
       failed: (error) => void this.close("connection-lost", error),
     });
   }
+}
 
-  /** A stream frame (a WebSocket message is one of the connection stream). */
-  #frame(frame: SseFrame, stream: string): void {
-    takeFrame(this.inbound, frame, stream, this.#maxMessageBytes, this.socket ? "websocket" : "stream");
+export interface Transports {
+  http: HttpTransport;
+  /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
+  socket: WebSocketTransport | undefined;
+}
+
+export interface SocketCallbacks {
+  sink: FrameSink;
+  onLost(cause: AcpNetworkError): void;
+  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
+  busy?(): boolean;
+}
+
+/**
+ * The HTTP transport (always: DELETE and the RFD GETs use it) and, for `transport: "websocket"`,
+ * the socket, sharing one cookie store. Without a store (a browser) the page's cookie jar serves,
+ * with fetch's credentials mode as the caller set it.
+ */
+export function createTransports(options: ResolvedClientOptions, socket: SocketCallbacks): Transports {
+  const { cookies, credentials, path, connectionIdHeader, logger, maxMessageBytes } = options;
+  const http = new HttpTransport({
+    baseUrl: options.baseUrl,
+    path,
+    connectionIdHeader,
+    bootstrapQuery: options.bootstrapQuery,
+    headers: options.headers,
+    token: options.token,
+    fetch: options.fetch,
+    connectionId: options.connectionId,
+    logger,
+    cookies,
+    credentials,
+    protocolVersionHeader: options.protocolVersionHeader,
+    protocolVersion: options.protocolVersion,
+    maxMessageBytes,
+  });
+  const webSocket =
+    options.transport === "websocket" && options.watchdog
+      ? new WebSocketTransport({
+          url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
+          WebSocket: options.WebSocket,
+          connectionIdHeader,
+          headers: options.headers,
+          token: options.token,
+          cookies,
+          maxMessageBytes,
+          watchdog: options.watchdog,
+          logger,
+          ...socket,
+        })
+      : undefined;
+  return { http, socket: webSocket };
+}
+
+/**
+ * `idle`: nothing sent yet. `connecting`: the first exchange or the first stream open
+ * is under way. `open`: the event stream is live. `reconnecting`: it dropped and is
+ * coming back. `closed`: final; a new client is needed.
+ */
+export type AcpConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
+
+/** The connection's state as a replay-one stream; `closed` is terminal and completes it. */
+export class ConnectionStateMachine {
+  readonly #state = new BehaviorSubject<AcpConnectionState>("idle");
+  readonly state$: Observable<AcpConnectionState> = this.#state.pipe(distinctUntilChanged());
+
+  get value(): AcpConnectionState {
+    return this.#state.value;
+  }
+
+  set(next: AcpConnectionState): void {
+    if (this.#state.value === "closed") return;
+    this.#state.next(next);
+    if (next === "closed") this.#state.complete();
+  }
+}
+
+/** Requests that attach a session anew: they are how a conflicted session comes back. */
+const REATTACH = new Set(["session/load", "session/resume"]);
+
+/**
+ * Sessions the server refused with 409 (the RFD's "stream held elsewhere"): only that session
+ * fails, the connection lives on. Its in-flight requests are failed with the 409, new ones
+ * fail at once, until a `session/load` or `session/resume` of it succeeds.
+ */
+export class SessionConflicts {
+  readonly #failed = new Map<string, AcpHttpError>();
+  /** Request id → the session its params name, while it is in flight. */
+  readonly #inFlight = new Map<number, string>();
+
+  /** The 409 that blocks this request, if its session is conflicted and it does not reattach it. */
+  blocking(method: string, params: unknown): AcpHttpError | undefined {
+    const sessionId = sessionOf(params);
+    return sessionId === undefined || REATTACH.has(method) ? undefined : this.#failed.get(sessionId);
+  }
+
+  track(id: number, params: unknown): void {
+    const sessionId = sessionOf(params);
+    if (sessionId !== undefined) this.#inFlight.set(id, sessionId);
+  }
+
+  /** The request settled; a successful reattach clears its session. */
+  settled(id: number, method: string, params: unknown, ok: boolean): void {
+    this.#inFlight.delete(id);
+    const sessionId = sessionOf(params);
+    if (ok && sessionId !== undefined && REATTACH.has(method)) this.#failed.delete(sessionId);
+  }
+
+  /** Marks the session conflicted and fails its in-flight requests through `reject`. */
+  fail(sessionId: string, error: AcpHttpError, reject: (id: number, error: AcpHttpError) => void): void {
+    this.#failed.set(sessionId, error);
+    for (const [id, session] of [...this.#inFlight]) {
+      if (session !== sessionId) continue;
+      this.#inFlight.delete(id);
+      reject(id, error);
+    }
   }
 }

@@ -11,19 +11,18 @@ export {
   type RequestOptions,
   type CloseInfo,
 } from "./client.js";
-export { linkSignal, untilAborted, anySignal, deadlineSignal } from "./abort.js";
-export { CLIENT_INFO } from "./version.js";
-export { MemoryCookieStore, defaultCookieStore, type AcpCookieStore } from "./cookie-store.js";
-export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-size.js";
+export { CLIENT_INFO } from "./client-options.js";
+export { MemoryCookieStore, defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
+export { DEFAULT_MAX_MESSAGE_BYTES } from "./envelope.js";
 export type { AcpRecovery } from "./recovery.js";
-export type { WebSocketConstructor, WebSocketLike } from "./web-socket.js";
-export type { AcpConnectionState } from "./state.js";
-export type { AcpReconnectAttempt, ReconnectOption, ReconnectPolicy } from "./reconnect.js";
-export type { TokenSource } from "./http.js";
-export type { AcpParseError, ResponseEcho } from "./inbound.js";
+export type { WebSocketConstructor, WebSocketLike } from "../internal/web-socket.js";
+export type { AcpConnectionState } from "./connection.js";
+export type { AcpReconnectAttempt, ReconnectOption, ReconnectPolicy } from "../internal/backoff.js";
+export type { TokenSource } from "../internal/http.js";
+export type { AcpParseError, ResponseEcho } from "./json-rpc.js";
 export type { CursorAdvance, EventGap } from "./event-stream.js";
-export type { AcpClientHandlers, HandlerContext } from "./handlers.js";
-export { consoleLogger, type AcpLogger } from "./logger.js";
+export type { AcpClientHandlers, HandlerContext } from "./agent-requests.js";
+export { consoleLogger, type AcpLogger } from "../internal/logger.js";
 export {
   parseEnvelope,
   validateEnvelope,
@@ -41,7 +40,6 @@ export {
   type JsonRpcErrorObject,
 } from "./envelope.js";
 export * from "./acp-types.js";
-export * from "./errors/index.js";
-export { readHttpProblem } from "./http.js";
-export type { AttachSessionOptions } from "./session-attach.js";
+export * from "./errors.js";
+export type { AttachSessionOptions } from "./recovery.js";
 export { reattach, type AcpReattachment, type StoredConnection, type StoredSession } from "./reattach.js";

@@ -1,16 +1,10 @@
-import { AcpConnectionClosedError } from "./errors/connection-closed-error.js";
-import { AcpHttpError } from "./errors/http-error.js";
-import { AcpInterruptedError } from "./errors/interrupted-error.js";
-import { AcpProtocolError } from "./errors/protocol-error.js";
-import type { HttpTransport, PostResult } from "./http.js";
-import type { JsonRpcId } from "./envelope.js";
-import { requestIdOf, type Inbound, type SentEnvelope } from "./inbound.js";
-import { takeBody } from "./intake.js";
-import type { AcpLogger } from "./logger.js";
+import type { AcpLogger } from "../internal/logger.js";
+import { sessionOf, type JsonRpcId } from "./envelope.js";
+import { AcpConnectionClosedError, AcpHttpError, AcpInterruptedError, AcpProtocolError } from "./errors.js";
+import type { HttpTransport, PostResult } from "./http-transport.js";
+import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./json-rpc.js";
 import type { SessionStreams } from "./session-streams.js";
-import type { ConnectionStateMachine } from "./state.js";
 import type { WebSocketTransport } from "./ws-transport.js";
-import { sessionOf } from "./session-of.js";
 
 const SENT = Promise.resolve(true);
 
@@ -27,7 +21,8 @@ export interface OutboxWires {
   readonly socket: WebSocketTransport | undefined;
   readonly streams: SessionStreams;
   readonly inbound: Inbound;
-  readonly state: ConnectionStateMachine;
+  /** The connection's state: the first send moves it from `idle` to `connecting`. */
+  readonly state: { readonly value: string; set(next: "connecting"): void };
 }
 
 /** The outbox's settings, and how it reports a lost connection or a held session. */

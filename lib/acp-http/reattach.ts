@@ -1,9 +1,7 @@
 import type { InitializeParams, McpServer } from "./acp-types.js";
 import { AcpHttpClient } from "./client.js";
-import type { AcpHttpClientOptions } from "./client-options.js";
-import { AcpConnectionClosedError } from "./errors/connection-closed-error.js";
-import { debugLogger } from "./logger.js";
-import { normalizeReconnectPolicy } from "./reconnect.js";
+import { resolveClientOptions, type AcpHttpClientOptions } from "./client-options.js";
+import { AcpConnectionClosedError } from "./errors.js";
 import { SessionLedger, type AcpRecovery } from "./recovery.js";
 
 /** A session as stored for a later reattach: its id, its stream's cursor, and what `session/load` needs. */
@@ -79,11 +77,13 @@ export async function reattach(
   if (closed.reason !== "connection-lost") throw closed.error ?? new AcpConnectionClosedError(closed.reason);
   const { connectionId: _stored, ...fresh } = options;
   const ledger = SessionLedger.of(stored.initialize ?? {}, stored.sessions);
+  // The same defaults as every client's (the reconnect policy bounds the attempts, the logger reports them).
+  const resolved = resolveClientOptions(fresh);
   let current: AcpHttpClient | undefined;
   const recovery = await ledger.recover({
-    policy: normalizeReconnectPolicy(options.reconnect),
+    policy: resolved.reconnectPolicy,
     signal: new AbortController().signal,
-    logger: options.logger ?? debugLogger("acp-http"),
+    logger: resolved.logger,
     // A client whose first `initialize` failed is closed for good: each attempt gets a new one.
     reset: () => {
       current = new AcpHttpClient(fresh);

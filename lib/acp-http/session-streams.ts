@@ -1,21 +1,13 @@
-import { EarlyLoadStreams, loadedSession } from "./early-load-streams.js";
-import type { CloseReason } from "./errors/connection-closed-error.js";
-import { AcpHttpError } from "./errors/http-error.js";
-import {
-  EventStream,
-  FATAL_STATUSES,
-  RetriesExhaustedError,
-  StreamEndedError,
-  type CursorAdvance,
-  type EventGap,
-  type EventStreamStatus,
-} from "./event-stream.js";
-import type { HttpTransport } from "./http.js";
-import type { AcpLogger } from "./logger.js";
-import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "./reconnect.js";
-import type { SseFrame } from "./sse-stream.js";
-import { sessionOf } from "./session-of.js";
-import { LOSS_VERDICT_MAX_MS, StreamLosses } from "./stream-losses.js";
+// The set of event streams of one connection: the connection stream and, in the RFD profile, one
+// stream per session (opened early for session/load and session/resume, stopped when a session
+// closes), and the verdict on a session whose stream was lost.
+import type { FrameSink } from "./json-rpc.js";
+import { type CloseReason, AcpHttpError } from "./errors.js";
+import { EventStream, FATAL_STATUSES, RetriesExhaustedError, StreamEndedError, type CursorAdvance, type EventGap, type EventStreamStatus } from "./event-stream.js";
+import type { HttpTransport } from "./http-transport.js";
+import type { AcpLogger } from "../internal/logger.js";
+import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
+import { sessionOf } from "./envelope.js";
 
 export interface SessionStreamsOptions {
   http: HttpTransport;
@@ -28,9 +20,8 @@ export interface SessionStreamsOptions {
   /** The server's ids are contiguous numbers (gaps are detectable); false: opaque. */
   contiguousIds: boolean;
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
-  onFrame(frame: SseFrame, stream: string): void;
-  /** A stream read has been fully dispatched (see `EventStreamOptions.onReadDone`). */
-  onReadDone?(): void;
+  /** Where every stream's frames go, and each completed read (see `EventStreamOptions.onReadDone`). */
+  sink: FrameSink;
   onGap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
   onStatus(status: EventStreamStatus): void;
@@ -223,8 +214,8 @@ export class SessionStreams {
       ...(name === CONNECTION_STREAM ? {} : { sessionId: name }),
       ...(this.#options.onCursor ? { onCursor: this.#options.onCursor } : {}),
       logger,
-      onFrame: (frame, streamName) => this.#options.onFrame(frame, streamName),
-      ...(this.#options.onReadDone ? { onReadDone: this.#options.onReadDone } : {}),
+      onFrame: (frame, streamName) => this.#options.sink.frame(frame, streamName),
+      onReadDone: () => this.#options.sink.readDone(),
       onGap: (gap) => {
         logger.warn("events lost: the server no longer had them", { ...gap });
         this.#options.onGap(gap);
@@ -282,5 +273,113 @@ export class SessionStreams {
     logger.warn("session stream refused", { session: name, status: error.status });
     this.#losses.dropped(name, error);
     this.#losses.settle(name);
+  }
+}
+
+/** Methods that attach an existing session, named in the request: their results carry no `sessionId`. */
+const SESSION_FROM_PARAMS: ReadonlySet<string> = new Set(["session/load", "session/resume"]);
+
+/** The session a `session/load` or `session/resume` attaches; undefined for any other method. */
+export const loadedSession = (method: string, params: unknown): string | undefined =>
+  SESSION_FROM_PARAMS.has(method) ? sessionOf(params) : undefined;
+
+/**
+ * Which session streams were opened before their `session/load` or `session/resume` went out (RFD
+ * profile), as the official SDK does: some servers (goose) answer the load on that stream and hold the
+ * answer until a GET is there. A server may refuse that GET until the session is attached here (qwen:
+ * 403), or while its old holder still lets go (409): a refusal before the answer is only noted, since the
+ * answer opens the stream again; a GET still pending at the answer is asked once more if refused after it.
+ */
+export class EarlyLoadStreams {
+  /** Opened before their load, which is not answered yet. */
+  readonly #unanswered = new Set<string>();
+  /** Their load was answered while the stream was there: its next refusal is asked again once. */
+  readonly #answered = new Set<string>();
+
+  /** A stream opens for this session's load, before the load goes out. */
+  opening(sessionId: string): void {
+    this.#unanswered.add(sessionId);
+  }
+
+  /** The load failed: whether a stream was opened for it, which is then not wanted. */
+  failed(sessionId: string | undefined): boolean {
+    return sessionId !== undefined && this.#unanswered.delete(sessionId);
+  }
+
+  /** The load was answered; `streaming`: its stream is still there (not refused meanwhile). */
+  answered(sessionId: string, streaming: boolean): void {
+    if (this.#unanswered.delete(sessionId) && streaming) this.#answered.add(sessionId);
+  }
+
+  /** The server accepted the session's GET: a later refusal is not the load's. */
+  accepted(sessionId: string): void {
+    this.#answered.delete(sessionId);
+  }
+
+  /**
+   * The session's GET was refused: "wait" while its load is unanswered (only that answer's refusal
+   * counts), "retry" when the answer came before the refusal, undefined when the refusal is not the load's.
+   */
+  refused(sessionId: string): "wait" | "retry" | undefined {
+    if (this.#unanswered.has(sessionId)) return "wait";
+    return this.#answered.delete(sessionId) ? "retry" : undefined;
+  }
+
+  /** The session's stream stopped (it closed): nothing of its load is kept. */
+  forget(sessionId: string): void {
+    this.#unanswered.delete(sessionId);
+    this.#answered.delete(sessionId);
+  }
+
+  clear(): void {
+    this.#unanswered.clear();
+    this.#answered.clear();
+  }
+}
+
+/** How long a lost stream's verdict waits for the reopen at most (a GET that hangs, a server that is down). */
+export const LOSS_VERDICT_MAX_MS = 3000;
+
+/**
+ * Session streams ended where the server cannot replay them, waiting for the verdict on what was
+ * in flight. A stream that ends on a server without event ids may mean that only the stream ended
+ * (it reopens: what was written meanwhile is gone, the requests waiting on it fail as `stream-lost`)
+ * or that the connection is gone (the reopen gets 404: the recovery or the close fails everything,
+ * and a caller who retries at once finds the recovery under way instead of racing it). So the
+ * verdict comes when the stream is open again, when it is given up or its session closed, or after
+ * `maxWaitMs` at most; a reset or close of the connection cancels it.
+ */
+export class StreamLosses {
+  readonly #pending = new Map<string, { cause: Error; timer: ReturnType<typeof setTimeout> }>();
+  readonly #maxWaitMs: number;
+  readonly #onLost: (sessionId: string, cause: Error) => void;
+
+  constructor(maxWaitMs: number, onLost: (sessionId: string, cause: Error) => void) {
+    this.#maxWaitMs = maxWaitMs;
+    this.#onLost = onLost;
+  }
+
+  /** The session's stream ended and cannot be replayed; the first end's cause is kept until the verdict. */
+  dropped(sessionId: string, cause: Error): void {
+    if (this.#pending.has(sessionId)) return;
+    const timer = setTimeout(() => this.settle(sessionId), this.#maxWaitMs);
+    // A verdict pending must never keep a process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+    this.#pending.set(sessionId, { cause, timer });
+  }
+
+  /** The verdict is in (the stream reopened, or is gone for good): what waited on it is lost. */
+  settle(sessionId: string): void {
+    const pending = this.#pending.get(sessionId);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.#pending.delete(sessionId);
+    this.#onLost(sessionId, pending.cause);
+  }
+
+  /** The connection is reset or closed: whoever handles that fails what is in flight. */
+  clear(): void {
+    for (const { timer } of this.#pending.values()) clearTimeout(timer);
+    this.#pending.clear();
   }
 }

@@ -1,17 +1,14 @@
-import { headersFrom, type AcpCookieStore } from "./cookie-store.js";
-import { AcpNetworkError } from "./errors/network-error.js";
-import { assertHeaders, mergeHeaders } from "./headers.js";
-import type { AcpLogger } from "./logger.js";
-import { oversize } from "./message-size.js";
-import { ANSWER_HEAD_CHARS } from "./oversize-answer.js";
-import { resolveToken, type TokenSource } from "./token.js";
-import {
-  resolveWebSocket,
-  WEB_SOCKET_OPEN,
-  type WebSocketConstructor,
-  type WebSocketLike,
-} from "./web-socket.js";
-import { SocketWatchdog, type NormalizedWatchdogPolicy } from "./ws-watchdog.js";
+// The WebSocket transport: one socket to the same endpoint, one JSON text frame per message, and a
+// liveness watchdog for half-open sockets. Frames go to the same inbound as SSE frames.
+import type { FrameSink } from "./json-rpc.js";
+import { headersFrom, type AcpCookieStore } from "./http-transport.js";
+import { AcpNetworkError } from "./errors.js";
+import { assertHeaders, mergeHeaders, resolveToken, type TokenSource } from "../internal/http.js";
+import type { AcpLogger } from "../internal/logger.js";
+import { oversize, ANSWER_HEAD_CHARS } from "./envelope.js";
+import { resolveWebSocket, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from "../internal/web-socket.js";
+import { normalizeTimeout } from "../internal/abort.js";
+import type { WebSocketWatchdogPolicy } from "../internal/backoff.js";
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` URL of the endpoint. */
@@ -25,15 +22,19 @@ export interface WebSocketTransportOptions {
   /** The liveness watchdog's settings (`reconnect.webSocket`); none without. */
   watchdog?: NormalizedWatchdogPolicy;
   logger: AcpLogger;
-  /** One text frame: one JSON-RPC message. */
-  onMessage(data: string): void;
-  /** A text frame over `maxMessageBytes`, dropped; `head` is its beginning (what answers it names). */
-  onOversize(bytes: number, head: string): void;
+  /**
+   * Where text frames go, each a frame of the `connection` stream and a read of its own; one over
+   * `maxMessageBytes` is dropped and only its head (what answer it names) handed on.
+   */
+  sink: FrameSink;
   /** The socket went away without `close()` being called; `cause` says how. */
   onLost(cause: AcpNetworkError): void;
   /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
   busy?(): boolean;
 }
+
+/** A socket carries one stream, the connection's. */
+const CONNECTION_STREAM = "connection";
 
 /** How long to wait for a socket to open before the send fails. */
 const OPEN_TIMEOUT_MS = 15_000;
@@ -178,8 +179,10 @@ export class WebSocketTransport {
     const take = (data: string): void => {
       watchdog?.heard();
       const bytes = oversize(data, maxMessageBytes);
-      if (bytes !== undefined) return this.#options.onOversize(bytes, data.slice(0, ANSWER_HEAD_CHARS));
-      this.#options.onMessage(data);
+      const { sink } = this.#options;
+      if (bytes !== undefined) return sink.tooLarge(bytes, data.slice(0, ANSWER_HEAD_CHARS), CONNECTION_STREAM);
+      sink.frame({ id: undefined, event: undefined, data }, CONNECTION_STREAM);
+      sink.readDone();
     };
     const { on, terminate } = socket as Partial<EmittingSocket>;
     // `ws` (known by `terminate()`, as for headers) emits the frame's bytes directly; its
@@ -240,5 +243,102 @@ function closeQuietly(socket: WebSocketLike, code: number): void {
     socket.close(code);
   } catch {
     // Closing a socket that never opened can throw in some implementations; it is gone either way.
+  }
+}
+
+export interface NormalizedWatchdogPolicy {
+  heartbeatMs: number | undefined;
+  idleTimeoutMs: number | undefined;
+}
+
+const DEFAULT_HEARTBEAT_MS = 15_000;
+
+export function normalizeWatchdogPolicy(policy: WebSocketWatchdogPolicy = {}): NormalizedWatchdogPolicy {
+  const heartbeatMs = normalizeTimeout(policy.heartbeatMs, "reconnect.webSocket.heartbeatMs") ?? DEFAULT_HEARTBEAT_MS;
+  return {
+    heartbeatMs: heartbeatMs === 0 ? undefined : heartbeatMs,
+    idleTimeoutMs: normalizeTimeout(policy.idleTimeoutMs, "reconnect.webSocket.idleTimeoutMs"),
+  };
+}
+
+/** `ws` sockets: protocol pings, and pongs as an event (not on the standard interface). */
+interface PingingSocket {
+  ping(): void;
+  on(event: "pong", listener: () => void): void;
+}
+
+const canPing = (socket: WebSocketLike): socket is WebSocketLike & PingingSocket =>
+  typeof (socket as Partial<PingingSocket>).ping === "function" &&
+  typeof (socket as Partial<PingingSocket>).on === "function";
+
+/**
+ * Watches one open socket. Frames only set a flag (`heard`): the clock is read once per
+ * heartbeat, never per message. A stall is reported once; the owner then drops the socket.
+ */
+export class SocketWatchdog {
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #socket: (WebSocketLike & PingingSocket) | undefined;
+  readonly #idleMs: number;
+  readonly #busy: () => boolean;
+  readonly #onStall: (silentMs: number) => void;
+  #heard = false;
+  #quietSince = Date.now();
+
+  /** Starts watching, or returns undefined when the policy has nothing to watch on this socket. */
+  static start(
+    socket: WebSocketLike,
+    policy: NormalizedWatchdogPolicy | undefined,
+    busy: () => boolean,
+    onStall: (silentMs: number) => void,
+  ): SocketWatchdog | undefined {
+    const { heartbeatMs, idleTimeoutMs } = policy ?? {};
+    if (heartbeatMs === undefined) return undefined;
+    const pings = canPing(socket);
+    if (!pings && idleTimeoutMs === undefined) return undefined;
+    return new SocketWatchdog(socket, pings, heartbeatMs, idleTimeoutMs ?? 2 * heartbeatMs, busy, onStall);
+  }
+
+  private constructor(
+    socket: WebSocketLike,
+    pings: boolean,
+    heartbeatMs: number,
+    idleMs: number,
+    busy: () => boolean,
+    onStall: (silentMs: number) => void,
+  ) {
+    this.#socket = pings ? (socket as WebSocketLike & PingingSocket) : undefined;
+    this.#idleMs = idleMs;
+    this.#busy = busy;
+    this.#onStall = onStall;
+    this.#socket?.on("pong", () => (this.#heard = true));
+    this.#timer = setInterval(() => this.#tick(), heartbeatMs);
+    // A watchdog must never keep a process alive on its own.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Something arrived on the socket. */
+  heard(): void {
+    this.#heard = true;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    // Without pings, silence while nothing is awaited says nothing about the peer.
+    if (this.#heard || (this.#socket === undefined && !this.#busy())) {
+      this.#heard = false;
+      this.#quietSince = now;
+    } else if (now - this.#quietSince >= this.#idleMs) {
+      this.stop();
+      return this.#onStall(now - this.#quietSince);
+    }
+    try {
+      this.#socket?.ping();
+    } catch {
+      // A socket that is closing cannot ping; its close event follows.
+    }
   }
 }

@@ -2,8 +2,6 @@ import { Subject, Subscription, filter, map, merge, tap } from "rxjs";
 import {
   AcpHttpClient,
   AcpTimeoutError,
-  deadlineSignal,
-  linkSignal,
   type AcpClientHandlers,
   type AcpLogger,
   type CursorAdvance,
@@ -12,6 +10,7 @@ import {
   type RequestOptions,
   type TokenSource,
 } from "../acp-http/index.js";
+import { deadlineSignal, linkSignal } from "../internal/abort.js";
 import { AgentExitedError } from "./errors/agent-exited-error.js";
 import { ProtocolError } from "./errors/call-errors.js";
 import { toSandboxError } from "./errors/convert.js";

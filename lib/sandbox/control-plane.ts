@@ -1,11 +1,7 @@
 import ky, { type KyInstance } from "ky";
 import * as v from "valibot";
-import { readHttpProblem, type TokenSource } from "../acp-http/index.js";
-import { linkSignal } from "../acp-http/abort.js";
-import { mergeHeaders } from "../acp-http/headers.js";
-import { startDeadline, normalizeTimeout } from "../acp-http/timeout.js";
-import { resolveToken } from "../acp-http/token.js";
-import { joinUrl, type QueryValues } from "../acp-http/url.js";
+import { linkSignal, normalizeTimeout, startDeadline } from "../internal/abort.js";
+import { joinUrl, mergeHeaders, readHttpProblem, resolveToken, type QueryValues, type TokenSource } from "../internal/http.js";
 import { CallAbortedError, CallTimeoutError, ProtocolError } from "./errors/call-errors.js";
 import { toSandboxError } from "./errors/convert.js";
 import { SandboxAgentHttpError } from "./errors/http-error.js";

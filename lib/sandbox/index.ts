@@ -91,7 +91,7 @@ export {
   WebSocketUnavailableError,
   type WebSocketConstructor,
   type WebSocketLike,
-} from "../acp-http/web-socket.js";
+} from "../internal/web-socket.js";
 export * from "./errors/index.js";
 export * from "./desktop/index.js";
 export * from "./persistence/index.js";

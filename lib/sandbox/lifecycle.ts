@@ -1,7 +1,6 @@
 import { BehaviorSubject, Subject } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
-import { linkSignal, untilAborted } from "../acp-http/abort.js";
-import { normalizeTimeout, startDeadline } from "../acp-http/timeout.js";
+import { linkSignal, normalizeTimeout, startDeadline, untilAborted } from "../internal/abort.js";
 import { SandboxConnection, type CallOptions } from "./connection.js";
 import { AlreadyConnectedError } from "./errors/already-connected-error.js";
 import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";

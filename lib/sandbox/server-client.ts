@@ -1,4 +1,4 @@
-import { normalizeTimeout } from "../acp-http/timeout.js";
+import { normalizeTimeout } from "../internal/abort.js";
 import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
 import type { CallOptions } from "./connection.js";
 import { ControlPlaneHttp } from "./control-plane.js";

@@ -1,4 +1,4 @@
-import { deadlineSignal, untilAborted } from "../acp-http/abort.js";
+import { deadlineSignal, untilAborted } from "../internal/abort.js";
 import type { CallOptions } from "./connection.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";

@@ -1,4 +1,5 @@
-import { AcpTimeoutError, deadlineSignal } from "../acp-http/index.js";
+import { AcpTimeoutError } from "../acp-http/index.js";
+import { deadlineSignal } from "../internal/abort.js";
 import { validate } from "./control-plane.js";
 import type { CallOptions, SandboxConnection } from "./connection.js";
 import { CallAbortedError } from "./errors/call-errors.js";

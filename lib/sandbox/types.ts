@@ -1,4 +1,4 @@
-import type { WebSocketConstructor } from "../acp-http/web-socket.js";
+import type { WebSocketConstructor } from "../internal/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { HealthWaitOptions } from "./config/health.js";

@@ -39,8 +39,8 @@ describe("package contents", () => {
     const stray = files.filter((path) => !(path.startsWith("dist/") || path === "package.json" || /^README\.md$/i.test(path) || /^LICEN[CS]E/i.test(path)));
     expect(stray).toEqual([]);
     expect(files.filter((path) => /(^|\/)(spec|examples|bench|node_modules|tmp-smoke)\//.test(path))).toEqual([]);
-    // Credentials files anywhere; "secret"/"token" names only outside compiled modules (lib/acp-http/token.ts
-    // is the token-source code, not a token).
+    // Credentials files anywhere; "secret"/"token" names only outside compiled modules (a compiled module
+    // so named is code that handles tokens, not a token).
     const compiled = /\.(js|d\.ts|js\.map)$/;
     expect(files.filter((path) => /(^|\/)\.env|\.npmrc|\.pem$|\.key$/i.test(path))).toEqual([]);
     expect(files.filter((path) => /secret|token/i.test(path) && !compiled.test(path))).toEqual([]);

@@ -16,7 +16,7 @@ import {
   type AcpParseError,
   type CursorAdvance,
 } from "../../lib/acp-http/index.js";
-import { readSseBody } from "../../lib/acp-http/sse-stream.js";
+import { readSseBody } from "../../lib/internal/sse.js";
 import { FAKE_REPLY_MARKER } from "../support/fake-openai.js";
 import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, type QwenServe } from "../support/qwen-server.js";
 import { qwenForBlock } from "./support/qwen-block.js";

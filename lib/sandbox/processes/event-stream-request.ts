@@ -1,4 +1,4 @@
-import { readHttpProblem } from "../../acp-http/index.js";
+import { readHttpProblem } from "../../internal/http.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallAbortedError, NetworkError } from "../errors/call-errors.js";
 import { SandboxAgentHttpError } from "../errors/http-error.js";

@@ -1,6 +1,6 @@
 import { Observable } from "rxjs";
-import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../acp-http/reconnect.js";
-import { readSseBody } from "../../acp-http/sse-stream.js";
+import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../internal/backoff.js";
+import { readSseBody } from "../../internal/sse.js";
 import { SandboxAgentHttpError } from "../errors/http-error.js";
 import { LogStreamError } from "../errors/log-stream-error.js";
 import { ProtocolError } from "../errors/call-errors.js";

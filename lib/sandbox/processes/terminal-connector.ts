@@ -1,4 +1,4 @@
-import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../acp-http/web-socket.js";
+import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../internal/web-socket.js";
 import type { CallOptions } from "../connection.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallTimeoutError } from "../errors/call-errors.js";

@@ -4,7 +4,7 @@ import {
   defaultCookieStore,
   headersFrom,
   type AcpCookieStore,
-} from "../../../lib/acp-http/cookie-store.js";
+} from "../../../lib/acp-http/http-transport.js";
 
 const response = (...setCookies: string[]): Headers => {
   const headers = new Headers();

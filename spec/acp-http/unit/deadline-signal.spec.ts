@@ -3,7 +3,7 @@
  * exactly as an abort is, with a reason that tells the two apart.
  */
 import { jest } from "@jest/globals";
-import { deadlineSignal } from "../../../lib/acp-http/index.js";
+import { deadlineSignal } from "../../../lib/internal/abort.js";
 
 class Deadline {
   constructor(readonly ms: number) {}

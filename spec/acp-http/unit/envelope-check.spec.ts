@@ -1,17 +1,13 @@
 /**
- * The hand-written envelope check (lib/acp-http/envelope-check.ts) against the valibot schemas it
- * stands in for: on every input it takes, the schema must succeed with the same output (values
+ * The envelope rule (`checkEnvelope` in lib/acp-http/envelope.ts) against a valibot model of JSON-RPC 2.0
+ * (spec/support/envelope-schemas.ts): on every input it takes, the schema must succeed with the same output (values
  * and key order, nested copies included); on JSON input, it must take every input the schema
  * accepts (so valid frames never pay for the schema) and none it rejects.
  */
 import * as v from "valibot";
-import {
-  ENVELOPE_SCHEMAS as SCHEMAS,
-  envelopeKind as kindOf,
-  parseEnvelope,
-  validateEnvelope,
-} from "../../../lib/acp-http/envelope.js";
-import { checkEnvelope, type EnvelopeKind } from "../../../lib/acp-http/envelope-check.js";
+import { envelopeKind as kindOf, parseEnvelope, validateEnvelope } from "../../../lib/acp-http/envelope.js";
+import { checkEnvelope, type EnvelopeKind } from "../../../lib/acp-http/envelope.js";
+import { ENVELOPE_SCHEMAS as SCHEMAS } from "../../support/envelope-schemas.js";
 import { mulberry32, randomInt } from "../../support/prng.js";
 
 /** Deep structure with key order: two values print alike only if they are alike, keys in the same order. */
@@ -108,7 +104,7 @@ describe("checkEnvelope against the envelope schemas", () => {
     expect(reused).toBeLessThan(taken);
   });
 
-  it("leaves what JSON cannot produce to the schema, and validateEnvelope still answers as the schema does", () => {
+  it("answers what JSON cannot produce (undefined values, NaN, holes, inherited keys) as the schema does", () => {
     const odd: Record<string, unknown>[] = [
       { jsonrpc: "2.0", method: "m", params: undefined },
       { jsonrpc: "2.0", id: undefined, method: "m" },
@@ -128,7 +124,31 @@ describe("checkEnvelope against the envelope schemas", () => {
     }
   });
 
-  it("keeps the schema's error messages for envelopes it does not take", () => {
+  it("names the same faulty fields as the schema when it refuses (2,000 random JSON envelopes)", () => {
+    const random = mulberry32(20261204);
+    const pathsOf = (error: string) =>
+      error
+        .replace(/^invalid JSON-RPC envelope: /, "")
+        .split("; ")
+        .map((fault) => fault.slice(0, fault.indexOf(":")));
+    let refused = 0;
+    for (let n = 0; n < 2_000; n++) {
+      const text = randomEnvelopeText(random);
+      const json = JSON.parse(text) as Record<string, unknown>;
+      const kind = kindOf(json);
+      if (!kind) continue;
+      const schema = v.safeParse(SCHEMAS[kind], json);
+      const verdict = parseEnvelope(text);
+      expect({ text, ok: verdict.ok }).toEqual({ text, ok: schema.success });
+      if (verdict.ok || schema.success) continue;
+      const expected = schema.issues.slice(0, 3).map((issue) => issue.path?.map((item) => String(item.key)).join("."));
+      expect({ text, paths: pathsOf(verdict.error) }).toEqual({ text, paths: expected });
+      refused++;
+    }
+    expect(refused).toBeGreaterThan(200);
+  });
+
+  it("explains a refusal by the faulty field, as the schema does", () => {
     expect(parseEnvelope('{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}')).toEqual({
       ok: false,
       error: expect.stringMatching(/^invalid JSON-RPC envelope: error\.code: /),

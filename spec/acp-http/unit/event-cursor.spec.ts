@@ -1,4 +1,4 @@
-import { EventCursor, type CursorVerdict } from "../../../lib/acp-http/event-cursor.js";
+import { EventCursor, type CursorVerdict } from "../../../lib/acp-http/event-stream.js";
 import { mulberry32, randomInt } from "../../support/prng.js";
 
 /** Feeds ids through the cursor as the event stream does: judge, then advance on accepted ones. */

@@ -3,8 +3,8 @@
  * advances, and a stall watchdog that measures the server, not us.
  */
 import { EventStream, type CursorAdvance, type EventGap, type EventStreamOptions, type EventStreamStatus } from "../../../lib/acp-http/event-stream.js";
-import { normalizeReconnectPolicy } from "../../../lib/acp-http/reconnect.js";
-import type { SseFrame } from "../../../lib/acp-http/sse-stream.js";
+import { normalizeReconnectPolicy } from "../../../lib/internal/backoff.js";
+import type { SseFrame } from "../../../lib/internal/sse.js";
 
 const silent = { debug: () => undefined, warn: () => undefined };
 const encoder = new TextEncoder();

@@ -1,4 +1,4 @@
-import { answeredIdOf } from "../../../lib/acp-http/oversize-answer.js";
+import { answeredIdOf } from "../../../lib/acp-http/envelope.js";
 
 const big = "x".repeat(100_000);
 

@@ -1,5 +1,5 @@
 import { AcpNetworkError } from "../../../lib/acp-http/index.js";
-import { readPostAnswer } from "../../../lib/acp-http/post-answer.js";
+import { readPostAnswer } from "../../../lib/acp-http/http-transport.js";
 
 /** A body that sends `head`, then fails (a connection reset mid-body) or never ends. */
 function body(head: string, end: "error" | "never"): ReadableStream<Uint8Array> {

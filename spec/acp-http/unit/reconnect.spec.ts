@@ -1,4 +1,4 @@
-import { normalizeReconnectPolicy, reconnectDelay, type NormalizedReconnectPolicy } from "../../../lib/acp-http/reconnect.js";
+import { normalizeReconnectPolicy, reconnectDelay, type NormalizedReconnectPolicy } from "../../../lib/internal/backoff.js";
 import { mulberry32 } from "../../support/prng.js";
 
 const noJitter = (overrides: Partial<NormalizedReconnectPolicy> = {}): NormalizedReconnectPolicy =>

@@ -1,5 +1,5 @@
-import { silentLogger } from "../../../lib/acp-http/logger.js";
-import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../../../lib/acp-http/reconnect.js";
+import { silentLogger } from "../../../lib/internal/logger.js";
+import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../../../lib/internal/backoff.js";
 import { SessionLedger, type RecoverOptions } from "../../../lib/acp-http/recovery.js";
 
 const INIT = { protocolVersion: 1, clientCapabilities: {} };

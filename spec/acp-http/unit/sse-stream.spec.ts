@@ -1,4 +1,4 @@
-import { readSseBody, type SseFrame } from "../../../lib/acp-http/sse-stream.js";
+import { readSseBody, type SseFrame } from "../../../lib/internal/sse.js";
 import { mulberry32, randomInt } from "../../support/prng.js";
 
 /**

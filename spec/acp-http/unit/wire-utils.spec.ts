@@ -1,8 +1,8 @@
 import { AcpInvalidHeaderError } from "../../../lib/acp-http/index.js";
-import { assertHeaders, mergeHeaders } from "../../../lib/acp-http/headers.js";
-import { MAX_TIMER_MS, normalizeTimeout, startDeadline } from "../../../lib/acp-http/timeout.js";
-import { resolveToken } from "../../../lib/acp-http/token.js";
-import { joinUrl, withQuery } from "../../../lib/acp-http/url.js";
+import { assertHeaders, mergeHeaders } from "../../../lib/internal/http.js";
+import { MAX_TIMER_MS, normalizeTimeout, startDeadline } from "../../../lib/internal/abort.js";
+import { resolveToken } from "../../../lib/internal/http.js";
+import { joinUrl, withQuery } from "../../../lib/internal/http.js";
 
 describe("mergeHeaders", () => {
   it("treats names case-insensitively: ours win for content-type and accept, never joined", () => {

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket, { WebSocketServer, type WebSocket as ServerSocket } from "ws";
-import { MemoryCookieStore } from "../../../lib/acp-http/cookie-store.js";
-import { AcpNetworkError } from "../../../lib/acp-http/errors/network-error.js";
-import { silentLogger } from "../../../lib/acp-http/logger.js";
-import type { WebSocketConstructor } from "../../../lib/acp-http/web-socket.js";
+import { MemoryCookieStore } from "../../../lib/acp-http/http-transport.js";
+import { AcpNetworkError } from "../../../lib/acp-http/errors.js";
+import { silentLogger } from "../../../lib/internal/logger.js";
+import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { WebSocketTransport, type WebSocketTransportOptions } from "../../../lib/acp-http/ws-transport.js";
 
 interface Loopback {
@@ -69,8 +69,11 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
       cookies: new MemoryCookieStore(),
       maxMessageBytes: 64,
       logger: silentLogger,
-      onMessage: (data) => messages.push(data),
-      onOversize: (bytes, head) => oversized.push([bytes, head]),
+      sink: {
+        frame: (frame) => messages.push(frame.data),
+        readDone: () => undefined,
+        tooLarge: (bytes, head) => oversized.push([bytes, head]),
+      },
       onLost: (cause) => lost.push(cause),
       ...extra,
     });

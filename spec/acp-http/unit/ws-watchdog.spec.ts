@@ -1,7 +1,7 @@
 import WebSocket, { WebSocketServer } from "ws";
 import type { AddressInfo } from "node:net";
-import type { WebSocketLike } from "../../../lib/acp-http/web-socket.js";
-import { normalizeWatchdogPolicy, SocketWatchdog } from "../../../lib/acp-http/ws-watchdog.js";
+import type { WebSocketLike } from "../../../lib/internal/web-socket.js";
+import { normalizeWatchdogPolicy, SocketWatchdog } from "../../../lib/acp-http/ws-transport.js";
 
 describe("normalizeWatchdogPolicy", () => {
   it("pings every 15 s by default, with no silence bound of its own", () => {

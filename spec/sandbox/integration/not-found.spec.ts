@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom, toArray } from "rxjs";
 import WebSocket from "ws";
-import type { WebSocketConstructor } from "../../../lib/acp-http/web-socket.js";
+import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import {
   InvalidRequestError,
   NotFoundError,

@@ -1,6 +1,6 @@
 /** Builds the process API the way the client will (a ControlPlaneHttp plus its settings), for the specs. */
 import WebSocket from "ws";
-import type { WebSocketConstructor } from "../../../lib/acp-http/web-socket.js";
+import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { ControlPlaneHttp, type HttpSettings } from "../../../lib/sandbox/control-plane.js";
 import { Processes, type ProcessesOptions } from "../../../lib/sandbox/processes/index.js";
 import type { ProcessInfo } from "../../../lib/sandbox/processes/schemas.js";

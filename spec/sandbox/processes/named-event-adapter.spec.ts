@@ -1,4 +1,4 @@
-import { readSseBody, type SseFrame } from "../../../lib/acp-http/sse-stream.js";
+import { readSseBody, type SseFrame } from "../../../lib/internal/sse.js";
 import { unnameEvents } from "../../../lib/sandbox/processes/named-event-adapter.js";
 
 function body(chunks: string[]): ReadableStream<Uint8Array> {

@@ -4,7 +4,7 @@ import { WebSocketServer } from "ws";
 import { NotATerminalError } from "../../../lib/sandbox/errors/not-a-terminal-error.js";
 import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
 import { TerminalError } from "../../../lib/sandbox/errors/terminal-error.js";
-import { WebSocketUnavailableError } from "../../../lib/acp-http/web-socket.js";
+import { WebSocketUnavailableError } from "../../../lib/internal/web-socket.js";
 import type { Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, sleep, text, until, untilExited } from "./helpers.js";

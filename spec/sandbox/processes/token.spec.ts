@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import WebSocket from "ws";
 import { firstValueFrom } from "rxjs";
-import type { WebSocketConstructor } from "../../../lib/acp-http/web-socket.js";
+import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
 import type { ProcessLogEntry, Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";

@@ -1,5 +1,5 @@
 import WebSocket from "ws";
-import { resolveWebSocket, WebSocketUnavailableError, type WebSocketConstructor } from "../../../lib/acp-http/web-socket.js";
+import { resolveWebSocket, WebSocketUnavailableError, type WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 
 describe("resolveWebSocket", () => {
   const global = globalThis as { WebSocket?: unknown };

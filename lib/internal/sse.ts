@@ -1,3 +1,5 @@
+// Reading a Server-Sent Events body into frames; used by the protocol client's event streams
+// and the sandbox's process-log follower.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 /** One dispatched Server-Sent Event. */

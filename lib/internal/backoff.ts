@@ -1,5 +1,6 @@
-import { normalizeTimeout } from "./timeout.js";
-import type { WebSocketWatchdogPolicy } from "./ws-watchdog.js";
+// Reconnect policy and backoff delays, shared by the protocol client's event streams and the
+// sandbox's log follower; the defaults live in normalizeReconnectPolicy only.
+import { normalizeTimeout } from "./abort.js";
 
 /**
  * How the event stream comes back after a drop. Every reconnect counts against
@@ -91,4 +92,23 @@ export function reconnectDelay(
 
 function nonNegative(value: number | undefined, fallback: number): number {
   return value === undefined || !Number.isFinite(value) || value < 0 ? fallback : value;
+}
+
+/**
+ * The WebSocket liveness watchdog (`reconnect.webSocket`). A half-open socket (the peer gone
+ * without a close frame or FIN) otherwise looks open forever and every request on it waits.
+ */
+export interface WebSocketWatchdogPolicy {
+  /**
+   * How often the watchdog looks, in ms; where the socket has `ping()` (the `ws` package) a ping
+   * goes out each time, which the peer answers by protocol. Default 15 000; 0 turns the watchdog off.
+   */
+  heartbeatMs?: number;
+  /**
+   * How long without any frame or pong is a stall, in ms. With `ping()`: default twice
+   * `heartbeatMs`, counted at any time. Without it (browsers' sockets cannot ping) silence is
+   * counted only while requests wait for answers, and only when this is set: an agent may work
+   * quietly for long, so pick a bound longer than its quietest turn.
+   */
+  idleTimeoutMs?: number;
 }

@@ -1,8 +1,10 @@
+// Abort and deadline helpers shared by the protocol client and the sandbox client: a call's
+// `{ signal, timeoutMs }` becomes one AbortSignal (deadlineSignal), `timeoutMs` is normalised here
+// only, and no helper leaves a listener or a timer behind.
 /**
  * Small AbortSignal utilities shared by both layers. They never leave a listener behind:
  * every link is undone when the caller is done with it.
  */
-import { normalizeTimeout, startDeadline } from "./timeout.js";
 
 /** Aborts `target` when `source` aborts; returns the unlinking function (no listener outlives the call). */
 export function linkSignal(source: AbortSignal | undefined, target: AbortController): () => void {
@@ -64,4 +66,68 @@ export function deadlineSignal(
       unlink();
     },
   };
+}
+
+/**
+ * The largest delay a JavaScript timer honours (2^31 − 1 ms, about 24.8 days). Node
+ * fires a longer one at once, and ky rejects it with a RangeError; a deadline that
+ * long means "none" to any caller.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Normalises a caller's `timeoutMs`: undefined, ≥ 2^31 − 1 or Infinity mean no
+ * deadline (undefined is returned); 0 and up to the limit are kept. A negative value
+ * or NaN is a caller bug and throws a TypeError at the call, before anything is sent.
+ */
+export function normalizeTimeout(timeoutMs: number | undefined, what = "timeoutMs"): number | undefined {
+  if (timeoutMs === undefined) return undefined;
+  if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+    throw new TypeError(`${what} must be a non-negative number of milliseconds (got ${String(timeoutMs)})`);
+  }
+  return timeoutMs >= MAX_TIMER_MS ? undefined : timeoutMs;
+}
+
+/**
+ * Starts a timer for a normalised deadline, or none when there is no deadline.
+ * `unref`: the timer does not keep a Node process alive. Returns the function that cancels it.
+ */
+export function startDeadline(
+  timeoutMs: number | undefined,
+  onTimeout: () => void,
+  options: { unref?: boolean } = {},
+): () => void {
+  const ms = normalizeTimeout(timeoutMs);
+  if (ms === undefined) return () => undefined;
+  const handle = setTimeout(onTimeout, ms);
+  if (options.unref) (handle as { unref?: () => void }).unref?.();
+  return () => clearTimeout(handle);
+}
+
+/** Whatever a fetch throws once its signal is aborted (or timed out) is the abort. */
+export function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+/**
+ * Races `send` against a timer that also aborts it: the call settles by the deadline even
+ * when the fetch in use does not honour its signal (an answer arriving later is ignored).
+ */
+export function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => Promise<Response>): Promise<Response> {
+  const controller = new AbortController();
+  return new Promise<Response>((resolve, reject) => {
+    const cancel = startDeadline(timeoutMs, () => {
+      controller.abort();
+      reject(new Error(`no answer within ${timeoutMs} ms`));
+    });
+    let sent: Promise<Response>;
+    try {
+      sent = send(controller.signal);
+    } catch (error) {
+      cancel();
+      reject(error);
+      return;
+    }
+    sent.then(resolve, reject).finally(cancel);
+  });
 }

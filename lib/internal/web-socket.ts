@@ -1,3 +1,5 @@
+// The WebSocket shape both layers use (ACP over WebSocket, process terminals) and how an
+// implementation is found.
 /**
  * Finding a WebSocket implementation without depending on one: the caller's constructor
  * when given, else the runtime's standard `WebSocket` (browsers, Deno, Bun, Node >= 22),

@@ -1,0 +1,204 @@
+// Every error the protocol client throws, in one file. All extend AcpError (lib/internal/errors.ts),
+// so one instanceof tells our failures from the caller's; a class exists where a caller branches on
+// it: aborted, timed out, closed (with `reason`), HTTP (with `status` and `problem`), the agent's
+// JSON-RPC error (with `code`), protocol breach, interrupted (with `kind`), network, size, header.
+import { AcpError } from "../internal/errors.js";
+import type { ProblemDetails } from "../internal/http.js";
+export { AcpError } from "../internal/errors.js";
+export type { ProblemDetails } from "../internal/http.js";
+export { AcpInvalidHeaderError } from "../internal/errors.js";
+
+
+
+/** The caller aborted the request through its `AbortSignal` (or unsubscribed). */
+export class AcpAbortError extends AcpError {
+  override name = "AbortError";
+  readonly method: string;
+
+  constructor(method: string, reason?: unknown) {
+    super(`${method} was aborted`, reason === undefined ? undefined : { cause: reason });
+    this.method = method;
+  }
+}
+
+/**
+ * Why a connection ended; `disconnected` is the only clean one. `initialize-failed`: the
+ * first `initialize` failed, so the connection never came up (the error is the `cause`).
+ */
+export type CloseReason =
+  | "disconnected"
+  | "retries-exhausted"
+  | "connection-lost"
+  | "unauthorized"
+  | "stream-rejected"
+  | "initialize-failed";
+
+/**
+ * The connection is gone: every request still pending when it ended, and every
+ * request made afterwards, fails with this error (never stays pending).
+ */
+export class AcpConnectionClosedError extends AcpError {
+  override name = "AcpConnectionClosedError";
+  readonly reason: CloseReason;
+  readonly method: string | undefined;
+
+  constructor(reason: CloseReason, options?: { method?: string; cause?: unknown }) {
+    const prefix = options?.method ? `${options.method} failed: ` : "";
+    super(
+      `${prefix}connection closed (${reason})${causeSuffix(options?.cause)}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.reason = reason;
+    this.method = options?.method;
+  }
+}
+
+function causeSuffix(cause: unknown): string {
+  return cause instanceof Error ? `: ${cause.message}` : "";
+}
+
+/**
+ * A non-2xx HTTP answer. The message names the operation and the status, never a
+ * header value (the token lives in one), and `response` is kept out of enumeration
+ * so that logging the error cannot dump a live object graph.
+ */
+export class AcpHttpError extends AcpError {
+  override name = "AcpHttpError";
+  readonly status: number;
+  readonly problem: ProblemDetails | undefined;
+  /** The body as text when it was not problem+json (HTML, plain text), capped. */
+  readonly bodyText: string | undefined;
+  declare readonly response: Response;
+
+  constructor(
+    operation: string,
+    response: Response,
+    problem: ProblemDetails | undefined,
+    bodyText: string | undefined,
+  ) {
+    super(describe(operation, response.status, problem, bodyText));
+    this.status = response.status;
+    this.problem = problem;
+    this.bodyText = bodyText;
+    Object.defineProperty(this, "response", { value: response, enumerable: false });
+  }
+}
+
+function describe(
+  operation: string,
+  status: number,
+  problem: ProblemDetails | undefined,
+  bodyText: string | undefined,
+): string {
+  const summary = problem?.detail ?? problem?.title ?? (bodyText ? bodyText.slice(0, 200) : undefined);
+  return `${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}`;
+}
+
+/**
+ * Why a request's answer can no longer arrive:
+ * - `connection-rebuilt`: the connection was lost and re-established (re-`initialize`, then
+ *   `session/load`); the answer cannot arrive on the new connection.
+ * - `stream-lost`: the event stream that would carry the answer (the session's, in the RFD profile)
+ *   was ended by the server, which gives no event ids to replay it from: what it wrote while no
+ *   stream was attached may be gone. The stream itself is reopened for later events.
+ */
+export type AcpInterruptionKind = "connection-rebuilt" | "stream-lost";
+
+/**
+ * A request in flight whose answer can no longer arrive (see `kind`): whether the agent acted on it
+ * is unknown. The client itself is still usable.
+ */
+export class AcpInterruptedError extends AcpError {
+  override name = "AcpInterruptedError";
+  readonly method: string | undefined;
+  readonly kind: AcpInterruptionKind;
+
+  constructor(method: string | undefined, cause?: unknown, kind: AcpInterruptionKind = "connection-rebuilt") {
+    const why =
+      kind === "stream-lost"
+        ? "the event stream carrying its answer ended and the server cannot replay it"
+        : "the connection was lost and re-established";
+    super(`${method ? `${method} ` : ""}interrupted: ${why}`, { cause });
+    this.method = method;
+    this.kind = kind;
+  }
+}
+
+/**
+ * One message (an SSE event, a POST body, a WebSocket frame) was larger than the client's
+ * `maxMessageBytes`. It is reported and dropped; the stream and the connection go on.
+ */
+export class AcpMessageTooLargeError extends AcpError {
+  override name = "AcpMessageTooLargeError";
+  /** Where it came from: `stream`, `response-body` or `websocket`. */
+  readonly source: string;
+  /** At least this many bytes (counting may stop once the limit is passed). */
+  readonly bytes: number;
+  readonly limit: number;
+
+  constructor(source: string, bytes: number, limit: number) {
+    super(`a ${source} message of at least ${bytes} bytes exceeds maxMessageBytes (${limit})`);
+    this.source = source;
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
+/** The HTTP exchange itself failed (refused, reset, DNS): there is no status to report. */
+export class AcpNetworkError extends AcpError {
+  override name = "AcpNetworkError";
+  readonly operation: string;
+
+  constructor(operation: string, cause: unknown) {
+    super(`${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.operation = operation;
+  }
+}
+
+/** The peer answered with something the protocol does not allow (a malformed result, a missing header). */
+export class AcpProtocolError extends AcpError {
+  override name = "AcpProtocolError";
+  readonly method: string | undefined;
+  /** What was wrong, without the method prefix. */
+  readonly detail: string;
+
+  constructor(message: string, options?: { method?: string; cause?: unknown }) {
+    super(
+      options?.method ? `${options.method}: ${message}` : message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.method = options?.method;
+    this.detail = message;
+  }
+}
+
+/** A JSON-RPC error answer (the request reached its peer, which said no). */
+export class AcpRpcError extends AcpError {
+  override name = "AcpRpcError";
+  readonly code: number;
+  readonly data: unknown;
+  readonly method: string;
+  /** The peer's own error message, as it sent it. */
+  readonly rpcMessage: string;
+
+  constructor(method: string, error: { code: number; message: string; data?: unknown }) {
+    super(`${method} failed: ${error.message} (JSON-RPC ${error.code})`);
+    this.method = method;
+    this.rpcMessage = error.message;
+    this.code = error.code;
+    this.data = error.data;
+  }
+}
+
+/** A caller-requested deadline passed; there is no default deadline on requests. */
+export class AcpTimeoutError extends AcpError {
+  override name = "AcpTimeoutError";
+  readonly method: string;
+  readonly timeoutMs: number;
+
+  constructor(method: string, timeoutMs: number) {
+    super(`${method} timed out after ${timeoutMs} ms`);
+    this.method = method;
+    this.timeoutMs = timeoutMs;
+  }
+}
