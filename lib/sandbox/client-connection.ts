@@ -6,7 +6,7 @@ import { PermissionDesk } from "./permission-desk.js";
 import { ConnectionLifecycle, type LifecycleDeps } from "./lifecycle.js";
 import type { ClientSettings } from "./client-options.js";
 import { SessionRecording } from "./persistence/client-side.js";
-import type { Logger } from "./types.js";
+import type { Logger } from "./call-options.js";
 
 /** What a client's session methods run on: its connection lifecycle, the store's recording of it, the logger. */
 export interface ClientConnection {

@@ -5,6 +5,7 @@ import {
   deadlineSignal,
   linkSignal,
   type AcpClientHandlers,
+  type AcpEnvelope,
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
@@ -24,8 +25,15 @@ import {
   type SandboxEvent,
 } from "./events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
-import type { ConnectionTap } from "./persistence/session-recording.js";
 import type { ServerProfile } from "./profiles.js";
+import type { CallOptions } from "./call-options.js";
+
+/** What the connection calls for every inbound envelope and cursor move (the store's recording). */
+export interface ConnectionTap {
+  cursor(advance: CursorAdvance): void;
+  /** Records the envelope when it belongs to a recorded session; false drops it from `events$` (seen before). */
+  inbound(envelope: AcpEnvelope): boolean;
+}
 
 export interface ConnectionSettings {
   baseUrl: string;
@@ -73,10 +81,6 @@ export function sandboxName(method: string): string {
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "closed";
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
 
 /**
  * One live connection to the server: the protocol client, what the agent said it can

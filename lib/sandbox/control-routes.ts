@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import {
   AgentInfoSchema,
   AgentListSchema,

@@ -20,11 +20,9 @@ export type {
   HealthWaitBounds,
   ReconnectAttempt,
 } from "./types.js";
-export type { SandboxServerRoutes } from "./server-client.js";
-export type { SandboxSessionConfig } from "./session-config-client.js";
 export type { RawRequestOptions, RequestResult } from "./raw-request.js";
 export type { SessionModes, SessionMode, SessionConfigOption } from "./session-config-schemas.js";
-export type { CallOptions } from "./connection.js";
+export type { CallOptions } from "./call-options.js";
 export type {
   NewSessionOptions,
   SessionHandle,
@@ -111,4 +109,4 @@ export {
   type SandboxCallOptions,
   type StartSandboxOptions,
   type StartedSandbox,
-} from "./providers/index.js";
+} from "../providers/index.js";

@@ -2,7 +2,8 @@ import { BehaviorSubject, Subject } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
 import { linkSignal, untilAborted } from "../acp-http/abort.js";
 import { normalizeTimeout, startDeadline } from "../acp-http/timeout.js";
-import { SandboxConnection, type CallOptions } from "./connection.js";
+import { SandboxConnection, type ConnectionTap } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import { AlreadyConnectedError } from "./errors/already-connected-error.js";
 import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";
 import { ConnectionLostError } from "./errors/connection-lost-error.js";
@@ -10,8 +11,6 @@ import { toSandboxError } from "./errors/convert.js";
 import { NotConnectedError, type NotConnectedReason } from "./errors/not-connected-error.js";
 import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
 import type { SandboxEvent } from "./events.js";
-import type { AttachTarget } from "./persistence/resume.js";
-import type { ConnectionTap } from "./persistence/session-recording.js";
 import { profileFor, type ServerApi } from "./profiles.js";
 import type {
   ConnectInfo,
@@ -21,6 +20,15 @@ import type {
   ReconnectAttempt,
   SandboxAgentClientOptions,
 } from "./types.js";
+
+/** Where to connect when a connection is made for a resume. */
+export interface AttachTarget {
+  /** Reattach: v1 server id or v2 connection id of the stored connection. */
+  connection?: string;
+  lastEventId?: string;
+  /** Use a new random v1 server id (a fresh connection must never reuse the stored one's event ids). */
+  fresh?: boolean;
+}
 
 /** What the lifecycle needs from the client that owns it. */
 export interface LifecycleDeps {

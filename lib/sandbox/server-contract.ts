@@ -1,5 +1,5 @@
 import { deadlineSignal, untilAborted } from "../acp-http/abort.js";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
 import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Observable } from "rxjs";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import { AgentError } from "./errors/agent-error.js";
 import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
 import type { SandboxEvent } from "./events.js";
@@ -86,6 +86,22 @@ export class SessionSettings {
   constructor(source: SessionConfigSource) {
     this.#source = source;
     source.events$.subscribe((event) => this.#observe(event));
+  }
+
+  /**
+   * A stored session's configuration back: re-applied (see `restore`) when the agent opened the
+   * session afresh (`result` is its load or creation answer), only taken as known when it never lost
+   * it (`result` undefined: nothing is sent). Resolves with what the session has then.
+   */
+  async restoreStored(
+    sessionId: string,
+    result: unknown,
+    stored: StoredSessionState,
+    call?: CallOptions,
+  ): Promise<{ state: SessionState; failures: unknown[] }> {
+    if (result === undefined) this.adopt(sessionId, stored);
+    const failures = result === undefined ? [] : await this.restore(sessionId, result, stored, call);
+    return { state: this.known(sessionId), failures };
   }
 
   /** Records what a `session/new` / `session/load` result says (values that do not parse are ignored). */

@@ -1,8 +1,9 @@
 import { AcpTimeoutError, deadlineSignal } from "../acp-http/index.js";
 import { validate } from "./control-plane.js";
-import type { CallOptions, SandboxConnection } from "./connection.js";
+import type { SandboxConnection } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import { CallAbortedError } from "./errors/call-errors.js";
-import type { Logger } from "./types.js";
+import type { Logger } from "./call-options.js";
 import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta } from "./metadata.js";
 import type { SessionMetadata } from "./metadata.js";
 import {

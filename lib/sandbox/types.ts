@@ -2,15 +2,17 @@ import type { WebSocketConstructor } from "../acp-http/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { HealthWaitOptions } from "./config/health.js";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions, Logger } from "./call-options.js";
 import type { ConnectionLostError } from "./errors/connection-lost-error.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
-import type { PromptInput, PromptOutcome } from "./sessions.js";
+import type { PromptInput, PromptOutcome } from "./session-types.js";
 import type { Transcript } from "./transcript.js";
+
+export type { CallOptions, Logger };
 
 /** The answer to a permission request: one of the offered options, or no decision. */
 export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
@@ -24,14 +26,6 @@ export interface PermissionContext {
   signal: AbortSignal;
 }
 
-/**
- * Receives the client's debug and warning lines; callers pass ids and statuses, never tokens.
- * (The protocol layer's logger has the same shape; the public surface names neither layer.)
- */
-export interface Logger {
-  debug(message: string, details?: Record<string, unknown>): void;
-  warn(message: string, details?: Record<string, unknown>): void;
-}
 
 export interface SandboxAgentClientOptions {
   /** The server, e.g. `http://127.0.0.1:2468`. */

@@ -8,7 +8,7 @@ import { CallAbortedError } from "../../sandbox/errors/call-errors.js";
 import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-error.js";
 import { SandboxProviderError } from "../../sandbox/errors/sandbox-provider-error.js";
 import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
+import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import { freePort } from "../local/ports.js";
 import { dockerClient } from "./client.js";
 import { containerSpec, infoFromContainer } from "./container-spec.js";

@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { refineHttpError } from "../errors/refine.js";
 import {

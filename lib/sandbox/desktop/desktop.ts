@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { DesktopKeyboard, DesktopMouse } from "./input.js";
 import { DesktopRecordings, DesktopStream } from "./recordings.js";

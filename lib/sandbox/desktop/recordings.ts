@@ -1,4 +1,4 @@
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import { DesktopStreamUnavailableError } from "../errors/desktop-stream-unavailable-error.js";
 import { segment, type DesktopFile, type DesktopRoutes } from "./routes.js";
 import {

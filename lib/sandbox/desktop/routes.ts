@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { ControlPlaneHttp } from "../control-plane.js";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import { refineHttpError } from "../errors/refine.js";
 
 type Method = "get" | "put" | "post" | "delete";

@@ -1,4 +1,4 @@
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import { CallTimeoutError } from "../errors/call-errors.js";
 import { segment, type DesktopRoutes } from "./routes.js";
 import {

@@ -1,6 +1,7 @@
-import type { CallOptions, SandboxConnection } from "../connection.js";
+import type { SandboxConnection } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ClaimOptions } from "./lease-keeper.js";
-import type { ConnectionLifecycle } from "../lifecycle.js";
+import type { AttachTarget, ConnectionLifecycle } from "../lifecycle.js";
 import * as sessions from "../sessions.js";
 import type { SessionState } from "../session-config.js";
 import type { NewSessionOptions, PromptBlock, PromptInput, PromptOutcome, SessionHandle } from "../session-types.js";
@@ -27,15 +28,6 @@ export interface ResumedSession extends SessionHandle {
 export interface RestoreOptions extends CallOptions {
   /** Claim sessions through leases (see `ClaimOptions`); `true` for the defaults. */
   claim?: boolean | ClaimOptions;
-}
-
-/** Where to connect when a connection is made for a resume. */
-export interface AttachTarget {
-  /** Reattach: v1 server id or v2 connection id of the stored connection. */
-  connection?: string;
-  lastEventId?: string;
-  /** Use a new random v1 server id (a fresh connection must never reuse the stored one's event ids). */
-  fresh?: boolean;
 }
 
 /** What resuming needs from the client. */

@@ -1,5 +1,5 @@
 import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../acp-http/web-socket.js";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallTimeoutError } from "../errors/call-errors.js";
 import { SandboxAgentHttpError } from "../errors/http-error.js";
