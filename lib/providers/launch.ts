@@ -6,11 +6,10 @@ import type { ConnectInfo, SandboxAgentClientOptions } from "../sandbox/types.js
 import { checkClientOptions } from "../sandbox/client-options.js";
 import { waitForHealth } from "../sandbox/config/health.js";
 import { ControlPlaneHttp } from "../sandbox/control-plane.js";
-import { CallAbortedError, CallTimeoutError } from "../sandbox/errors/call-errors.js";
-import { SandboxStartError } from "../sandbox/errors/sandbox-start-error.js";
-import { SandboxProviderError } from "../sandbox/errors/sandbox-provider-error.js";
+import { CallAbortedError, CallTimeoutError, SandboxStartError, SandboxProviderError } from "../sandbox/errors.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./contract.js";
 
+/** What `startSandbox` and `SandboxAgentClient.start` take: the provider, the agent, and the client's other options. */
 export interface StartSandboxOptions extends Omit<SandboxAgentClientOptions, "baseUrl" | "autoConnect" | "agent"> {
   /** Who runs the server: `local()`, `docker()`, or a provider of your own. */
   sandbox: SandboxProvider;

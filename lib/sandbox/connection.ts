@@ -13,10 +13,8 @@ import {
   type RequestOptions,
   type TokenSource,
 } from "../acp-http/index.js";
-import { AgentExitedError } from "./errors/agent-exited-error.js";
-import { ProtocolError } from "./errors/call-errors.js";
-import { toSandboxError } from "./errors/convert.js";
-import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
+import { AgentExitedError, ProtocolError, UnsupportedFeatureError } from "./errors.js";
+import { toSandboxError } from "./error-mapping.js";
 import {
   endSessionsOnAgentExit,
   fromGap,

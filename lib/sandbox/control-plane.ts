@@ -6,11 +6,8 @@ import { mergeHeaders } from "../acp-http/headers.js";
 import { startDeadline, normalizeTimeout } from "../acp-http/timeout.js";
 import { resolveToken } from "../acp-http/token.js";
 import { joinUrl, type QueryValues } from "../acp-http/url.js";
-import { CallAbortedError, CallTimeoutError, ProtocolError } from "./errors/call-errors.js";
-import { toSandboxError } from "./errors/convert.js";
-import { SandboxAgentHttpError } from "./errors/http-error.js";
-import { unreachable } from "./errors/network-failure.js";
-import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
+import { CallAbortedError, CallTimeoutError, ProtocolError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
+import { toSandboxError, unreachable } from "./error-mapping.js";
 
 /** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
 export * from "./control-schemas.js";

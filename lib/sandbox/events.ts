@@ -37,6 +37,11 @@ export interface PermissionRequest {
   options: PermissionOptionInfo[];
 }
 
+/**
+ * One event of a session or the connection, told apart by `kind`: an agent update, a permission
+ * request, a session that ended, the agent process gone, output that was not understood, a notification
+ * of another method, or events lost while the stream was down.
+ */
 export type SandboxEvent =
   | { kind: "update"; sessionId: string; update: SessionUpdate }
   | { kind: "unknown-update"; sessionId: string; update: PlainObject & { sessionUpdate: string } }

@@ -4,12 +4,8 @@ import { linkSignal, untilAborted } from "../acp-http/abort.js";
 import { normalizeTimeout, startDeadline } from "../acp-http/timeout.js";
 import { SandboxConnection, type ConnectionTap } from "./connection.js";
 import type { CallOptions } from "./call-options.js";
-import { AlreadyConnectedError } from "./errors/already-connected-error.js";
-import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";
-import { ConnectionLostError } from "./errors/connection-lost-error.js";
-import { toSandboxError } from "./errors/convert.js";
-import { NotConnectedError, type NotConnectedReason } from "./errors/not-connected-error.js";
-import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
+import { AlreadyConnectedError, CallAbortedError, CallTimeoutError, ConnectionLostError, NotConnectedError, type NotConnectedReason, SandboxAgentError } from "./errors.js";
+import { toSandboxError } from "./error-mapping.js";
 import type { SandboxEvent } from "./events.js";
 import { profileFor, type ServerApi } from "./profiles.js";
 import type {

@@ -1,7 +1,7 @@
 import { filter, merge, type Observable } from "rxjs";
-import { AgentError, CallAbortedError } from "./errors/index.js";
+import { AgentError, CallAbortedError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions, Logger } from "./call-options.js";
 import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
@@ -14,7 +14,6 @@ import * as sessions from "./sessions.js";
 import type { NewSessionOptions, PromptInput, PromptOutcome, SessionHandle } from "./session-types.js";
 import type { ViewSource } from "./session-views.js";
 import { toTranscript, usageOf, type TranscriptSource } from "./transcript.js";
-import type { Logger } from "./call-options.js";
 
 /** What the recorded sessions need from the client. */
 export interface RecordedSessionsDeps {

@@ -1,8 +1,7 @@
 import * as v from "valibot";
 import type { Observable } from "rxjs";
 import type { CallOptions } from "./call-options.js";
-import { AgentError } from "./errors/agent-error.js";
-import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
+import { AgentError, UnsupportedFeatureError } from "./errors.js";
 import type { SandboxEvent } from "./events.js";
 import {
   SessionConfigOptionsSchema,

@@ -4,12 +4,14 @@ import type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 
 /** What the session methods take and give back, and the wire shapes their results are checked against. */
 
+/** Where a new (or loaded) session works, its MCP servers, and the metadata to store with it. */
 export interface NewSessionOptions {
   cwd?: string;
   mcpServers?: Array<{ name: string; [key: string]: unknown }>;
   metadata?: SessionMetadata;
 }
 
+/** An open session: its id on the live connection, with what the agent answered when opening it. */
 export interface SessionHandle {
   sessionId: string;
   /** Metadata the agent echoed back in the sandbox namespace, if any. */
@@ -21,11 +23,13 @@ export interface SessionHandle {
   raw: Record<string, unknown>;
 }
 
+/** How a turn ended (`end_turn`, `cancelled`, `max_tokens`, ...), with the agent's whole answer. */
 export interface PromptOutcome {
   stopReason: string;
   raw: Record<string, unknown>;
 }
 
+/** One session of `listSessions()`: the agent's fields with the server's runtime info and the stored metadata. */
 export interface SessionListing extends SessionRuntimeInfo {
   sessionId: string;
   cwd?: string;
@@ -88,4 +92,5 @@ export interface PromptBlock {
   [key: string]: unknown;
 }
 
+/** A prompt: plain text, or ACP content blocks (text, images, resources). */
 export type PromptInput = string | PromptBlock[];

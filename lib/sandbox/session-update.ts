@@ -8,6 +8,7 @@ import * as v from "valibot";
 
 const Meta = v.optional(v.record(v.string(), v.unknown()));
 export const ContentSchema = v.looseObject({ type: v.string(), text: v.optional(v.string()) });
+/** A content block of an update (text, image, resource); unknown fields are kept. */
 export type Content = v.InferOutput<typeof ContentSchema>;
 
 const ChunkFields = { content: ContentSchema, _meta: Meta };
@@ -28,6 +29,7 @@ export const PlanEntrySchema = v.looseObject({
   priority: v.optional(v.string()),
   status: v.optional(v.string()),
 });
+/** One step of the agent's plan, with its priority and status. */
 export type PlanEntry = v.InferOutput<typeof PlanEntrySchema>;
 
 export const SessionUpdateSchema = v.variant("sessionUpdate", [
@@ -56,5 +58,6 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
   }),
 ]);
 
+/** An ACP `session/update` the client understands (message chunks, tool calls, plan, modes, ...), by `sessionUpdate`. */
 export type SessionUpdate = v.InferOutput<typeof SessionUpdateSchema>;
 export type SessionUpdateKind = SessionUpdate["sessionUpdate"];

@@ -1,9 +1,8 @@
 import { AcpTimeoutError, deadlineSignal } from "../acp-http/index.js";
 import { validate } from "./control-plane.js";
 import type { SandboxConnection } from "./connection.js";
-import type { CallOptions } from "./call-options.js";
-import { CallAbortedError } from "./errors/call-errors.js";
-import type { Logger } from "./call-options.js";
+import type { CallOptions, Logger } from "./call-options.js";
+import { CallAbortedError } from "./errors.js";
 import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta } from "./metadata.js";
 import type { SessionMetadata } from "./metadata.js";
 import {

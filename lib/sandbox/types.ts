@@ -3,7 +3,7 @@ import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { HealthWaitOptions } from "./config/health.js";
 import type { CallOptions, Logger } from "./call-options.js";
-import type { ConnectionLostError } from "./errors/connection-lost-error.js";
+import type { ConnectionLostError } from "./errors.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
@@ -26,7 +26,7 @@ export interface PermissionContext {
   signal: AbortSignal;
 }
 
-
+/** What `new SandboxAgentClient(options)` takes: where the server is, which agent, and how to behave. */
 export interface SandboxAgentClientOptions {
   /** The server, e.g. `http://127.0.0.1:2468`. */
   baseUrl: string;
@@ -98,6 +98,7 @@ export interface ConnectOptions extends CallOptions {
 /** `disconnected` until connected and after `disconnect()` or a lost connection. */
 export type ConnectionState = "disconnected" | "connecting" | "connected" | "reconnecting";
 
+/** What a successful `connect()` reports: the server contract, the agent, and what it advertised. */
 export interface ConnectInfo {
   api: ServerApi;
   agent: string;

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { firstValueFrom, take } from "rxjs";
 import { docker, DOCKER_LABELS, IMAGE_LAYOUT, type DockerProvider } from "../../lib/providers/docker/index.js";
 import { ConnectionLostError, SandboxAgentError, type DisconnectInfo } from "../../lib/sandbox/index.js";
-import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.js";
+import { SandboxStartError } from "../../lib/sandbox/errors.js";
 import { startSandbox } from "../../lib/providers/index.js";
 import { describeWith } from "../support/system-component.js";
 import { DOCKER, ensureDockerDaemon, type DockerDaemon } from "./support/dockerd.js";

@@ -3,9 +3,7 @@
 // and writes nothing to the terminal unless given a `log` stream.
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { CallAbortedError } from "../../sandbox/errors/call-errors.js";
-import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-error.js";
-import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
+import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../../sandbox/errors.js";
 import { pollHealth } from "../health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import type { LogSink } from "./log-sink.js";
@@ -187,7 +185,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
 
   const known = (id: string): Running => {
     const entry = running.get(id);
-    if (!entry || entry.destroying) throw new SandboxNotFoundError(name, id);
+    if (!entry || entry.destroying) throw SandboxProviderError.notFound(name, id);
     return entry;
   };
 

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import type { ControlPlaneHttp } from "../control-plane.js";
-import { CallAbortedError, CallTimeoutError, NetworkError } from "../errors/call-errors.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, SandboxAgentHttpError } from "../errors.js";
 
 /** Options of `waitForHealth`. */
 export interface HealthWaitOptions {

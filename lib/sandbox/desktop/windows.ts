@@ -1,5 +1,5 @@
 import type { CallOptions } from "../call-options.js";
-import { CallTimeoutError } from "../errors/call-errors.js";
+import { CallTimeoutError } from "../errors.js";
 import { segment, type DesktopRoutes } from "./routes.js";
 import {
   ActionResultSchema,

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { InvalidCursorError } from "./errors/invalid-cursor-error.js";
+import { StoreError } from "../errors.js";
 
 /**
  * Page cursors are keyset positions (the last item's sort key), not offsets: a page boundary stays
@@ -27,7 +27,7 @@ export function eventsCursor(sessionId: string, lastIndex: number): string {
 export function readEventsCursor(cursor: string | undefined, sessionId: string): number {
   if (cursor === undefined || cursor === "") return 0;
   const parsed = v.safeParse(EventsCursor, decode(cursor));
-  if (!parsed.success || parsed.output.s !== sessionId) throw new InvalidCursorError();
+  if (!parsed.success || parsed.output.s !== sessionId) throw StoreError.invalidCursor();
   return parsed.output.i;
 }
 
@@ -39,7 +39,7 @@ export function sessionsCursor(createdAt: number, id: string): string {
 export function readSessionsCursor(cursor: string | undefined): { createdAt: number; id: string } | undefined {
   if (cursor === undefined || cursor === "") return undefined;
   const parsed = v.safeParse(SessionsCursor, decode(cursor));
-  if (!parsed.success) throw new InvalidCursorError();
+  if (!parsed.success) throw StoreError.invalidCursor();
   return { createdAt: parsed.output.c, id: parsed.output.id };
 }
 
@@ -61,6 +61,6 @@ function decode(cursor: string): unknown {
     const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
     return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
-    throw new InvalidCursorError();
+    throw StoreError.invalidCursor();
   }
 }

@@ -1,5 +1,5 @@
 import { Observable } from "rxjs";
-import { StoreError } from "./errors/store-error.js";
+import { StoreError } from "../errors.js";
 import type { Recorder } from "./recorder.js";
 import type { NewSessionEvent } from "./schemas.js";
 

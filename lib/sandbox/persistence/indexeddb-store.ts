@@ -1,5 +1,5 @@
 import { eventsCursor, pageLimit, readEventsCursor, readSessionsCursor, sessionsCursor } from "./cursor.js";
-import { StoreError } from "./errors/store-error.js";
+import { StoreError } from "../errors.js";
 import type { SessionEvent, SessionRecord } from "./schemas.js";
 import type { InsertOutcome, ListPage, SessionStore } from "./store.js";
 import { checkEvent, checkInsert, checkSession } from "./validate.js";

@@ -1,5 +1,5 @@
 import { Subject, type Observable } from "rxjs";
-import { LeaseLostError } from "./errors/lease-lost-error.js";
+import { LeaseLostError } from "../errors.js";
 import type { SessionLease, SessionLeases } from "./lease.js";
 
 /**

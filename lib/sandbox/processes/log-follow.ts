@@ -1,9 +1,7 @@
 import { Observable } from "rxjs";
 import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../acp-http/reconnect.js";
 import { readSseBody } from "../../acp-http/sse-stream.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
-import { LogStreamError } from "../errors/log-stream-error.js";
-import { ProtocolError } from "../errors/call-errors.js";
+import { SandboxAgentHttpError, SandboxAgentError, ProtocolError } from "../errors.js";
 import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
 import { unnameEvents } from "./named-event-adapter.js";
 import { LogEntryWireSchema, type LogStreamName, type ProcessInfo } from "./schemas.js";
@@ -81,7 +79,7 @@ export function followLogs(
               deliver(toLogEntry(parsed.output));
             },
           });
-          throw new LogStreamError(processId, "the stream ended");
+          throw new SandboxAgentError(`logs of ${processId}: the stream ended`, { kind: "log_stream" });
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof SandboxAgentHttpError && FATAL.has(error.status)) return fail(error);
@@ -89,7 +87,7 @@ export function followLogs(
           failures = last !== before ? 1 : failures + 1;
           if (failures > policy.maxRetries) {
             const message = `${policy.maxRetries} reconnects failed in a row`;
-            return fail(new LogStreamError(processId, message, { cause: error }));
+            return fail(new SandboxAgentError(`logs of ${processId}: ${message}`, { kind: "log_stream", cause: error }));
           }
           await sleep(reconnectDelay(policy, failures), signal);
         }

@@ -1,5 +1,5 @@
 import { Observable } from "rxjs";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { SandboxAgentHttpError } from "../errors.js";
 import { sleep } from "./log-follow.js";
 import type { ProcessInfo } from "./schemas.js";
 

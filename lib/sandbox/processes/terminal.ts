@@ -1,7 +1,7 @@
 import { Subject, type Observable } from "rxjs";
 import * as v from "valibot";
 import { WEB_SOCKET_OPEN, type WebSocketLike } from "../../acp-http/web-socket.js";
-import { TerminalError } from "../errors/terminal-error.js";
+import { TerminalError } from "../errors.js";
 import { toBase64 } from "./bytes.js";
 import { TerminalServerFrameSchema } from "./schemas.js";
 
