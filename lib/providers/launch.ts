@@ -3,7 +3,7 @@
 // client it makes, so that `SandboxAgentClient.start` can use it without this module importing the
 // client (`startSandbox`, in start-sandbox.ts, is this with `new SandboxAgentClient`).
 import type { ConnectInfo, SandboxAgentClientOptions } from "../sandbox/types.js";
-import { checkClientOptions } from "../sandbox/client-options.js";
+import { START_DEFAULTS, checkClientOptions } from "../sandbox/client-options.js";
 import { waitForHealth } from "../sandbox/config/health.js";
 import { ControlPlaneHttp } from "../sandbox/control-plane.js";
 import { CallAbortedError, CallTimeoutError, SandboxStartError, SandboxProviderError } from "../sandbox/errors.js";
@@ -59,7 +59,7 @@ export async function launchSandbox<Client extends Launchable>(
   const info = await obtain(provider, sandboxId, signal);
   let client: Client | undefined;
   try {
-    await healthy(provider, info, healthTimeoutMs ?? 30_000, signal);
+    await healthy(provider, info, healthTimeoutMs ?? START_DEFAULTS.healthTimeoutMs, signal);
     client = create({
       ...clientOptions,
       baseUrl: info.baseUrl,
@@ -87,7 +87,8 @@ async function healthy(
   const { baseUrl, token, fetch } = info;
   const http = new ControlPlaneHttp({ baseUrl, token, headers: undefined, fetch });
   try {
-    await waitForHealth(http, { timeoutMs, ...(signal ? { signal } : {}), initialDelayMs: 25, maxDelayMs: 1000 });
+    const delays = START_DEFAULTS.healthDelays;
+    await waitForHealth(http, { timeoutMs, ...(signal ? { signal } : {}), ...delays });
   } catch (error) {
     if (!(error instanceof CallTimeoutError)) throw error;
     const detail = `sandbox ${info.id} did not answer GET /v1/health within ${timeoutMs} ms`;

@@ -1,6 +1,10 @@
+// The one place the sandbox layer's options get their defaults: the client's (checked here too),
+// `startSandbox`'s, and the health wait's. The parts take settings with every default filled in.
+import { consoleLogger } from "../acp-http/index.js";
+import type { Logger } from "./call-options.js";
 import { memoryStore } from "./persistence/client-side.js";
 import type { SessionStore } from "./persistence/store.js";
-import type { SandboxAgentClientOptions } from "./types.js";
+import type { HealthWaitOptions, SandboxAgentClientOptions } from "./types.js";
 
 /** The client's options once checked, with the defaults filled in. */
 export interface ClientSettings extends SandboxAgentClientOptions {
@@ -8,10 +12,46 @@ export interface ClientSettings extends SandboxAgentClientOptions {
   /** Working directory for new sessions when a call does not give one. */
   cwd: string;
   store: SessionStore;
+  /** Where `debug` sends its lines: the console for `true`, the given logger, or nowhere. */
+  logger: Logger | undefined;
 }
 
-/** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s). */
+/** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s, a layer down). */
 export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+
+/** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
+export const START_DEFAULTS = {
+  /** How long the sandbox's server may take to answer its health route. */
+  healthTimeoutMs: 30_000,
+  /** The health wait polls a server it just created: soon and often. */
+  healthDelays: { initialDelayMs: 25, maxDelayMs: 1000 },
+} as const;
+
+/** The defaults of a health wait (`waitForHealth`, `connect({ waitForServer })`, `startSandbox`). */
+export const HEALTH_WAIT_DEFAULTS = {
+  timeoutMs: 30_000,
+  path: "/v1/health",
+  initialDelayMs: 100,
+  maxDelayMs: 2000,
+  attemptTimeoutMs: 5000,
+} as const;
+
+/** A health wait's options with every default filled in. */
+export type HealthWaitSettings = Required<Omit<HealthWaitOptions, "signal">> & Pick<HealthWaitOptions, "signal">;
+
+/** Fills in a health wait's defaults (`HEALTH_WAIT_DEFAULTS`). */
+export function healthWaitSettings(options: HealthWaitOptions = {}): HealthWaitSettings {
+  const defaults = HEALTH_WAIT_DEFAULTS;
+  return {
+    timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+    path: options.path ?? defaults.path,
+    initialDelayMs: options.initialDelayMs ?? defaults.initialDelayMs,
+    maxDelayMs: options.maxDelayMs ?? defaults.maxDelayMs,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? defaults.attemptTimeoutMs,
+    upStatuses: options.upStatuses ?? [],
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
 
 const WHO = "SandboxAgentClient";
 
@@ -33,6 +73,7 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
     autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
     cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
     store: o.store ?? memoryStore(),
+    logger: o.debug === true ? consoleLogger("sandbox-agent") : o.debug || undefined,
   };
 }
 

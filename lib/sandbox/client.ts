@@ -1,4 +1,4 @@
-import { Subject, distinctUntilChanged, share, type Observable } from "rxjs";
+import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
 import { clientConnection } from "./client-connection.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
@@ -24,7 +24,7 @@ import type { FileSystem } from "./file-system.js";
 import type { Processes } from "./processes/index.js";
 import { ServerRoutes } from "./server-routes.js";
 import { SessionSettings } from "./session-config.js";
-import type { SessionConfigOption, SessionModes } from "./session-config-schemas.js";
+import type { SessionConfigOption, SessionModes } from "./session-config.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
@@ -87,8 +87,6 @@ export class SandboxAgentClient {
   /** Throws a `TypeError` naming the option when one is missing or of the wrong kind (nothing is sent then). */
   constructor(given: SandboxAgentClientOptions) {
     const options = resolveClientOptions(given);
-    const events = new Subject<SandboxEvent>();
-    this.events$ = events.asObservable();
     this.#options = options;
     // The control plane; on a v2 server some of its routes are extensions on the live connection.
     this.#server = new ServerRoutes(options, (operation, flag, method, params, call) =>
@@ -101,6 +99,12 @@ export class SandboxAgentClient {
     this.desktop = this.#server.desktop;
     this.config = this.#server.config;
     this.fs = this.#server.fs;
+    // The connection side; its events, composed up from each connection's streams, are the client's.
+    const connection = clientConnection(options, () => this.#server.contract.api("connect"));
+    this.#lifecycle = connection.lifecycle;
+    this.#recording = connection.recording;
+    this.#desk = connection.desk;
+    this.events$ = this.#lifecycle.events$;
     // Sessions' modes and options, kept current from the events; changes are recorded in the store.
     this.#settings = new SessionSettings({
       events$: this.events$,
@@ -108,10 +112,6 @@ export class SandboxAgentClient {
       agentOptions: async (call) => (await this.getAgent(options.agent ?? "", { ...call, config: true })).configOptions,
       changed: (agentSessionId, known) => this.#recording.configChanged(agentSessionId, known),
     });
-    const connection = clientConnection(options, events, () => this.#server.contract.api("connect"));
-    this.#lifecycle = connection.lifecycle;
-    this.#recording = connection.recording;
-    this.#desk = connection.desk;
     this.#sessions = new RecordedSessions({
       ...connection,
       cwd: () => this.#options.cwd,

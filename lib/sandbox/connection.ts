@@ -1,4 +1,4 @@
-import { Subject, Subscription, filter, map, merge, tap } from "rxjs";
+import { Subject, Subscription, filter, map, merge, share, takeUntil, tap, type Observable } from "rxjs";
 import {
   AcpHttpClient,
   AcpTimeoutError,
@@ -91,6 +91,13 @@ export class SandboxConnection {
   readonly protocol: AcpHttpClient;
   readonly openSessions = new Set<string>();
   readonly status = new Subject<ConnectionStatus>();
+  /**
+   * This connection's events, composed from the protocol client's streams: its envelopes (past the
+   * store's tap) as sandbox events, its parse errors and its gaps. Hot from construction until
+   * `close()`, when it completes.
+   */
+  readonly events$: Observable<SandboxEvent>;
+  readonly #closing = new Subject<void>();
   /** Set once `open()` succeeded: until then the connection is not reported as up. */
   up = false;
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
@@ -100,7 +107,7 @@ export class SandboxConnection {
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
 
-  constructor(settings: ConnectionSettings, events: Subject<SandboxEvent>) {
+  constructor(settings: ConnectionSettings) {
     this.settings = settings;
     const transport = settings.profile.transport(settings.agent, settings.serverId);
     this.protocol = new AcpHttpClient({
@@ -124,7 +131,7 @@ export class SandboxConnection {
       clientInfo: settings.clientInfo,
       ...(settings.profile.isConnectionGone ? { isConnectionGone: settings.profile.isConnectionGone } : {}),
     });
-    const pipeline = merge(
+    this.events$ = merge(
       this.protocol.envelopes$.pipe(
         filter((envelope) => settings.tap?.inbound(envelope) ?? true),
         toSandboxEvents(),
@@ -132,8 +139,13 @@ export class SandboxConnection {
       ),
       this.protocol.parseErrors$.pipe(map(fromTransportParseError)),
       this.protocol.gaps$.pipe(map(fromGap)),
-    ).pipe(tap((event) => this.#observe(event)));
-    this.#subscriptions.add(pipeline.subscribe((event) => events.next(event)));
+    ).pipe(
+      tap((event) => this.#observe(event)),
+      takeUntil(this.#closing),
+      share(),
+    );
+    // Connected from the start, whoever listens: the store's tap and the exit watch must see every frame.
+    this.#subscriptions.add(this.events$.subscribe());
     this.#subscriptions.add(
       this.protocol.state$.subscribe((state) => {
         if (state === "open") this.status.next("connected");
@@ -223,6 +235,7 @@ export class SandboxConnection {
 
   async close(): Promise<void> {
     await this.protocol.disconnect();
+    this.#closing.next();
     this.#subscriptions.unsubscribe();
     this.status.complete();
   }

@@ -29,14 +29,14 @@ export type {
   PromptInput,
   PromptOutcome,
   SessionListing,
-} from "./session-types.js";
+} from "./sessions.js";
 export type { SessionView, PromptEvent, PermissionReply, PermissionContext } from "./types.js";
 export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events.js";
 export { forSession } from "./events.js";
 export { isEvent, isUpdate, ofKind, ofUpdate, type UpdateEvent } from "./event-filters.js";
-export type { SessionUpdate, Content, PlanEntry } from "./session-update.js";
+export type { SessionUpdate, Content, PlanEntry } from "./events.js";
 export type { SessionMetadata } from "./metadata.js";
-export type { SessionModes, SessionConfigOption } from "./session-config-schemas.js";
+export type { SessionModes, SessionConfigOption } from "./session-config.js";
 
 // --- transcripts -------------------------------------------------------------------------
 export {

@@ -1,4 +1,4 @@
-import { BehaviorSubject, Subject } from "rxjs";
+import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
 import { linkSignal, untilAborted } from "../acp-http/abort.js";
 import { normalizeTimeout, startDeadline } from "../acp-http/timeout.js";
@@ -29,7 +29,6 @@ export interface AttachTarget {
 /** What the lifecycle needs from the client that owns it. */
 export interface LifecycleDeps {
   options: SandboxAgentClientOptions;
-  events: Subject<SandboxEvent>;
   serverApi(): Promise<ServerApi>;
   handlers: AcpClientHandlers;
   logger: Logger | undefined;
@@ -74,6 +73,12 @@ export class ConnectionLifecycle {
   /** The reconnect attempts of every connection this client makes (`reconnecting$`). */
   readonly reconnects = new Subject<ReconnectAttempt>();
   readonly ended = new Subject<void>();
+  /**
+   * The events of every connection this client makes, in turn (each until it is closed): the
+   * client's `events$`. Hot, no replay.
+   */
+  readonly events$: Observable<SandboxEvent>;
+  readonly #connections = new Subject<SandboxConnection>();
   readonly #deps: LifecycleDeps;
   #connection: SandboxConnection | undefined;
   #connecting: Promise<ConnectInfo> | undefined;
@@ -83,6 +88,12 @@ export class ConnectionLifecycle {
 
   constructor(deps: LifecycleDeps) {
     this.#deps = deps;
+    this.events$ = this.#connections.pipe(
+      mergeMap((connection) => connection.events$),
+      share(),
+    );
+    // Always connected, so that a subscriber joining later gets the live connection's events too.
+    this.events$.subscribe();
   }
 
   get connected(): boolean {
@@ -213,7 +224,7 @@ export class ConnectionLifecycle {
   }
 
   #create(api: ServerApi, agent: string, target: AttachTarget | undefined): SandboxConnection {
-    const { options, events, handlers, logger } = this.#deps;
+    const { options, handlers, logger } = this.#deps;
     const random = `sdk-${globalThis.crypto.randomUUID()}`;
     const stored = target?.connection;
     let created: SandboxConnection | undefined;
@@ -234,9 +245,9 @@ export class ConnectionLifecycle {
         clientInfo: { ...CLIENT_INFO },
         logger,
       },
-      events,
     );
     created = connection;
+    this.#connections.next(connection);
     connection.status.subscribe((status) => {
       if (this.#connection !== connection) return;
       if (status === "closed") {

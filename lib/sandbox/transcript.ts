@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from "rxjs";
 import { envelopeToEvent, type PermissionOptionInfo, type SandboxEvent, type SessionEnded } from "./events.js";
 import { isPlainObject, type PlainObject } from "./metadata.js";
 import type { HistoryEvent } from "./persistence/history.js";
-import type { PlanEntry } from "./session-update.js";
+import type { PlanEntry } from "./events.js";
 
 /**
  * The transcript of a session as a reduction of its events: an ordered list of entries, each with a

@@ -1,7 +1,6 @@
 import type { WebSocketConstructor } from "../acp-http/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
-import type { HealthWaitOptions } from "./config/health.js";
 import type { CallOptions, Logger } from "./call-options.js";
 import type { ConnectionLostError } from "./errors.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
@@ -9,7 +8,7 @@ import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
-import type { PromptInput, PromptOutcome } from "./session-types.js";
+import type { PromptInput, PromptOutcome } from "./sessions.js";
 import type { Transcript } from "./transcript.js";
 
 export type { CallOptions, Logger };
@@ -81,6 +80,26 @@ export interface ReadTextFileRequest {
   path: string;
   line?: number | null;
   limit?: number | null;
+}
+
+/** Options of `waitForHealth` (their defaults are `HEALTH_WAIT_DEFAULTS`, in client-options.ts). */
+export interface HealthWaitOptions {
+  /** Give up after this long, in ms (default 30000). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The health route (default `/v1/health`; a v2 server has `/v2/health`). */
+  path?: string;
+  /** First pause between attempts, in ms (default 100); doubles up to `maxDelayMs`. */
+  initialDelayMs?: number;
+  /** Longest pause between attempts, in ms (default 2000). */
+  maxDelayMs?: number;
+  /**
+   * HTTP statuses that also count as "the server is up" (default none). `[410]` makes a v2
+   * server's answer to `/v1/health` count, for callers that detect the contract afterwards.
+   */
+  upStatuses?: number[];
+  /** Bound on one attempt, in ms (default 5000), so one hung attempt cannot use up the wait. */
+  attemptTimeoutMs?: number;
 }
 
 /** How `waitForHealth` paces itself (its bounds are the call's `signal` and `timeoutMs`). */

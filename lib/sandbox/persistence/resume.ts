@@ -4,7 +4,7 @@ import type { ClaimOptions } from "./lease-keeper.js";
 import type { AttachTarget, ConnectionLifecycle } from "../lifecycle.js";
 import * as sessions from "../sessions.js";
 import type { SessionState } from "../session-config.js";
-import type { NewSessionOptions, PromptBlock, PromptInput, PromptOutcome, SessionHandle } from "../session-types.js";
+import type { NewSessionOptions, SessionHandle } from "../sessions.js";
 import { replayFromStore, type ReplayText } from "./replay.js";
 import type { SessionRecord } from "./schemas.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
@@ -191,32 +191,4 @@ export async function restoreStored(deps: ResumeDeps, call?: CallOptions, ids?: 
     if (session) resumed.push(session);
   }
   return resumed;
-}
-
-/**
- * A prompt on a recorded session: the user's blocks are recorded, and a pending replay goes first.
- * `send` gets the agent's session id and the blocks. A prompt that fails or ends `cancelled` gives
- * the replay back, so the next prompt carries it: the agent has not taken it in.
- */
-export async function recordedPrompt(
-  recording: SessionRecording,
-  conn: SandboxConnection,
-  id: string,
-  input: PromptInput,
-  send: (sessionId: string, blocks: PromptBlock[]) => Promise<PromptOutcome>,
-): Promise<PromptOutcome> {
-  const sessionId = recording.agentId(id);
-  const blocks = sessions.toPromptBlocks(input);
-  recording.outbound(conn, sessionId, blocks);
-  const replay = recording.takeReplay(sessionId);
-  if (!replay) return send(sessionId, blocks);
-  let outcome: PromptOutcome;
-  try {
-    outcome = await send(sessionId, [{ type: "text", text: replay.text }, ...blocks]);
-  } catch (error) {
-    recording.returnReplay(sessionId, replay);
-    throw error;
-  }
-  if (outcome.stopReason === "cancelled") recording.returnReplay(sessionId, replay);
-  return outcome;
 }
