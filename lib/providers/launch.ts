@@ -3,7 +3,8 @@
 // client it makes, so that `SandboxAgentClient.start` can use it without this module importing the
 // client (`startSandbox`, in start-sandbox.ts, is this with `new SandboxAgentClient`).
 import type { ConnectInfo, SandboxAgentClientOptions } from "../sandbox/types.js";
-import { START_DEFAULTS, checkClientOptions } from "../sandbox/client-options.js";
+import { checkClientOptions } from "../sandbox/client-options.js";
+import { START_DEFAULTS } from "../sandbox/defaults.js";
 import { waitForHealth } from "../sandbox/config/health.js";
 import { ControlPlaneHttp } from "../sandbox/control-plane.js";
 import { CallAbortedError, CallTimeoutError, SandboxStartError, SandboxProviderError } from "../sandbox/errors.js";

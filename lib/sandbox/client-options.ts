@@ -1,7 +1,8 @@
-// The one place the sandbox layer's options get their defaults: the client's (checked here too),
-// `startSandbox`'s, and the health wait's. The parts take settings with every default filled in.
+// The client's options checked and completed with their defaults (from defaults.ts, the one place
+// they are set), and a health wait's: the parts take settings with every default filled in.
 import { consoleLogger } from "../acp-http/index.js";
 import type { Logger } from "./call-options.js";
+import { CLIENT_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";
 import { memoryStore } from "./persistence/client-side.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { HealthWaitOptions, SandboxAgentClientOptions } from "./types.js";
@@ -15,26 +16,6 @@ export interface ClientSettings extends SandboxAgentClientOptions {
   /** Where `debug` sends its lines: the console for `true`, the given logger, or nowhere. */
   logger: Logger | undefined;
 }
-
-/** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s, a layer down). */
-export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
-
-/** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
-export const START_DEFAULTS = {
-  /** How long the sandbox's server may take to answer its health route. */
-  healthTimeoutMs: 30_000,
-  /** The health wait polls a server it just created: soon and often. */
-  healthDelays: { initialDelayMs: 25, maxDelayMs: 1000 },
-} as const;
-
-/** The defaults of a health wait (`waitForHealth`, `connect({ waitForServer })`, `startSandbox`). */
-export const HEALTH_WAIT_DEFAULTS = {
-  timeoutMs: 30_000,
-  path: "/v1/health",
-  initialDelayMs: 100,
-  maxDelayMs: 2000,
-  attemptTimeoutMs: 5000,
-} as const;
 
 /** A health wait's options with every default filled in. */
 export type HealthWaitSettings = Required<Omit<HealthWaitOptions, "signal">> & Pick<HealthWaitOptions, "signal">;
@@ -193,3 +174,5 @@ const isStore = (value: unknown): boolean =>
   ["getSession", "listSessions", "updateSession", "listEvents", "insertEvent"].every((method) =>
     isFunction((value as Record<string, unknown>)[method]),
   );
+
+export { CLIENT_DEFAULTS, START_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { StoreError } from "../errors.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 /**
  * Page cursors are keyset positions (the last item's sort key), not offsets: a page boundary stays
@@ -10,7 +11,7 @@ import { StoreError } from "../errors.js";
 const EventsCursor = v.object({ k: v.literal("e"), s: v.string(), i: v.number() });
 const SessionsCursor = v.object({ k: v.literal("s"), c: v.number(), id: v.string() });
 
-export const DEFAULT_PAGE = 100;
+export const DEFAULT_PAGE = PERSISTENCE_DEFAULTS.pageLimit;
 export const MAX_PAGE = 1000;
 
 /** The page size for a request: default 100, at least 1, at most 1000. */

@@ -2,6 +2,7 @@ import { Observable, Subject, type MonoTypeOperatorFunction } from "rxjs";
 import { StoreError } from "../errors.js";
 import type { NewSessionEvent, SessionEvent } from "./schemas.js";
 import type { InsertOutcome, SessionStore } from "./store.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 export interface RecorderOptions {
   /**
@@ -19,9 +20,9 @@ export interface RecorderOptions {
   maxBatch?: number;
 }
 
-export const DEFAULT_MAX_BACKLOG = 10_000;
-export const DEFAULT_MAX_BACKLOG_BATCHED = 100_000;
-export const DEFAULT_MAX_BATCH = 5000;
+export const DEFAULT_MAX_BACKLOG = PERSISTENCE_DEFAULTS.maxBacklog;
+export const DEFAULT_MAX_BACKLOG_BATCHED = PERSISTENCE_DEFAULTS.maxBacklogBatched;
+export const DEFAULT_MAX_BATCH = PERSISTENCE_DEFAULTS.maxBatch;
 
 /**
  * Writes a live stream to a store without getting in its way: `record()` queues each value and passes

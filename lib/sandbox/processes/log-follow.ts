@@ -6,6 +6,7 @@ import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
 import { unnameEvents } from "./named-event-adapter.js";
 import { LogEntryWireSchema, type LogStreamName, type ProcessInfo } from "./schemas.js";
 import * as v from "valibot";
+import { PROCESS_DEFAULTS } from "../defaults.js";
 
 /** What following needs from the process API: the stream itself, the state, and a plain read. */
 export interface LogFollowDeps {
@@ -28,7 +29,6 @@ export interface FollowLogsOptions {
   reconnect?: ReconnectPolicy;
 }
 
-const DEFAULT_RECONNECT: ReconnectPolicy = { initialDelayMs: 50, maxDelayMs: 2_000, maxRetries: 8 };
 /** Statuses retrying cannot change: the process is unknown, the request or the token is wrong. */
 const FATAL = new Set([400, 401, 403, 404, 422]);
 
@@ -53,7 +53,7 @@ export function followLogs(
   return new Observable<ProcessLogEntry>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;
-    const policy = normalizeReconnectPolicy({ ...DEFAULT_RECONNECT, ...options.reconnect });
+    const policy = normalizeReconnectPolicy({ ...PROCESS_DEFAULTS.logsReconnect, ...options.reconnect });
     let last = options.since;
     const deliver = (entry: ProcessLogEntry) => {
       if (signal.aborted || (last !== undefined && entry.sequence <= last)) return;
@@ -107,7 +107,7 @@ export function followLogs(
     };
 
     const exitWatch = async () => {
-      const interval = options.pollIntervalMs ?? 250;
+      const interval = options.pollIntervalMs ?? PROCESS_DEFAULTS.logsPollIntervalMs;
       let failures = 0;
       while (!signal.aborted) {
         try {
