@@ -3,7 +3,7 @@
 // Measures what reaches events$ (distinct updates; the 0.4.2 server drops some under bursts), what
 // the store holds afterwards, the store's lag (from an event's arrival, its `createdAt`, to the
 // write that stored it resolving), the write rate, and the recorder's largest backlog (updates
-// delivered but not yet stored), with the store errors (a full queue would show as StoreBacklogError).
+// delivered but not yet stored), with the store errors (a full queue would show as a StoreError of kind store_backlog).
 import { tmpdir } from "node:os";
 import { SandboxAgentClient, type NewSessionEvent, type SessionStore } from "../../lib/sandbox/index.js";
 import { quantile, sleep } from "../support/measure.js";
@@ -84,7 +84,7 @@ export async function storeBurst(server: BenchServer, inner: SessionStore, count
   client.storeErrors$.subscribe((error) => {
     if (!measuring) return;
     storeErrors++;
-    if (error.name === "StoreBacklogError") backlogErrors++;
+    if (error.kind === "store_backlog") backlogErrors++;
   });
   const seen = new Set<string>();
   let lastAt = 0;

@@ -1,4 +1,4 @@
-import { StoreError } from "../sandbox/persistence/errors/store-error.js";
+import { StoreError } from "../sandbox/errors.js";
 
 /**
  * A failure of the database (or of the connection to it). The message is PostgreSQL's or the

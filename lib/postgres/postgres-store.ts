@@ -7,8 +7,7 @@ import {
   readSessionsCursor,
   sessionsCursor,
 } from "../sandbox/persistence/cursor.js";
-import { LeaseLostError } from "../sandbox/persistence/errors/lease-lost-error.js";
-import { StoreError } from "../sandbox/persistence/errors/store-error.js";
+import { LeaseLostError, StoreError } from "../sandbox/errors.js";
 import type { ClaimRequest, SessionLease, SessionLeases } from "../sandbox/persistence/lease.js";
 import type { NewSessionEvent, SessionEvent, SessionRecord } from "../sandbox/persistence/schemas.js";
 import type { InsertOutcome, ListPage, SessionStore } from "../sandbox/persistence/store.js";

@@ -1,6 +1,11 @@
+// The client's options checked and completed with their defaults (from defaults.ts, the one place
+// they are set), and a health wait's: the parts take settings with every default filled in.
+import { consoleLogger } from "../acp-http/index.js";
+import type { Logger } from "./call-options.js";
+import { CLIENT_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";
 import { memoryStore } from "./persistence/client-side.js";
 import type { SessionStore } from "./persistence/store.js";
-import type { SandboxAgentClientOptions } from "./types.js";
+import type { HealthWaitOptions, SandboxAgentClientOptions } from "./types.js";
 
 /** The client's options once checked, with the defaults filled in. */
 export interface ClientSettings extends SandboxAgentClientOptions {
@@ -8,10 +13,26 @@ export interface ClientSettings extends SandboxAgentClientOptions {
   /** Working directory for new sessions when a call does not give one. */
   cwd: string;
   store: SessionStore;
+  /** Where `debug` sends its lines: the console for `true`, the given logger, or nowhere. */
+  logger: Logger | undefined;
 }
 
-/** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s). */
-export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+/** A health wait's options with every default filled in. */
+export type HealthWaitSettings = Required<Omit<HealthWaitOptions, "signal">> & Pick<HealthWaitOptions, "signal">;
+
+/** Fills in a health wait's defaults (`HEALTH_WAIT_DEFAULTS`). */
+export function healthWaitSettings(options: HealthWaitOptions = {}): HealthWaitSettings {
+  const defaults = HEALTH_WAIT_DEFAULTS;
+  return {
+    timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+    path: options.path ?? defaults.path,
+    initialDelayMs: options.initialDelayMs ?? defaults.initialDelayMs,
+    maxDelayMs: options.maxDelayMs ?? defaults.maxDelayMs,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? defaults.attemptTimeoutMs,
+    upStatuses: options.upStatuses ?? [],
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
 
 const WHO = "SandboxAgentClient";
 
@@ -33,6 +54,7 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
     autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
     cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
     store: o.store ?? memoryStore(),
+    logger: o.debug === true ? consoleLogger("sandbox-agent") : o.debug || undefined,
   };
 }
 
@@ -152,3 +174,5 @@ const isStore = (value: unknown): boolean =>
   ["getSession", "listSessions", "updateSession", "listEvents", "insertEvent"].every((method) =>
     isFunction((value as Record<string, unknown>)[method]),
   );
+
+export { CLIENT_DEFAULTS, START_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";

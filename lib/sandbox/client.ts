@@ -1,8 +1,9 @@
-import { Subject, distinctUntilChanged, share, type Observable } from "rxjs";
+import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
 import { clientConnection } from "./client-connection.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
-import { sandboxName, type CallOptions, type SandboxConnection } from "./connection.js";
+import { sandboxName, type SandboxConnection } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
@@ -11,25 +12,34 @@ import type { SessionRecording, StoreError } from "./persistence/client-side.js"
 import type { LeaseLost } from "./persistence/lease-keeper.js";
 import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
-import type { SessionState } from "./session-config.js";
 import type { PermissionDesk } from "./permission-desk.js";
 import { RecordedSessions } from "./recorded-sessions.js";
-import { SandboxSessionConfig } from "./session-config-client.js";
-import { startSandbox, type StartSandboxOptions, type StartedSandbox } from "./providers/start-sandbox.js";
-import type { SandboxCallOptions, SandboxInfo } from "./providers/types.js";
+import { launchSandbox, type Launched, type StartSandboxOptions } from "../providers/launch.js";
+import type { SandboxCallOptions, SandboxInfo } from "../providers/contract.js";
+import type { HealthWaitResult, ServerConfig } from "./config/index.js";
+import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
+import type { ServerConnection } from "./control-schemas.js";
+import type { Desktop } from "./desktop/index.js";
+import type { FileSystem } from "./file-system.js";
+import type { Processes } from "./processes/index.js";
+import { ServerRoutes } from "./server-routes.js";
+import { SessionSettings } from "./session-config.js";
+import type { SessionConfigOption, SessionModes } from "./session-config.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
-import type { PermissionReply, ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
+import type { HealthWaitBounds, PermissionReply, ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
 
 export type * from "./types.js";
 
 /**
- * The client for a sandbox-agent server: one connection to one agent, session
- * methods, events as observables, the sessions' configuration (see `SandboxSessionConfig`) and the
- * server's own routes (see `SandboxServerRoutes`).
+ * The client for a sandbox-agent server: one connection to one agent, session methods, events as
+ * observables, the sessions' configuration, and the server's own routes (health, agents, files,
+ * processes, desktop, config). One class made of parts it owns, each a plain object: the control
+ * plane (`ServerRoutes`), the connection (`ConnectionLifecycle`), the store's recording
+ * (`SessionRecording`), the sessions (`RecordedSessions`) and their configuration (`SessionSettings`).
  */
-export class SandboxAgentClient extends SandboxSessionConfig {
+export class SandboxAgentClient {
   /** Every session event of the current connection (and later ones); hot, no replay. */
   readonly events$: Observable<SandboxEvent>;
   /** Sessions that ended (terminated, finished, or their agent exited). */
@@ -46,20 +56,30 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   readonly ready: Promise<ConnectInfo | undefined>;
   /** Why something was not written to the store (the session goes on regardless). */
   readonly storeErrors$: Observable<StoreError>;
+  /** The server's process API: commands, processes, logs and terminals (no connection needed). */
+  readonly processes: Processes;
+  /** The sandbox's virtual desktop: screen, input, windows, clipboard, recordings (released server). */
+  readonly desktop: Desktop;
+  /** Per-directory MCP server and skills entries (released server; no connection needed). */
+  readonly config: ServerConfig;
+  /** The server's filesystem (paths are the server's; relative ones resolve against its `$HOME`). */
+  readonly fs: FileSystem;
 
   readonly #options: ClientSettings;
+  readonly #server: ServerRoutes;
+  readonly #settings: SessionSettings;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #recording: SessionRecording;
   readonly #sessions: RecordedSessions;
   readonly #desk: PermissionDesk;
-  #sandbox: StartedSandbox | undefined;
+  #sandbox: Launched<SandboxAgentClient> | undefined;
 
   /**
    * Creates a sandbox with `options.sandbox` (`local()`, `docker()`, your own provider), waits for its
    * server and connects. `destroySandbox()` tears it down; `disconnect()` alone leaves it running.
    */
   static async start(options: StartSandboxOptions): Promise<SandboxAgentClient> {
-    const started = await startSandbox(options);
+    const started = await launchSandbox(options, (settings) => new SandboxAgentClient(settings));
     started.client.#sandbox = started;
     return started.client;
   }
@@ -67,20 +87,36 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   /** Throws a `TypeError` naming the option when one is missing or of the wrong kind (nothing is sent then). */
   constructor(given: SandboxAgentClientOptions) {
     const options = resolveClientOptions(given);
-    const events = new Subject<SandboxEvent>();
-    const events$ = events.asObservable();
-    super(options, events$);
-    this.events$ = events$;
     this.#options = options;
-    const connection = clientConnection(options, events, () => this.contract.api("connect"));
+    // The control plane; on a v2 server some of its routes are extensions on the live connection.
+    this.#server = new ServerRoutes(options, (operation, flag, method, params, call) =>
+      this.#on(operation, call, (connection, bounds) => {
+        connection.requireExtension(operation, flag, method);
+        return connection.call(method, params, bounds, operation);
+      }),
+    );
+    this.processes = this.#server.processes;
+    this.desktop = this.#server.desktop;
+    this.config = this.#server.config;
+    this.fs = this.#server.fs;
+    // The connection side; its events, composed up from each connection's streams, are the client's.
+    const connection = clientConnection(options, () => this.#server.contract.api("connect"));
     this.#lifecycle = connection.lifecycle;
     this.#recording = connection.recording;
     this.#desk = connection.desk;
+    this.events$ = this.#lifecycle.events$;
+    // Sessions' modes and options, kept current from the events; changes are recorded in the store.
+    this.#settings = new SessionSettings({
+      events$: this.events$,
+      send: (method, params, call) => this.#on(sandboxName(method), call, (c, b) => c.call(method, params, b)),
+      agentOptions: async (call) => (await this.getAgent(options.agent ?? "", { ...call, config: true })).configOptions,
+      changed: (agentSessionId, known) => this.#recording.configChanged(agentSessionId, known),
+    });
     this.#sessions = new RecordedSessions({
       ...connection,
-      cwd: () => this.#cwd(),
-      recordConfig: (id, result) => this.recordSessionConfig(id, result),
-      restoreConfig: (id, result, stored, call) => this.restoreSessionConfig(id, result, stored, call),
+      cwd: () => this.#options.cwd,
+      recordConfig: (id, result) => this.#settings.record(id, result),
+      restoreConfig: (id, result, stored, call) => this.#settings.restoreStored(id, result, stored, call),
     });
     this.storeErrors$ = this.#recording.storeErrors$;
     this.sessionEnded$ = this.events$.pipe(sessionEndedOnly(), share());
@@ -97,10 +133,12 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     }
   }
 
+  /** The connection state now (`state$` without the waiting). */
   get state(): ConnectionState {
     return this.#lifecycle.state.value;
   }
 
+  /** Whether a connection is up now. */
   get connected(): boolean {
     return this.#lifecycle.connected;
   }
@@ -149,27 +187,9 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return this.#lifecycle.with(method, call, run);
   }
 
-  protected sessionCall(method: string, params: Record<string, unknown>, call?: CallOptions): Promise<unknown> {
-    return this.#on(sandboxName(method), call, (c, bounds) => c.call(method, params, bounds));
-  }
-
-  protected agentSessionId(sessionId: string): string {
-    return this.#recording.agentId(sessionId);
-  }
-
-  protected override sessionConfigChanged(agentSessionId: string, known: SessionState): void {
-    this.#recording.configChanged(agentSessionId, known);
-  }
-
-  protected extensionCall(operation: string, flag: string, method: string, params: object, call?: CallOptions) {
-    return this.#on(operation, call, (connection, bounds) => {
-      connection.requireExtension(operation, flag, method);
-      return connection.call(method, params, bounds, operation);
-    });
-  }
-
   // --- sessions ----------------------------------------------------------------------
 
+  /** Opens a new session (`session/new`) in `options.cwd` (default: the client's `cwd`); it is recorded in the store. */
   newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
     return this.#sessions.newSession(options, call);
   }
@@ -196,6 +216,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return promptStream(this.#sessions.views(this.events$), this.#recording.agentId(sessionId), prompt);
   }
 
+  /** Cancels the session's running turn (`session/cancel`, a notification: nothing to wait for but the send). */
   cancel(sessionId: string): Promise<void> {
     return this.#sessions.cancel(sessionId);
   }
@@ -212,13 +233,14 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return this.#on(method, options, (c, bounds) => rawRequest(c, method, params, options, bounds));
   }
 
+  /** The agent's sessions (`session/list`), a page at a time (`cursor`). */
   listSessions(params: { cwd?: string; cursor?: string } = {}, call?: CallOptions): Promise<sessions.SessionList> {
     return this.#on("listSessions", call, (c, b) => sessions.listSessions(c, params, b));
   }
 
   /** `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent. */
   forkSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<{ sessionId: string }> {
-    return this.#sessions.forkSession(sessionId, options.cwd ?? this.#cwd(), call);
+    return this.#sessions.forkSession(sessionId, options.cwd ?? this.#options.cwd, call);
   }
 
   /**
@@ -229,7 +251,7 @@ export class SandboxAgentClient extends SandboxSessionConfig {
   async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
     const stored = await this.#sessions.resumeStored(sessionId, call);
     if (stored) return stored;
-    await this.#sessions.agentResume(sessionId, options.cwd ?? this.#cwd(), call);
+    await this.#sessions.agentResume(sessionId, options.cwd ?? this.#options.cwd, call);
     return undefined;
   }
 
@@ -259,18 +281,22 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return this.#sessions.releaseSession(sessionId);
   }
 
+  /** The models the agent offers (for a session, or in general). */
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
     return this.#on("listModels", call, (c, b) => sessions.listModels(c, sessionId, b));
   }
 
+  /** Sets the server's metadata of a session (title and the like). */
   setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
     return this.#on("setMetadata", call, (c, b) => sessions.setMetadata(c, sessionId, metadata, b));
   }
 
+  /** Detaches the session from this connection on the server; it goes on running for a later reattach. */
   detachSession(sessionId: string, call?: CallOptions): Promise<void> {
     return this.#on("detachSession", call, (c, b) => sessions.detachSession(c, sessionId, b));
   }
 
+  /** Ends the session on the server for good (its agent stops working on it). */
   terminateSession(sessionId: string, call?: CallOptions): Promise<sessions.TerminateResult> {
     return this.#on("terminateSession", call, (c, b) => sessions.terminateSession(c, sessionId, b));
   }
@@ -289,7 +315,82 @@ export class SandboxAgentClient extends SandboxSessionConfig {
     return sessionView(this.#sessions.views(this.events$), sessionId);
   }
 
-  #cwd(): string {
-    return this.#options.cwd;
+  // --- session configuration ----------------------------------------------------------
+
+  /** The session's modes (current and available), or null when the agent reported none. */
+  getSessionModes(sessionId: string, call?: CallOptions): Promise<SessionModes | null> {
+    return this.#settings.modes(this.#recording.agentId(sessionId), call);
+  }
+
+  /** The session's configuration options, kept current from its update events. */
+  getSessionConfigOptions(sessionId: string, call?: CallOptions): Promise<SessionConfigOption[]> {
+    return this.#settings.configOptions(this.#recording.agentId(sessionId), call);
+  }
+
+  /**
+   * Switches mode. A mode the session does not list is an `UnsupportedFeatureError` (with the valid
+   * ids) and is not sent; an agent without `session/set_mode` gets the `mode` config option set.
+   */
+  setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
+    return this.#settings.setMode(this.#recording.agentId(sessionId), modeId, call);
+  }
+
+  /** Sets a config option, checked against the session's options; resolves with the agent's answer. */
+  setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
+    return this.#settings.setOption(this.#recording.agentId(sessionId), configId, value, call);
+  }
+
+  /** `session/set_model`, or the `model` config option when the agent has no such method. */
+  setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+    return this.#settings.setModel(this.#recording.agentId(sessionId), modelId, call);
+  }
+
+  /** Sets the config option of category `thought_level` (`UnsupportedFeatureError` when there is none). */
+  async setSessionThoughtLevel(sessionId: string, level: string, call?: CallOptions): Promise<void> {
+    await this.#settings.setCategory(this.#recording.agentId(sessionId), "thought_level", level, call);
+  }
+
+  // --- the server's own routes (no agent connection needed on the released server) ------
+
+  /** The server's health (`GET /v1/health`). */
+  health(call?: CallOptions): Promise<Health> {
+    return this.#server.health(call);
+  }
+
+  /**
+   * The server's agents; `config: true` adds each one's `configOptions` (or `configError`),
+   * `noCache: true` makes the server look again. Both are released-server options.
+   */
+  listAgents(options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo[]> {
+    return this.#server.listAgents(options);
+  }
+
+  /** One agent (`InvalidRequestError` of kind `unsupported_agent` for an unknown id). */
+  getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
+    return this.#server.getAgent(agentId, options);
+  }
+
+  /** Installs an agent on the server (it downloads it: the server needs network access). */
+  installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
+    return this.#server.installAgent(agentId, options, call);
+  }
+
+  /** The agent processes the server runs now, one per connection (released server: `GET /v1/acp`). */
+  listConnections(call?: CallOptions): Promise<ServerConnection[]> {
+    return this.#server.listConnections(call);
+  }
+
+  /**
+   * Waits, with doubling pauses, until the server's health route answers ok: a server in a sandbox
+   * often starts after its client. 401/403 end it at once; `CallTimeoutError` after `timeoutMs`
+   * (default 30 s). A v2 server's 410 on `/v1/health` counts as up (the contract is detected later).
+   */
+  waitForHealth(options: HealthWaitBounds & CallOptions = {}): Promise<HealthWaitResult> {
+    return this.#server.waitForHealth(options);
+  }
+
+  /** The server's inspector UI (`/ui/`) with this client's token and headers in its query: a secret. */
+  inspectorUrl(): Promise<string> {
+    return this.#server.inspectorUrl();
   }
 }

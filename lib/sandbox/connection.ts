@@ -1,8 +1,9 @@
-import { Subject, Subscription, filter, map, merge, tap } from "rxjs";
+import { Subject, Subscription, filter, map, merge, share, takeUntil, tap, type Observable } from "rxjs";
 import {
   AcpHttpClient,
   AcpTimeoutError,
   type AcpClientHandlers,
+  type AcpEnvelope,
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
@@ -11,10 +12,8 @@ import {
   type TokenSource,
 } from "../acp-http/index.js";
 import { deadlineSignal, linkSignal } from "../internal/abort.js";
-import { AgentExitedError } from "./errors/agent-exited-error.js";
-import { ProtocolError } from "./errors/call-errors.js";
-import { toSandboxError } from "./errors/convert.js";
-import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
+import { AgentExitedError, ProtocolError, UnsupportedFeatureError } from "./errors.js";
+import { toSandboxError } from "./error-mapping.js";
 import {
   endSessionsOnAgentExit,
   fromGap,
@@ -23,8 +22,15 @@ import {
   type SandboxEvent,
 } from "./events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
-import type { ConnectionTap } from "./persistence/session-recording.js";
 import type { ServerProfile } from "./profiles.js";
+import type { CallOptions } from "./call-options.js";
+
+/** What the connection calls for every inbound envelope and cursor move (the store's recording). */
+export interface ConnectionTap {
+  cursor(advance: CursorAdvance): void;
+  /** Records the envelope when it belongs to a recorded session; false drops it from `events$` (seen before). */
+  inbound(envelope: AcpEnvelope): boolean;
+}
 
 export interface ConnectionSettings {
   baseUrl: string;
@@ -72,10 +78,6 @@ export function sandboxName(method: string): string {
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "closed";
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
 
 /**
  * One live connection to the server: the protocol client, what the agent said it can
@@ -88,6 +90,13 @@ export class SandboxConnection {
   readonly protocol: AcpHttpClient;
   readonly openSessions = new Set<string>();
   readonly status = new Subject<ConnectionStatus>();
+  /**
+   * This connection's events, composed from the protocol client's streams: its envelopes (past the
+   * store's tap) as sandbox events, its parse errors and its gaps. Hot from construction until
+   * `close()`, when it completes.
+   */
+  readonly events$: Observable<SandboxEvent>;
+  readonly #closing = new Subject<void>();
   /** Set once `open()` succeeded: until then the connection is not reported as up. */
   up = false;
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
@@ -97,7 +106,7 @@ export class SandboxConnection {
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
 
-  constructor(settings: ConnectionSettings, events: Subject<SandboxEvent>) {
+  constructor(settings: ConnectionSettings) {
     this.settings = settings;
     const transport = settings.profile.transport(settings.agent, settings.serverId);
     this.protocol = new AcpHttpClient({
@@ -121,7 +130,7 @@ export class SandboxConnection {
       clientInfo: settings.clientInfo,
       ...(settings.profile.isConnectionGone ? { isConnectionGone: settings.profile.isConnectionGone } : {}),
     });
-    const pipeline = merge(
+    this.events$ = merge(
       this.protocol.envelopes$.pipe(
         filter((envelope) => settings.tap?.inbound(envelope) ?? true),
         toSandboxEvents(),
@@ -129,8 +138,13 @@ export class SandboxConnection {
       ),
       this.protocol.parseErrors$.pipe(map(fromTransportParseError)),
       this.protocol.gaps$.pipe(map(fromGap)),
-    ).pipe(tap((event) => this.#observe(event)));
-    this.#subscriptions.add(pipeline.subscribe((event) => events.next(event)));
+    ).pipe(
+      tap((event) => this.#observe(event)),
+      takeUntil(this.#closing),
+      share(),
+    );
+    // Connected from the start, whoever listens: the store's tap and the exit watch must see every frame.
+    this.#subscriptions.add(this.events$.subscribe());
     this.#subscriptions.add(
       this.protocol.state$.subscribe((state) => {
         if (state === "open") this.status.next("connected");
@@ -220,6 +234,7 @@ export class SandboxConnection {
 
   async close(): Promise<void> {
     await this.protocol.disconnect();
+    this.#closing.next();
     this.#subscriptions.unsubscribe();
     this.status.complete();
   }

@@ -1,12 +1,10 @@
 import ky, { type KyInstance } from "ky";
 import * as v from "valibot";
-import { linkSignal, normalizeTimeout, startDeadline } from "../internal/abort.js";
-import { joinUrl, mergeHeaders, readHttpProblem, resolveToken, type QueryValues, type TokenSource } from "../internal/http.js";
-import { CallAbortedError, CallTimeoutError, ProtocolError } from "./errors/call-errors.js";
-import { toSandboxError } from "./errors/convert.js";
-import { SandboxAgentHttpError } from "./errors/http-error.js";
-import { unreachable } from "./errors/network-failure.js";
-import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
+import type { TokenSource } from "../acp-http/index.js";
+import { linkSignal, startDeadline, normalizeTimeout } from "../internal/abort.js";
+import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues } from "../internal/http.js";
+import { CallAbortedError, CallTimeoutError, ProtocolError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
+import { toSandboxError, unreachable } from "./error-mapping.js";
 
 /** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
 export * from "./control-schemas.js";

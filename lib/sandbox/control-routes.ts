@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import {
   AgentInfoSchema,
   AgentListSchema,
@@ -27,9 +27,8 @@ import {
   type WriteResult,
 } from "./control-schemas.js";
 import { validate, type ControlPlaneHttp } from "./control-plane.js";
-import { SandboxAgentHttpError } from "./errors/http-error.js";
-import { refineHttpError } from "./errors/refine.js";
-import { UnsupportedFeatureError } from "./errors/unsupported-feature-error.js";
+import { SandboxAgentHttpError, UnsupportedFeatureError } from "./errors.js";
+import { refineHttpError } from "./error-mapping.js";
 
 /** The control-plane operations, one implementation per server contract (see `profiles.ts`). */
 export interface ControlRoutes {

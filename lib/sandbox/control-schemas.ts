@@ -6,6 +6,7 @@ import * as v from "valibot";
  */
 
 export const HealthSchema = v.looseObject({ status: v.string() });
+/** The server's health answer (`status` is `ok` when it is up). */
 export type Health = v.InferOutput<typeof HealthSchema>;
 
 /** A configuration option an agent offers (model, mode, thought level), as the server describes it. */
@@ -80,6 +81,7 @@ export const FsEntrySchema = v.looseObject({
   size: v.number(),
   modified: v.optional(v.unknown()),
 });
+/** One entry of a directory listing: name, path, type (file, directory, ...), size and modification time. */
 export type FsEntry = v.InferOutput<typeof FsEntrySchema>;
 export const FsStatSchema = v.looseObject({
   path: v.string(),

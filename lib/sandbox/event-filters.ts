@@ -3,7 +3,7 @@
 // They accept the events of `events$`, `session(id).events$` and `prompt$` alike.
 import { filter, type Observable } from "rxjs";
 import type { SandboxEvent } from "./events.js";
-import type { SessionUpdate, SessionUpdateKind } from "./session-update.js";
+import type { SessionUpdate, SessionUpdateKind } from "./events.js";
 import type { PromptEvent } from "./types.js";
 
 /** Anything with a `kind`: a {@link SandboxEvent}, a {@link PromptEvent}. */

@@ -1,4 +1,4 @@
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import type { ControlRoutes } from "./control-routes.js";
 import type { FsEntry, FsStat, MoveResult, UploadResult, WriteResult } from "./control-schemas.js";
 

@@ -2,113 +2,117 @@
  * The sandbox-agent client: connect once to an agent in a sandbox, drive sessions,
  * watch their events, and use the server's health, agent and filesystem routes.
  *
+ * The names here are the ones a program writes down; the rest of the types (a desktop's mouse, a
+ * process's log entry, ...) are reachable through the client's method signatures.
+ *
  * @module sandbox-agent-rx
  */
+
+// --- the client and its connection -------------------------------------------------------
 export { SandboxAgentClient } from "./client.js";
 export type {
   SandboxAgentClientOptions,
-  ConnectionState,
-  ConnectInfo,
+  CallOptions,
   ConnectOptions,
-  PromptEvent,
-  SessionView,
-  PermissionReply,
-  PermissionContext,
-  ReadTextFileRequest,
-  Logger,
+  ConnectInfo,
+  ConnectionState,
   DisconnectInfo,
-  HealthWaitBounds,
   ReconnectAttempt,
+  Logger,
 } from "./types.js";
-export type { SandboxServerRoutes } from "./server-client.js";
-export type { SandboxSessionConfig } from "./session-config-client.js";
-export type { RawRequestOptions, RequestResult } from "./raw-request.js";
-export type { SessionModes, SessionMode, SessionConfigOption } from "./session-config-schemas.js";
-export type { CallOptions } from "./connection.js";
+export type { ReconnectPolicy, TokenSource } from "../acp-http/index.js";
+
+// --- sessions, prompts and their events ---------------------------------------------------
 export type {
   NewSessionOptions,
   SessionHandle,
-  PromptOutcome,
   PromptInput,
+  PromptOutcome,
   SessionListing,
-  SessionList,
-  ModelList,
-  TerminateResult,
 } from "./sessions.js";
-export type {
-  SandboxEvent,
-  SandboxEventKind,
-  SessionEnded,
-  SandboxParseError,
-  PermissionRequest,
-  PermissionOptionInfo,
-} from "./events.js";
+export type { SessionView, PromptEvent, PermissionReply, PermissionContext } from "./types.js";
+export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events.js";
 export { forSession } from "./events.js";
-export { isEvent, isUpdate, ofKind, ofUpdate, type EventOfKind, type UpdateEvent } from "./event-filters.js";
+export { isEvent, isUpdate, ofKind, ofUpdate, type UpdateEvent } from "./event-filters.js";
+export type { SessionUpdate, Content, PlanEntry } from "./events.js";
+export type { SessionMetadata } from "./metadata.js";
+export type { SessionModes, SessionConfigOption } from "./session-config.js";
+
+// --- transcripts -------------------------------------------------------------------------
 export {
   toTranscript,
   transcriptOf,
   groupEntries,
-  type TranscriptGroup,
-  type ActivitySummary,
-  TranscriptBuilder,
   type Transcript,
   type TranscriptEntry,
-  type TranscriptEntryKind,
-  type TranscriptNote,
-  type TranscriptSource,
-  type TranscriptBlock,
-  type TranscriptOptions,
+  type TranscriptGroup,
   type MessageEntry,
   type ToolCallEntry,
   type ToolDiff,
-  type PlanTranscriptEntry,
   type PermissionEntry,
-  type ContentBlock,
-  type TokenUsage,
+  type TranscriptNote,
+  type TranscriptSource,
 } from "./transcript.js";
-export type { SessionUpdate, SessionUpdateKind, Content, PlanEntry } from "./session-update.js";
-export type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
-export type { ServerApi } from "./profiles.js";
-export type {
-  Health,
-  AgentInfo,
-  AgentConfigOption,
-  AgentQueryOptions,
-  ServerConnection,
-  InstallOptions,
-  InstallResult,
-  FsEntry,
-  FsStat,
-  WriteResult,
-  MoveResult,
-  UploadResult,
-} from "./control-schemas.js";
+
+// --- the server's own routes ---------------------------------------------------------------
+export type { Health, AgentInfo, FsEntry } from "./control-schemas.js";
 export type { FileSystem } from "./file-system.js";
-export type { ReconnectOption, ReconnectPolicy, TokenSource } from "../acp-http/index.js";
-export * from "./processes/index.js";
+export { Processes, Terminal, type ProcessInfo } from "./processes/index.js";
+export { Desktop } from "./desktop/index.js";
+export { ServerConfig } from "./config/index.js";
+
+// --- errors --------------------------------------------------------------------------------
 export {
-  WebSocketUnavailableError,
-  type WebSocketConstructor,
-  type WebSocketLike,
-} from "../internal/web-socket.js";
-export * from "./errors/index.js";
-export * from "./desktop/index.js";
-export * from "./persistence/index.js";
+  SandboxAgentError,
+  NotConnectedError,
+  AlreadyConnectedError,
+  ConnectionLostError,
+  AgentExitedError,
+  AgentError,
+  CallTimeoutError,
+  CallAbortedError,
+  ProtocolError,
+  NetworkError,
+  UnsupportedFeatureError,
+  SandboxAgentHttpError,
+  NotFoundError,
+  ConflictError,
+  InvalidRequestError,
+  DesktopDependenciesMissingError,
+  DesktopStreamUnavailableError,
+  TerminalError,
+  SandboxStartError,
+  SandboxProviderError,
+  StoreError,
+  LeaseLostError,
+  type SandboxErrorKind,
+} from "./errors.js";
+export { WebSocketUnavailableError } from "../internal/web-socket.js";
+
+// --- persistence ---------------------------------------------------------------------------
 export {
-  ServerConfig,
-  type McpServerConfig,
-  type SkillsConfig,
-  type SkillSource,
-  type ConfigEntryRef,
-  type HealthWaitResult,
-} from "./config/index.js";
+  memoryStore,
+  indexedDbStore,
+  createRecorder,
+  history$,
+  eventIdentity,
+  buildReplayText,
+  replayFromStore,
+  localLeases,
+  SessionRecordSchema,
+  SessionEventSchema,
+  type SessionStore,
+  type SessionRecord,
+  type SessionEvent,
+  type NewSessionEvent,
+  type ResumedSession,
+} from "./persistence/index.js";
+
+// --- sandboxes -----------------------------------------------------------------------------
 export {
   startSandbox,
   type SandboxProvider,
   type SandboxInfo,
-  type SandboxCreateOptions,
-  type SandboxCallOptions,
   type StartSandboxOptions,
   type StartedSandbox,
-} from "./providers/index.js";
+} from "../providers/index.js";

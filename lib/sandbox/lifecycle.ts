@@ -1,16 +1,11 @@
-import { BehaviorSubject, Subject } from "rxjs";
+import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
-import { linkSignal, normalizeTimeout, startDeadline, untilAborted } from "../internal/abort.js";
-import { SandboxConnection, type CallOptions } from "./connection.js";
-import { AlreadyConnectedError } from "./errors/already-connected-error.js";
-import { CallAbortedError, CallTimeoutError } from "./errors/call-errors.js";
-import { ConnectionLostError } from "./errors/connection-lost-error.js";
-import { toSandboxError } from "./errors/convert.js";
-import { NotConnectedError, type NotConnectedReason } from "./errors/not-connected-error.js";
-import { SandboxAgentError } from "./errors/sandbox-agent-error.js";
+import { linkSignal, untilAborted, normalizeTimeout, startDeadline } from "../internal/abort.js";
+import { SandboxConnection, type ConnectionTap } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
+import { AlreadyConnectedError, CallAbortedError, CallTimeoutError, ConnectionLostError, NotConnectedError, type NotConnectedReason, SandboxAgentError } from "./errors.js";
+import { toSandboxError } from "./error-mapping.js";
 import type { SandboxEvent } from "./events.js";
-import type { AttachTarget } from "./persistence/resume.js";
-import type { ConnectionTap } from "./persistence/session-recording.js";
 import { profileFor, type ServerApi } from "./profiles.js";
 import type {
   ConnectInfo,
@@ -21,10 +16,18 @@ import type {
   SandboxAgentClientOptions,
 } from "./types.js";
 
+/** Where to connect when a connection is made for a resume. */
+export interface AttachTarget {
+  /** Reattach: v1 server id or v2 connection id of the stored connection. */
+  connection?: string;
+  lastEventId?: string;
+  /** Use a new random v1 server id (a fresh connection must never reuse the stored one's event ids). */
+  fresh?: boolean;
+}
+
 /** What the lifecycle needs from the client that owns it. */
 export interface LifecycleDeps {
   options: SandboxAgentClientOptions;
-  events: Subject<SandboxEvent>;
   serverApi(): Promise<ServerApi>;
   handlers: AcpClientHandlers;
   logger: Logger | undefined;
@@ -69,6 +72,12 @@ export class ConnectionLifecycle {
   /** The reconnect attempts of every connection this client makes (`reconnecting$`). */
   readonly reconnects = new Subject<ReconnectAttempt>();
   readonly ended = new Subject<void>();
+  /**
+   * The events of every connection this client makes, in turn (each until it is closed): the
+   * client's `events$`. Hot, no replay.
+   */
+  readonly events$: Observable<SandboxEvent>;
+  readonly #connections = new Subject<SandboxConnection>();
   readonly #deps: LifecycleDeps;
   #connection: SandboxConnection | undefined;
   #connecting: Promise<ConnectInfo> | undefined;
@@ -78,6 +87,12 @@ export class ConnectionLifecycle {
 
   constructor(deps: LifecycleDeps) {
     this.#deps = deps;
+    this.events$ = this.#connections.pipe(
+      mergeMap((connection) => connection.events$),
+      share(),
+    );
+    // Always connected, so that a subscriber joining later gets the live connection's events too.
+    this.events$.subscribe();
   }
 
   get connected(): boolean {
@@ -208,7 +223,7 @@ export class ConnectionLifecycle {
   }
 
   #create(api: ServerApi, agent: string, target: AttachTarget | undefined): SandboxConnection {
-    const { options, events, handlers, logger } = this.#deps;
+    const { options, handlers, logger } = this.#deps;
     const random = `sdk-${globalThis.crypto.randomUUID()}`;
     const stored = target?.connection;
     let created: SandboxConnection | undefined;
@@ -229,9 +244,9 @@ export class ConnectionLifecycle {
         clientInfo: { ...CLIENT_INFO },
         logger,
       },
-      events,
     );
     created = connection;
+    this.#connections.next(connection);
     connection.status.subscribe((status) => {
       if (this.#connection !== connection) return;
       if (status === "closed") {

@@ -6,7 +6,7 @@
  */
 import type { AcpHttpError } from "../acp-http/index.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
-import { SandboxAgentHttpError } from "./errors/http-error.js";
+import { SandboxAgentHttpError } from "./errors.js";
 import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionCall } from "./control-routes.js";
 
 export type ServerApi = "v1" | "v2";

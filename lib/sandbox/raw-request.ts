@@ -1,5 +1,6 @@
 import type * as v from "valibot";
-import type { CallOptions, SandboxConnection } from "./connection.js";
+import type { SandboxConnection } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import { validate } from "./control-plane.js";
 
 /** `request()`'s options: the call's bounds, and a schema the result must match. */

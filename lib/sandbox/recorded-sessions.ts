@@ -1,19 +1,19 @@
 import { filter, merge, type Observable } from "rxjs";
-import { AgentError, CallAbortedError } from "./errors/index.js";
-import type { CallOptions, SandboxConnection } from "./connection.js";
+import { AgentError, CallAbortedError } from "./errors.js";
+import type { SandboxConnection } from "./connection.js";
+import type { CallOptions, Logger } from "./call-options.js";
 import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/client-side.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
-import { recordedPrompt, restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
+import { restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
 import type { ResumedSession } from "./persistence/resume.js";
 import type { SessionState, StoredSessionState } from "./session-config.js";
 import * as sessions from "./sessions.js";
-import type { NewSessionOptions, PromptInput, PromptOutcome, SessionHandle } from "./session-types.js";
+import type { NewSessionOptions, PromptBlock, PromptInput, PromptOutcome, SessionHandle } from "./sessions.js";
 import type { ViewSource } from "./session-views.js";
 import { toTranscript, usageOf, type TranscriptSource } from "./transcript.js";
-import type { Logger } from "./types.js";
 
 /** What the recorded sessions need from the client. */
 export interface RecordedSessionsDeps {
@@ -135,7 +135,7 @@ export class RecordedSessions {
       const agentId = recording.agentId(sessionId);
       recording.note({ kind: "prompt-sent", sessionId: agentId, prompt: sessions.toPromptBlocks(input) });
       try {
-        const outcome = await recordedPrompt(recording, conn, sessionId, input, (id, blocks) =>
+        const outcome = await this.#withReplay(conn, sessionId, input, (id, blocks) =>
           sessions.prompt(conn, id, blocks, bounds, logger),
         );
         const usage = usageOf(outcome.raw.usage);
@@ -151,6 +151,34 @@ export class RecordedSessions {
         throw error;
       }
     });
+  }
+
+  /**
+   * A prompt on a recorded session: the user's blocks are recorded, and a pending replay goes first.
+   * `send` gets the agent's session id and the blocks. A prompt that fails or ends `cancelled` gives
+   * the replay back, so the next prompt carries it: the agent has not taken it in.
+   */
+  async #withReplay(
+    conn: SandboxConnection,
+    id: string,
+    input: PromptInput,
+    send: (sessionId: string, blocks: PromptBlock[]) => Promise<PromptOutcome>,
+  ): Promise<PromptOutcome> {
+    const { recording } = this.#deps;
+    const sessionId = recording.agentId(id);
+    const blocks = sessions.toPromptBlocks(input);
+    recording.outbound(conn, sessionId, blocks);
+    const replay = recording.takeReplay(sessionId);
+    if (!replay) return send(sessionId, blocks);
+    let outcome: PromptOutcome;
+    try {
+      outcome = await send(sessionId, [{ type: "text", text: replay.text }, ...blocks]);
+    } catch (error) {
+      recording.returnReplay(sessionId, replay);
+      throw error;
+    }
+    if (outcome.stopReason === "cancelled") recording.returnReplay(sessionId, replay);
+    return outcome;
   }
 
   cancel(sessionId: string): Promise<void> {

@@ -1,11 +1,9 @@
 import { deadlineSignal, untilAborted } from "../internal/abort.js";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
-import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError } from "./errors/call-errors.js";
-import { SandboxAgentHttpError } from "./errors/http-error.js";
-import { unreachable } from "./errors/network-failure.js";
-import { refineHttpError } from "./errors/refine.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError, SandboxAgentHttpError } from "./errors.js";
+import { unreachable, refineHttpError } from "./error-mapping.js";
 import { detectServerApi, profileFor, PROBE_ROUTE, PROBE_TIMEOUT_MS, type ServerApi } from "./profiles.js";
 
 /**

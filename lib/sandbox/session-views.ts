@@ -1,5 +1,5 @@
 import { Observable, takeUntil } from "rxjs";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import { forSession, ofSession, type SandboxEvent } from "./events.js";
 import type { PromptInput, PromptOutcome } from "./sessions.js";

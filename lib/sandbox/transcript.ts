@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from "rxjs";
 import { envelopeToEvent, type PermissionOptionInfo, type SandboxEvent, type SessionEnded } from "./events.js";
 import { isPlainObject, type PlainObject } from "./metadata.js";
 import type { HistoryEvent } from "./persistence/history.js";
-import type { PlanEntry } from "./session-update.js";
+import type { PlanEntry } from "./events.js";
 
 /**
  * The transcript of a session as a reduction of its events: an ordered list of entries, each with a
@@ -59,6 +59,7 @@ interface EntryBase {
   readonly at: number;
 }
 
+/** A message of the user, the agent, or the agent's thoughts, its chunks joined. */
 export interface MessageEntry extends EntryBase {
   readonly kind: "user-message" | "agent-message" | "thought";
   /** User messages only: text the agent replayed (`user_message_chunk`), not a prompt sent from here. */
@@ -73,6 +74,7 @@ export interface MessageEntry extends EntryBase {
   readonly chunks: number;
 }
 
+/** A tool call with its latest status, content, diffs and locations. */
 export interface ToolCallEntry extends EntryBase {
   readonly kind: "tool-call";
   readonly toolCallId: string;
@@ -96,18 +98,21 @@ export interface ToolCallEntry extends EntryBase {
   readonly updates: number;
 }
 
+/** A file change a tool call reported: the path, the old text (none for a new file) and the new. */
 export interface ToolDiff {
   path: string;
   oldText: string | null;
   newText: string;
 }
 
+/** The agent's plan as it last reported it. */
 export interface PlanTranscriptEntry extends EntryBase {
   readonly kind: "plan";
   /** The latest plan of the turn: ACP replaces the plan wholesale with each update. */
   readonly entries: readonly PlanEntry[];
 }
 
+/** A permission request, and how it was answered once it was. */
 export interface PermissionEntry extends EntryBase {
   readonly kind: "permission";
   readonly toolCallId: string;
@@ -119,6 +124,7 @@ export interface PermissionEntry extends EntryBase {
   readonly answeredAt: number | undefined;
 }
 
+/** One row of a transcript, told apart by `kind`. */
 export type TranscriptEntry =
   | MessageEntry
   | ToolCallEntry
@@ -891,16 +897,17 @@ export interface ActivitySummary {
   text: string;
 }
 
+/** A message on its own, or a run of other entries between two messages with its summary (see `groupEntries`). */
+export type TranscriptGroup =
+  | { kind: "message"; id: string; entry: MessageEntry }
+  | { kind: "activity"; id: string; entries: readonly TranscriptEntry[]; summary: ActivitySummary };
+
 /**
  * Entries for display: each message on its own, every run of other entries between two messages as
  * one `activity` group with a summary (what a collapsible "N tool calls" row shows). A group's id is
  * its first entry's, so it is stable while the run grows. Consecutive calls with an unchanged run
  * return groups whose `entries` hold the same entry objects.
  */
-export type TranscriptGroup =
-  | { kind: "message"; id: string; entry: MessageEntry }
-  | { kind: "activity"; id: string; entries: readonly TranscriptEntry[]; summary: ActivitySummary };
-
 export function groupEntries(entries: readonly TranscriptEntry[]): TranscriptGroup[] {
   const groups: TranscriptGroup[] = [];
   let run: TranscriptEntry[] = [];

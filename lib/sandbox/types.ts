@@ -1,9 +1,8 @@
 import type { WebSocketConstructor } from "../internal/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
-import type { HealthWaitOptions } from "./config/health.js";
-import type { CallOptions } from "./connection.js";
-import type { ConnectionLostError } from "./errors/connection-lost-error.js";
+import type { CallOptions, Logger } from "./call-options.js";
+import type { ConnectionLostError } from "./errors.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
@@ -11,6 +10,8 @@ import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
 import type { PromptInput, PromptOutcome } from "./sessions.js";
 import type { Transcript } from "./transcript.js";
+
+export type { CallOptions, Logger };
 
 /** The answer to a permission request: one of the offered options, or no decision. */
 export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
@@ -24,15 +25,7 @@ export interface PermissionContext {
   signal: AbortSignal;
 }
 
-/**
- * Receives the client's debug and warning lines; callers pass ids and statuses, never tokens.
- * (The protocol layer's logger has the same shape; the public surface names neither layer.)
- */
-export interface Logger {
-  debug(message: string, details?: Record<string, unknown>): void;
-  warn(message: string, details?: Record<string, unknown>): void;
-}
-
+/** What `new SandboxAgentClient(options)` takes: where the server is, which agent, and how to behave. */
 export interface SandboxAgentClientOptions {
   /** The server, e.g. `http://127.0.0.1:2468`. */
   baseUrl: string;
@@ -89,6 +82,26 @@ export interface ReadTextFileRequest {
   limit?: number | null;
 }
 
+/** Options of `waitForHealth` (their defaults are `HEALTH_WAIT_DEFAULTS`, in client-options.ts). */
+export interface HealthWaitOptions {
+  /** Give up after this long, in ms (default 30000). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The health route (default `/v1/health`; a v2 server has `/v2/health`). */
+  path?: string;
+  /** First pause between attempts, in ms (default 100); doubles up to `maxDelayMs`. */
+  initialDelayMs?: number;
+  /** Longest pause between attempts, in ms (default 2000). */
+  maxDelayMs?: number;
+  /**
+   * HTTP statuses that also count as "the server is up" (default none). `[410]` makes a v2
+   * server's answer to `/v1/health` count, for callers that detect the contract afterwards.
+   */
+  upStatuses?: number[];
+  /** Bound on one attempt, in ms (default 5000), so one hung attempt cannot use up the wait. */
+  attemptTimeoutMs?: number;
+}
+
 /** How `waitForHealth` paces itself (its bounds are the call's `signal` and `timeoutMs`). */
 export type HealthWaitBounds = Omit<HealthWaitOptions, "signal" | "timeoutMs" | "path" | "upStatuses">;
 
@@ -104,6 +117,7 @@ export interface ConnectOptions extends CallOptions {
 /** `disconnected` until connected and after `disconnect()` or a lost connection. */
 export type ConnectionState = "disconnected" | "connecting" | "connected" | "reconnecting";
 
+/** What a successful `connect()` reports: the server contract, the agent, and what it advertised. */
 export interface ConnectInfo {
   api: ServerApi;
   agent: string;

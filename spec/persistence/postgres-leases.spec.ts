@@ -6,15 +6,8 @@
 // The in-process memoryStore gets local claims.
 import { firstValueFrom, timeout } from "rxjs";
 import { postgresStore, type PostgresStore } from "../../lib/postgres/index.js";
-import {
-  LeaseKeeper,
-  LeaseLostError,
-  memoryStore,
-  SandboxAgentClient,
-  type LeaseLost,
-  type SessionLeases,
-  type SessionStore,
-} from "../../lib/sandbox/index.js";
+import { LeaseLostError, memoryStore, SandboxAgentClient, type SessionStore } from "../../lib/sandbox/index.js";
+import { LeaseKeeper, type LeaseLost, type SessionLeases } from "../../lib/sandbox/persistence/index.js";
 import { POSTGRES, startPostgresCluster, type PostgresCluster } from "../support/postgres-cluster.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { describeWith } from "../support/system-component.js";

@@ -5,7 +5,8 @@
 import { firstValueFrom, filter, timeout } from "rxjs";
 import type pg from "pg";
 import { postgresStore, type PostgresStore } from "../../lib/postgres/index.js";
-import { SandboxAgentClient, type LeaseLost, type StoreError } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, type StoreError } from "../../lib/sandbox/index.js";
+import type { LeaseLost } from "../../lib/sandbox/persistence/index.js";
 import { POSTGRES, startPostgresCluster, type PostgresCluster } from "../support/postgres-cluster.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { describeWith } from "../support/system-component.js";

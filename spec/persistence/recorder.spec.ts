@@ -2,9 +2,7 @@ import { Subject, toArray, firstValueFrom, lastValueFrom, from } from "rxjs";
 import {
   createRecorder,
   memoryStore,
-  StoreBacklogError,
   StoreError,
-  StoreWriteError,
   type NewSessionEvent,
   type SessionStore,
 } from "../../lib/sandbox/persistence/index.js";
@@ -53,12 +51,12 @@ describe("createRecorder", () => {
     expect(delivered.map(n)).toEqual([1, 2, 3, 4]);
     await recorder.flush();
     const described = errors.map((error) => {
-      const { eventId } = error as StoreWriteError;
-      return [error.constructor, eventId, (error.cause as Error).message];
+      const { eventId } = error;
+      return [error.constructor, error.kind, eventId, (error.cause as Error).message];
     });
     expect(described).toEqual([
-      [StoreWriteError, event("s", 2).id, "disk on fire"],
-      [StoreWriteError, event("s", 3).id, "quota exceeded"],
+      [StoreError, "store_write", event("s", 2).id, "disk on fire"],
+      [StoreError, "store_write", event("s", 3).id, "quota exceeded"],
     ]);
     expect((await inner.listEvents({ sessionId: "s" })).items.map(n)).toEqual([1, 4]);
   });
@@ -90,9 +88,9 @@ describe("createRecorder", () => {
     const source = from([1, 2, 3, 4, 5].map((i) => event("s", i)));
     const delivered = await lastValueFrom(source.pipe(recorder.record(same), toArray()));
     expect(delivered.map(n)).toEqual([1, 2, 3, 4, 5]);
-    expect(errors.map((error) => [error.constructor, (error as StoreBacklogError).eventId])).toEqual([
-      [StoreBacklogError, event("s", 4).id],
-      [StoreBacklogError, event("s", 5).id],
+    expect(errors.map((error) => [error.constructor, error.kind, error.eventId])).toEqual([
+      [StoreError, "store_backlog", event("s", 4).id],
+      [StoreError, "store_backlog", event("s", 5).id],
     ]);
     store.inserts.open();
     await recorder.flush();

@@ -1,7 +1,7 @@
 // The behaviour every SessionStore driver must have, as plain async checks so the same suite runs
 // under jest in Node (memory, SQLite) and inside a real Chromium page (IndexedDB). Browser-safe:
 // no Node imports, its own tiny assertions.
-import type { NewSessionEvent, SessionRecord, SessionStore } from "../../lib/sandbox/persistence/index.js";
+import { StoreError, type NewSessionEvent, type SessionRecord, type SessionStore, type StoreErrorKind } from "../../lib/sandbox/persistence/index.js";
 
 export interface StoreUnderTest {
   store: SessionStore;
@@ -19,14 +19,15 @@ function same(actual: unknown, expected: unknown, what: string): void {
   const e = JSON.stringify(expected);
   if (a !== e) fail(`${what}: expected ${e}, got ${a}`);
 }
-async function rejectsWith(promise: Promise<unknown>, name: string, what: string): Promise<void> {
+/** The call fails with a `StoreError` of `kind`. */
+async function rejectsWith(promise: Promise<unknown>, kind: StoreErrorKind, what: string): Promise<void> {
   try {
     await promise;
   } catch (error) {
-    if ((error as Error).name === name) return;
-    fail(`${what}: expected ${name}, got ${(error as Error).name}: ${(error as Error).message}`);
+    if (error instanceof StoreError && error.kind === kind) return;
+    fail(`${what}: expected a StoreError of kind ${kind}, got ${(error as Error).name}: ${(error as Error).message}`);
   }
-  fail(`${what}: expected ${name}, but it resolved`);
+  fail(`${what}: expected a StoreError of kind ${kind}, but it resolved`);
 }
 
 export const session = (id: string, createdAt: number, extra: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -133,17 +134,17 @@ export const storeChecks: Record<string, StoreCheck> = {
     const page = await store.listEvents({ sessionId: "s", limit: 1 });
     if (!page.nextCursor) fail("expected a next cursor");
     const other = store.listEvents({ sessionId: "other", cursor: page.nextCursor });
-    await rejectsWith(other, "InvalidCursorError", "other session");
-    await rejectsWith(store.listSessions({ cursor: page.nextCursor }), "InvalidCursorError", "sessions listing");
-    await rejectsWith(store.listEvents({ sessionId: "s", cursor: "%%%" }), "InvalidCursorError", "garbage");
+    await rejectsWith(other, "invalid_cursor", "other session");
+    await rejectsWith(store.listSessions({ cursor: page.nextCursor }), "invalid_cursor", "sessions listing");
+    await rejectsWith(store.listEvents({ sessionId: "s", cursor: "%%%" }), "invalid_cursor", "garbage");
   },
 
   "rejects invalid events and records without storing anything": async (make) => {
     const { store } = await make();
-    await rejectsWith(store.insertEvent("s", event("t", 1)), "InvalidRecordError", "session mismatch");
+    await rejectsWith(store.insertEvent("s", event("t", 1)), "invalid_record", "session mismatch");
     const bad = { ...event("s", 1), payload: { hello: 1 } } as unknown as NewSessionEvent;
-    await rejectsWith(store.insertEvent("s", bad), "InvalidRecordError", "not an envelope");
-    await rejectsWith(store.updateSession({ id: "" } as SessionRecord), "InvalidRecordError", "bad record");
+    await rejectsWith(store.insertEvent("s", bad), "invalid_record", "not an envelope");
+    await rejectsWith(store.updateSession({ id: "" } as SessionRecord), "invalid_record", "bad record");
     same((await store.listEvents({ sessionId: "s" })).items, [], "nothing stored");
     same((await store.insertEvent("s", event("s", 1))).event?.eventIndex, 1, "first valid event gets index 1");
   },

@@ -8,9 +8,9 @@ import { local } from "../../lib/providers/local/index.js";
 import { watchdogPid } from "../../lib/providers/local/watchdog.js";
 import { freePort } from "../../lib/providers/local/ports.js";
 import { CallAbortedError, SandboxAgentClient } from "../../lib/sandbox/index.js";
-import { SandboxNotFoundError } from "../../lib/sandbox/errors/sandbox-not-found-error.js";
-import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.js";
-import { startSandbox } from "../../lib/sandbox/providers/index.js";
+import { } from "../../lib/sandbox/errors.js";
+import { SandboxStartError } from "../../lib/sandbox/errors.js";
+import { startSandbox } from "../../lib/providers/index.js";
 import { runExample } from "../examples/run-example.js";
 import { eventually, isRunning, portIsFree, processesMatching } from "./support/processes.js";
 import { onLinux, procEnviron, procStat, spawnStrays } from "./support/stray-processes.js";
@@ -208,7 +208,7 @@ describe("local() provider", () => {
     } finally {
       await provider.destroy(info.id);
     }
-    await expect(provider.resume?.(info.id)).rejects.toBeInstanceOf(SandboxNotFoundError);
+    await expect(provider.resume?.(info.id)).rejects.toMatchObject({ name: "SandboxProviderError", kind: "sandbox_not_found" });
   }, 30_000);
 
   it("20 start/destroy cycles leave no process, port, dir or watchdog behind", async () => {

@@ -1,10 +1,9 @@
 // startSandbox() and pollHealth() with providers of our own over loopback HTTP servers: what is
 // torn down on each way a start can fail, and how the health wait is bounded.
 import { CallAbortedError, SandboxAgentHttpError } from "../../lib/sandbox/index.js";
-import { SandboxProviderError } from "../../lib/sandbox/errors/sandbox-provider-error.js";
-import { SandboxStartError } from "../../lib/sandbox/errors/sandbox-start-error.js";
-import { pollHealth } from "../../lib/sandbox/providers/health-poll.js";
-import { startSandbox, type SandboxInfo, type SandboxProvider } from "../../lib/sandbox/providers/index.js";
+import { SandboxProviderError, SandboxStartError } from "../../lib/sandbox/errors.js";
+import { pollHealth } from "../../lib/providers/health-poll.js";
+import { startSandbox, type SandboxInfo, type SandboxProvider } from "../../lib/providers/index.js";
 import { neverAnswer, withLoopback, type LoopbackHandler } from "../support/loopback-server.js";
 import { rejection } from "../support/rejection.js";
 

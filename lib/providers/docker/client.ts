@@ -1,6 +1,6 @@
 // dockerode is an optional peer dependency: loaded on first use, with a clear error when missing.
 import type Dockerode from "dockerode";
-import { SandboxProviderError } from "../../sandbox/errors/sandbox-provider-error.js";
+import { SandboxProviderError } from "../../sandbox/errors.js";
 
 /** A client for the engine at `DOCKER_HOST` (or the default socket). */
 export async function dockerClient(): Promise<Dockerode> {

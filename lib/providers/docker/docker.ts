@@ -4,11 +4,8 @@
 // The create request is in container-spec.ts, the start-up wait in startup.ts.
 import { randomBytes, randomUUID } from "node:crypto";
 import type Dockerode from "dockerode";
-import { CallAbortedError } from "../../sandbox/errors/call-errors.js";
-import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-error.js";
-import { SandboxProviderError } from "../../sandbox/errors/sandbox-provider-error.js";
-import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
+import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../../sandbox/errors.js";
+import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import { freePort } from "../local/ports.js";
 import { dockerClient } from "./client.js";
 import { containerSpec, infoFromContainer } from "./container-spec.js";
@@ -82,14 +79,14 @@ export function docker(options: DockerProviderOptions): DockerProvider {
       return await (await engine()).getContainer(id).inspect();
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
-      if (status === 404) throw new SandboxNotFoundError(name, id, { cause: error });
+      if (status === 404) throw SandboxProviderError.notFound(name, id, { cause: error });
       throw new SandboxProviderError(name, "inspect", `could not inspect ${shortId(id)}`, { cause: error });
     }
   }
 
   /** Where a container's server answers; only for containers this library made. */
   function infoOf(details: Dockerode.ContainerInspectInfo): SandboxInfo {
-    if (details.Config.Labels?.[LABELS.managed] !== "true") throw new SandboxNotFoundError(name, details.Id);
+    if (details.Config.Labels?.[LABELS.managed] !== "true") throw SandboxProviderError.notFound(name, details.Id);
     return infoFromContainer(details);
   }
 
@@ -125,7 +122,7 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     },
     async reconnect(id) {
       const details = await inspect(id);
-      if (!details.State.Running) throw new SandboxNotFoundError(name, id);
+      if (!details.State.Running) throw SandboxProviderError.notFound(name, id);
       return infoOf(details);
     },
     sweep,

@@ -1,6 +1,6 @@
 // Engine API calls with the provider's own errors: what failed, and the engine's message for it.
 import type Dockerode from "dockerode";
-import { SandboxProviderError } from "../../sandbox/errors/sandbox-provider-error.js";
+import { SandboxProviderError } from "../../sandbox/errors.js";
 
 const PROVIDER = "docker";
 

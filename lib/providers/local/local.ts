@@ -3,11 +3,9 @@
 // and writes nothing to the terminal unless given a `log` stream.
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { CallAbortedError } from "../../sandbox/errors/call-errors.js";
-import { SandboxNotFoundError } from "../../sandbox/errors/sandbox-not-found-error.js";
-import { SandboxStartError } from "../../sandbox/errors/sandbox-start-error.js";
-import { pollHealth } from "../../sandbox/providers/health-poll.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/providers/types.js";
+import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../../sandbox/errors.js";
+import { pollHealth } from "../health-poll.js";
+import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import type { LogSink } from "./log-sink.js";
 import { OutputTail } from "./output-tail.js";
 import { freePort } from "./ports.js";
@@ -187,7 +185,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
 
   const known = (id: string): Running => {
     const entry = running.get(id);
-    if (!entry || entry.destroying) throw new SandboxNotFoundError(name, id);
+    if (!entry || entry.destroying) throw SandboxProviderError.notFound(name, id);
     return entry;
   };
 

@@ -1,27 +1,10 @@
 import * as v from "valibot";
-import type { ControlPlaneHttp } from "../control-plane.js";
-import { CallAbortedError, CallTimeoutError, NetworkError } from "../errors/call-errors.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { healthWaitSettings } from "../client-options.js";
+import type { HealthWaitOptions } from "../types.js";
 
-/** Options of `waitForHealth`. */
-export interface HealthWaitOptions {
-  /** Give up after this long, in ms (default 30000). */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** The health route (default `/v1/health`; a v2 server has `/v2/health`). */
-  path?: string;
-  /** First pause between attempts, in ms (default 100); doubles up to `maxDelayMs`. */
-  initialDelayMs?: number;
-  /** Longest pause between attempts, in ms (default 2000). */
-  maxDelayMs?: number;
-  /**
-   * HTTP statuses that also count as "the server is up" (default none). `[410]` makes a v2
-   * server's answer to `/v1/health` count, for callers that detect the contract afterwards.
-   */
-  upStatuses?: number[];
-  /** Bound on one attempt, in ms (default 5000), so one hung attempt cannot use up the wait. */
-  attemptTimeoutMs?: number;
-}
+export type { HealthWaitOptions };
+import type { ControlPlaneHttp } from "../control-plane.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, SandboxAgentHttpError } from "../errors.js";
 
 /** How the wait ended. */
 export interface HealthWaitResult {
@@ -40,12 +23,9 @@ const HealthBodySchema = v.looseObject({ status: v.string() });
  * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
  * `CallAbortedError`; every attempt is bounded by the time left.
  */
-export async function waitForHealth(
-  http: ControlPlaneHttp,
-  options: HealthWaitOptions = {},
-): Promise<HealthWaitResult> {
-  const { timeoutMs = 30_000, signal, path = "/v1/health", initialDelayMs = 100, maxDelayMs = 2000 } = options;
-  const { upStatuses = [], attemptTimeoutMs = 5000 } = options;
+export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitOptions = {}): Promise<HealthWaitResult> {
+  const settings = healthWaitSettings(options);
+  const { timeoutMs, signal, path, initialDelayMs, maxDelayMs, upStatuses, attemptTimeoutMs } = settings;
   const startedAt = Date.now();
   const deadline = startedAt + timeoutMs;
   let delay = initialDelayMs;

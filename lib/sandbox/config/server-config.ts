@@ -1,7 +1,7 @@
 import type * as v from "valibot";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ControlPlaneHttp } from "../control-plane.js";
-import { refineHttpError } from "../errors/refine.js";
+import { refineHttpError } from "../error-mapping.js";
 import {
   McpServerConfigSchema,
   SkillsConfigSchema,

@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { DesktopKeyboard, DesktopMouse } from "./input.js";
 import { DesktopRecordings, DesktopStream } from "./recordings.js";
@@ -19,6 +19,7 @@ import {
   type ScreenshotOptions,
 } from "./schemas.js";
 import { DesktopClipboard, DesktopWindows } from "./windows.js";
+import { DESKTOP_DEFAULTS } from "../defaults.js";
 
 /**
  * The sandbox's virtual desktop (`/v1/desktop/*` of the 0.4.x server: Xvfb, openbox, xdotool,
@@ -40,7 +41,7 @@ export class Desktop {
    * desktop routes (the 0.4.x server: `/v1/desktop`).
    */
   constructor(http: ControlPlaneHttp, options: { baseUrl: string; prefix?: string }) {
-    const prefix = options.prefix ?? "/v1/desktop";
+    const prefix = options.prefix ?? DESKTOP_DEFAULTS.prefix;
     this.#routes = new DesktopRoutes(http, prefix);
     this.mouse = new DesktopMouse(this.#routes);
     this.keyboard = new DesktopKeyboard(this.#routes);

@@ -1,4 +1,4 @@
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { DesktopRoutes } from "./routes.js";
 import {
   ActionResultSchema,

@@ -1,5 +1,5 @@
-import type { CallOptions } from "../connection.js";
-import { DesktopStreamUnavailableError } from "../errors/desktop-stream-unavailable-error.js";
+import type { CallOptions } from "../call-options.js";
+import { DesktopStreamUnavailableError } from "../errors.js";
 import { segment, type DesktopFile, type DesktopRoutes } from "./routes.js";
 import {
   RecordingListSchema,

@@ -1,7 +1,7 @@
 import type * as v from "valibot";
 import type { ControlPlaneHttp } from "../control-plane.js";
-import type { CallOptions } from "../connection.js";
-import { refineHttpError } from "../errors/refine.js";
+import type { CallOptions } from "../call-options.js";
+import { refineHttpError } from "../error-mapping.js";
 
 type Method = "get" | "put" | "post" | "delete";
 type Query = Record<string, string | number | boolean | undefined>;

@@ -1,6 +1,6 @@
 import { Observable } from "rxjs";
-import type { CallOptions } from "../connection.js";
-import { CallAbortedError } from "../errors/call-errors.js";
+import type { CallOptions } from "../call-options.js";
+import { CallAbortedError } from "../errors.js";
 import type { DesktopFile } from "./routes.js";
 import type { Region, ScreenshotOptions } from "./schemas.js";
 

@@ -1,5 +1,5 @@
-import type { CallOptions } from "../connection.js";
-import { CallTimeoutError } from "../errors/call-errors.js";
+import type { CallOptions } from "../call-options.js";
+import { CallTimeoutError } from "../errors.js";
 import { segment, type DesktopRoutes } from "./routes.js";
 import {
   ActionResultSchema,
@@ -10,6 +10,7 @@ import {
   type Clipboard,
   type DesktopWindow,
 } from "./schemas.js";
+import { DESKTOP_DEFAULTS } from "../defaults.js";
 
 /** Top-level windows of the desktop (ids are X window ids as decimal strings). */
 export class DesktopWindows {
@@ -49,7 +50,7 @@ export class DesktopWindows {
 }
 
 /** How long `clipboard.set` waits for the server's answer unless told otherwise. */
-export const CLIPBOARD_SET_TIMEOUT_MS = 3000;
+export const CLIPBOARD_SET_TIMEOUT_MS = DESKTOP_DEFAULTS.clipboardSetTimeoutMs;
 
 /** The X clipboard (needs `xclip` in the sandbox). `selection` is `clipboard` (default) or `primary`. */
 export class DesktopClipboard {

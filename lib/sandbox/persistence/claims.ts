@@ -1,7 +1,5 @@
 import { Subject, type Observable } from "rxjs";
-import { LeaseLostError } from "./errors/lease-lost-error.js";
-import { StoreWriteError } from "./errors/store-write-error.js";
-import type { StoreError } from "./errors/store-error.js";
+import { LeaseLostError, StoreError } from "../errors.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseKeeper, type ClaimOptions, type LeaseLost } from "./lease-keeper.js";
 import { localLeases } from "./lease.js";
 import type { SessionStore } from "./store.js";
@@ -9,7 +7,7 @@ import type { SessionStore } from "./store.js";
 /** The session a refused write was for, when the store refused it for a lost lease. */
 function refusedSession(error: StoreError): string | undefined {
   if (error instanceof LeaseLostError) return error.sessionId;
-  if (error instanceof StoreWriteError && error.cause instanceof LeaseLostError) return error.cause.sessionId;
+  if (error instanceof StoreError && error.kind === "store_write" && error.cause instanceof LeaseLostError) return error.cause.sessionId;
   return undefined;
 }
 

@@ -2,4 +2,4 @@
 export { memoryStore } from "./memory-store.js";
 export { SessionRecording } from "./session-recording.js";
 export type { HistoryOptions } from "./history.js";
-export type { StoreError } from "./errors/store-error.js";
+export type { StoreError } from "../errors.js";

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { InvalidCursorError } from "./errors/invalid-cursor-error.js";
+import { StoreError } from "../errors.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 /**
  * Page cursors are keyset positions (the last item's sort key), not offsets: a page boundary stays
@@ -10,7 +11,7 @@ import { InvalidCursorError } from "./errors/invalid-cursor-error.js";
 const EventsCursor = v.object({ k: v.literal("e"), s: v.string(), i: v.number() });
 const SessionsCursor = v.object({ k: v.literal("s"), c: v.number(), id: v.string() });
 
-export const DEFAULT_PAGE = 100;
+export const DEFAULT_PAGE = PERSISTENCE_DEFAULTS.pageLimit;
 export const MAX_PAGE = 1000;
 
 /** The page size for a request: default 100, at least 1, at most 1000. */
@@ -27,7 +28,7 @@ export function eventsCursor(sessionId: string, lastIndex: number): string {
 export function readEventsCursor(cursor: string | undefined, sessionId: string): number {
   if (cursor === undefined || cursor === "") return 0;
   const parsed = v.safeParse(EventsCursor, decode(cursor));
-  if (!parsed.success || parsed.output.s !== sessionId) throw new InvalidCursorError();
+  if (!parsed.success || parsed.output.s !== sessionId) throw StoreError.invalidCursor();
   return parsed.output.i;
 }
 
@@ -39,7 +40,7 @@ export function sessionsCursor(createdAt: number, id: string): string {
 export function readSessionsCursor(cursor: string | undefined): { createdAt: number; id: string } | undefined {
   if (cursor === undefined || cursor === "") return undefined;
   const parsed = v.safeParse(SessionsCursor, decode(cursor));
-  if (!parsed.success) throw new InvalidCursorError();
+  if (!parsed.success) throw StoreError.invalidCursor();
   return { createdAt: parsed.output.c, id: parsed.output.id };
 }
 
@@ -61,6 +62,6 @@ function decode(cursor: string): unknown {
     const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
     return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
-    throw new InvalidCursorError();
+    throw StoreError.invalidCursor();
   }
 }

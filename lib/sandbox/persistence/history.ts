@@ -1,7 +1,8 @@
 import { Observable } from "rxjs";
-import { StoreError } from "./errors/store-error.js";
+import { StoreError } from "../errors.js";
 import type { Recorder } from "./recorder.js";
 import type { NewSessionEvent } from "./schemas.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 /** A session event from `history$`: stored ones carry their `eventIndex`, live ones not yet. */
 export type HistoryEvent = NewSessionEvent & { eventIndex?: number };
@@ -26,8 +27,8 @@ export function history$(
   sessionId: string,
   options: HistoryOptions = {},
 ): Observable<HistoryEvent> {
-  const pageSize = options.pageSize ?? 500;
-  const memory = Math.max(1, options.recentIds ?? 4096);
+  const pageSize = options.pageSize ?? PERSISTENCE_DEFAULTS.historyPageSize;
+  const memory = Math.max(1, options.recentIds ?? PERSISTENCE_DEFAULTS.historyRecentIds);
   return new Observable<HistoryEvent>((subscriber) => {
     let stopped = false;
     let loading = true;

@@ -1,8 +1,9 @@
 import { eventsCursor, pageLimit, readEventsCursor, readSessionsCursor, sessionsCursor } from "./cursor.js";
-import { StoreError } from "./errors/store-error.js";
+import { StoreError } from "../errors.js";
 import type { SessionEvent, SessionRecord } from "./schemas.js";
 import type { InsertOutcome, ListPage, SessionStore } from "./store.js";
 import { checkEvent, checkInsert, checkSession } from "./validate.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 export interface IndexedDbStoreOptions {
   /** Database name. Default `"sandbox-agent-rx"`. */
@@ -26,7 +27,7 @@ const BY_ORDER = "order";
 export function indexedDbStore(options: IndexedDbStoreOptions = {}): SessionStore {
   const factory = options.indexedDB ?? globalThis.indexedDB;
   if (!factory) throw new StoreError("indexedDbStore: no IndexedDB in this environment");
-  const opening = open(factory, options.name ?? "sandbox-agent-rx");
+  const opening = open(factory, options.name ?? PERSISTENCE_DEFAULTS.indexedDbName);
   const tx = async (stores: string[], mode: IDBTransactionMode) => (await opening).transaction(stores, mode);
 
   return {

@@ -1,6 +1,7 @@
 import { Subject, type Observable } from "rxjs";
-import { LeaseLostError } from "./errors/lease-lost-error.js";
+import { LeaseLostError } from "../errors.js";
 import type { SessionLease, SessionLeases } from "./lease.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 /**
  * How `restoreSessions({ claim })` claims: `claim: true` is all defaults. A client's first claim
@@ -30,7 +31,7 @@ export interface LeaseLost {
   reason: "expired" | "taken" | "refused";
 }
 
-export const DEFAULT_LEASE_TTL_MS = 15_000;
+export const DEFAULT_LEASE_TTL_MS = PERSISTENCE_DEFAULTS.leaseTtlMs;
 const UNLIMITED = 1_000_000;
 
 interface Held {

@@ -1,9 +1,8 @@
 import { Observable, Subject, type MonoTypeOperatorFunction } from "rxjs";
-import { StoreBacklogError } from "./errors/store-backlog-error.js";
-import { StoreError } from "./errors/store-error.js";
-import { StoreWriteError } from "./errors/store-write-error.js";
+import { StoreError } from "../errors.js";
 import type { NewSessionEvent, SessionEvent } from "./schemas.js";
 import type { InsertOutcome, SessionStore } from "./store.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 export interface RecorderOptions {
   /**
@@ -21,9 +20,9 @@ export interface RecorderOptions {
   maxBatch?: number;
 }
 
-export const DEFAULT_MAX_BACKLOG = 10_000;
-export const DEFAULT_MAX_BACKLOG_BATCHED = 100_000;
-export const DEFAULT_MAX_BATCH = 5000;
+export const DEFAULT_MAX_BACKLOG = PERSISTENCE_DEFAULTS.maxBacklog;
+export const DEFAULT_MAX_BACKLOG_BATCHED = PERSISTENCE_DEFAULTS.maxBacklogBatched;
+export const DEFAULT_MAX_BATCH = PERSISTENCE_DEFAULTS.maxBatch;
 
 /**
  * Writes a live stream to a store without getting in its way: `record()` queues each value and passes
@@ -49,6 +48,10 @@ export interface Recorder {
   readonly store: SessionStore;
 }
 
+/**
+ * A recorder writing into `store`: `record()` passes a stream on unchanged and queues each value for
+ * one writer, so a slow or failing store never delays, reorders or ends it (failures on `storeErrors$`).
+ */
 export function createRecorder(store: SessionStore, options: RecorderOptions = {}): Recorder {
   const batched = typeof store.insertEvents === "function";
   const maxBacklog = Math.max(1, Math.floor(options.maxBacklog ?? (batched ? DEFAULT_MAX_BACKLOG_BATCHED : DEFAULT_MAX_BACKLOG)));
@@ -65,7 +68,7 @@ export function createRecorder(store: SessionStore, options: RecorderOptions = {
       const outcome = await store.insertEvent(event.sessionId, event);
       if (outcome.inserted) stored.next(outcome.event);
     } catch (error) {
-      errors.next(new StoreWriteError(event.sessionId, event.id, error));
+      errors.next(StoreError.writeFailed(event.sessionId, event.id, error));
     }
   };
 
@@ -82,7 +85,7 @@ export function createRecorder(store: SessionStore, options: RecorderOptions = {
       const sessions = new Map<string, NewSessionEvent[]>();
       for (const event of batch) sessions.set(event.sessionId, [...(sessions.get(event.sessionId) ?? []), event]);
       if (sessions.size === 1) {
-        for (const event of batch) errors.next(new StoreWriteError(event.sessionId, event.id, error));
+        for (const event of batch) errors.next(StoreError.writeFailed(event.sessionId, event.id, error));
         return;
       }
       for (const part of sessions.values()) await writeBatch(part, insertEvents);
@@ -106,7 +109,7 @@ export function createRecorder(store: SessionStore, options: RecorderOptions = {
 
   const enqueue = (event: NewSessionEvent) => {
     if (queue.length >= maxBacklog) {
-      errors.next(new StoreBacklogError(event.sessionId, event.id, maxBacklog));
+      errors.next(StoreError.backlog(event.sessionId, event.id, maxBacklog));
       return;
     }
     queue.push(event);

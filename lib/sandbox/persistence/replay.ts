@@ -1,5 +1,6 @@
 import { replayLines, type ReplayLine, type ReplaySource } from "./replay-lines.js";
 import type { SessionStore } from "./store.js";
+import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 
 export type { ReplaySource } from "./replay-lines.js";
 
@@ -46,7 +47,7 @@ interface Prior {
 }
 
 function compose(sorted: ReplaySource[], options: ReplayOptions, prior: Prior | undefined): ReplayText | null {
-  const maxChars = Math.max(HEADER.length + FOOTER.length + NOTICE_ROOM + 1, options.maxChars ?? 12_000);
+  const maxChars = Math.max(HEADER.length + FOOTER.length + NOTICE_ROOM + 1, options.maxChars ?? PERSISTENCE_DEFAULTS.replayMaxChars);
   const all = replayLines(sorted);
   if (all.length === 0) return null;
   let room = maxChars - HEADER.length - FOOTER.length - NOTICE_ROOM;
@@ -87,7 +88,7 @@ export async function replayFromStore(
   sessionId: string,
   options: ReplayOptions = {},
 ): Promise<ReplayText | null> {
-  const maxEvents = Math.max(1, options.maxEvents ?? 2000);
+  const maxEvents = Math.max(1, options.maxEvents ?? PERSISTENCE_DEFAULTS.replayMaxEvents);
   let tail: ReplaySource[] = [];
   let prior: Prior | undefined;
   let cursor: string | undefined;

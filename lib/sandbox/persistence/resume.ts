@@ -1,9 +1,10 @@
-import type { CallOptions, SandboxConnection } from "../connection.js";
+import type { SandboxConnection } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ClaimOptions } from "./lease-keeper.js";
-import type { ConnectionLifecycle } from "../lifecycle.js";
+import type { AttachTarget, ConnectionLifecycle } from "../lifecycle.js";
 import * as sessions from "../sessions.js";
 import type { SessionState } from "../session-config.js";
-import type { NewSessionOptions, PromptBlock, PromptInput, PromptOutcome, SessionHandle } from "../session-types.js";
+import type { NewSessionOptions, SessionHandle } from "../sessions.js";
 import { replayFromStore, type ReplayText } from "./replay.js";
 import type { SessionRecord } from "./schemas.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
@@ -27,15 +28,6 @@ export interface ResumedSession extends SessionHandle {
 export interface RestoreOptions extends CallOptions {
   /** Claim sessions through leases (see `ClaimOptions`); `true` for the defaults. */
   claim?: boolean | ClaimOptions;
-}
-
-/** Where to connect when a connection is made for a resume. */
-export interface AttachTarget {
-  /** Reattach: v1 server id or v2 connection id of the stored connection. */
-  connection?: string;
-  lastEventId?: string;
-  /** Use a new random v1 server id (a fresh connection must never reuse the stored one's event ids). */
-  fresh?: boolean;
 }
 
 /** What resuming needs from the client. */
@@ -199,32 +191,4 @@ export async function restoreStored(deps: ResumeDeps, call?: CallOptions, ids?: 
     if (session) resumed.push(session);
   }
   return resumed;
-}
-
-/**
- * A prompt on a recorded session: the user's blocks are recorded, and a pending replay goes first.
- * `send` gets the agent's session id and the blocks. A prompt that fails or ends `cancelled` gives
- * the replay back, so the next prompt carries it: the agent has not taken it in.
- */
-export async function recordedPrompt(
-  recording: SessionRecording,
-  conn: SandboxConnection,
-  id: string,
-  input: PromptInput,
-  send: (sessionId: string, blocks: PromptBlock[]) => Promise<PromptOutcome>,
-): Promise<PromptOutcome> {
-  const sessionId = recording.agentId(id);
-  const blocks = sessions.toPromptBlocks(input);
-  recording.outbound(conn, sessionId, blocks);
-  const replay = recording.takeReplay(sessionId);
-  if (!replay) return send(sessionId, blocks);
-  let outcome: PromptOutcome;
-  try {
-    outcome = await send(sessionId, [{ type: "text", text: replay.text }, ...blocks]);
-  } catch (error) {
-    recording.returnReplay(sessionId, replay);
-    throw error;
-  }
-  if (outcome.stopReason === "cancelled") recording.returnReplay(sessionId, replay);
-  return outcome;
 }

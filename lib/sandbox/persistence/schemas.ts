@@ -17,6 +17,7 @@ export const SenderSchema = v.picklist(["client", "agent"]);
 /** A JSON-RPC 2.0 envelope as stored: an object with `jsonrpc: "2.0"`; the rest is kept as is. */
 export const PayloadSchema = v.looseObject({ jsonrpc: v.literal("2.0") });
 
+/** The valibot schema of a stored session record (what `SessionStore.updateSession` takes). */
 export const SessionRecordSchema = v.looseObject({
   id: NonEmpty,
   agent: v.string(),
@@ -41,6 +42,7 @@ export const NewSessionEventSchema = v.object({
   payload: PayloadSchema,
 });
 
+/** The valibot schema of a stored session event (an envelope with its session, index and sender). */
 export const SessionEventSchema = v.object({
   ...NewSessionEventSchema.entries,
   eventIndex: v.pipe(v.number(), v.integer(), v.minValue(1)),

@@ -1,8 +1,8 @@
 import { Subject, merge, type Observable } from "rxjs";
 import type { AcpEnvelope, CursorAdvance } from "../../acp-http/index.js";
-import type { SandboxConnection } from "../connection.js";
-import type { NewSessionOptions, PromptBlock, SessionHandle } from "../session-types.js";
-import { StoreError } from "./errors/store-error.js";
+import type { ConnectionTap, SandboxConnection } from "../connection.js";
+import type { NewSessionOptions, PromptBlock, SessionHandle } from "../sessions.js";
+import { StoreError } from "../errors.js";
 import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";
 import { createRecorder, type Recorder } from "./recorder.js";
@@ -10,13 +10,6 @@ import type { ReplayOptions, ReplayText } from "./replay.js";
 import { permissionAnswerPayload, type TranscriptNote } from "../transcript.js";
 import type { NewSessionEvent, SessionRecord } from "./schemas.js";
 import type { SessionStore } from "./store.js";
-
-/** What the connection calls for every inbound envelope and cursor move (see `ConnectionTap`). */
-export interface ConnectionTap {
-  cursor(advance: CursorAdvance): void;
-  /** Records the envelope when it belongs to a recorded session; false drops it from `events$` (seen before). */
-  inbound(envelope: AcpEnvelope): boolean;
-}
 
 const ENDED = new Set(["_sandboxagent/session/ended"]);
 

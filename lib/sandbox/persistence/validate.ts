@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { InvalidRecordError } from "./errors/invalid-record-error.js";
+import { StoreError } from "../errors.js";
 import { NewSessionEventSchema, SessionEventSchema, SessionRecordSchema } from "./schemas.js";
 import type { NewSessionEvent, SessionEvent, SessionRecord } from "./schemas.js";
 
@@ -12,7 +12,7 @@ function check<S extends v.GenericSchema>(schema: S, value: unknown, what: strin
     .slice(0, 3)
     .map((issue) => `${issue.path?.map((item) => String(item.key)).join(".") ?? ""}: ${issue.message}`)
     .join("; ");
-  throw new InvalidRecordError(what, issues);
+  throw StoreError.invalidRecord(what, issues);
 }
 
 export const checkSession = (value: unknown): SessionRecord => check(SessionRecordSchema, value, "session record");
@@ -23,7 +23,7 @@ export const checkEvent = (value: unknown): SessionEvent => check(SessionEventSc
 export function checkInsert(sessionId: string, event: unknown): NewSessionEvent {
   const checked = checkNewEvent(event);
   if (checked.sessionId !== sessionId) {
-    throw new InvalidRecordError("session event", `sessionId ${checked.sessionId} inserted under ${sessionId}`);
+    throw StoreError.invalidRecord("session event", `sessionId ${checked.sessionId} inserted under ${sessionId}`);
   }
   return checked;
 }

@@ -1,9 +1,7 @@
 import { readHttpProblem } from "../../internal/http.js";
 import type { HttpSettings } from "../control-plane.js";
-import { CallAbortedError, NetworkError } from "../errors/call-errors.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
-import { unreachable } from "../errors/network-failure.js";
-import { SandboxAgentError } from "../errors/sandbox-agent-error.js";
+import { CallAbortedError, NetworkError, SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
+import { unreachable } from "../error-mapping.js";
 
 /**
  * A GET for a Server-Sent Events stream with the client's auth and a `Last-Event-ID`.

@@ -1,13 +1,12 @@
 import { Observable } from "rxjs";
 import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../internal/backoff.js";
 import { readSseBody } from "../../internal/sse.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
-import { LogStreamError } from "../errors/log-stream-error.js";
-import { ProtocolError } from "../errors/call-errors.js";
+import { SandboxAgentHttpError, SandboxAgentError, ProtocolError } from "../errors.js";
 import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
 import { unnameEvents } from "./named-event-adapter.js";
 import { LogEntryWireSchema, type LogStreamName, type ProcessInfo } from "./schemas.js";
 import * as v from "valibot";
+import { PROCESS_DEFAULTS } from "../defaults.js";
 
 /** What following needs from the process API: the stream itself, the state, and a plain read. */
 export interface LogFollowDeps {
@@ -30,7 +29,6 @@ export interface FollowLogsOptions {
   reconnect?: ReconnectPolicy;
 }
 
-const DEFAULT_RECONNECT: ReconnectPolicy = { initialDelayMs: 50, maxDelayMs: 2_000, maxRetries: 8 };
 /** Statuses retrying cannot change: the process is unknown, the request or the token is wrong. */
 const FATAL = new Set([400, 401, 403, 404, 422]);
 
@@ -55,7 +53,7 @@ export function followLogs(
   return new Observable<ProcessLogEntry>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;
-    const policy = normalizeReconnectPolicy({ ...DEFAULT_RECONNECT, ...options.reconnect });
+    const policy = normalizeReconnectPolicy({ ...PROCESS_DEFAULTS.logsReconnect, ...options.reconnect });
     let last = options.since;
     const deliver = (entry: ProcessLogEntry) => {
       if (signal.aborted || (last !== undefined && entry.sequence <= last)) return;
@@ -81,7 +79,7 @@ export function followLogs(
               deliver(toLogEntry(parsed.output));
             },
           });
-          throw new LogStreamError(processId, "the stream ended");
+          throw new SandboxAgentError(`logs of ${processId}: the stream ended`, { kind: "log_stream" });
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof SandboxAgentHttpError && FATAL.has(error.status)) return fail(error);
@@ -89,7 +87,7 @@ export function followLogs(
           failures = last !== before ? 1 : failures + 1;
           if (failures > policy.maxRetries) {
             const message = `${policy.maxRetries} reconnects failed in a row`;
-            return fail(new LogStreamError(processId, message, { cause: error }));
+            return fail(new SandboxAgentError(`logs of ${processId}: ${message}`, { kind: "log_stream", cause: error }));
           }
           await sleep(reconnectDelay(policy, failures), signal);
         }
@@ -109,7 +107,7 @@ export function followLogs(
     };
 
     const exitWatch = async () => {
-      const interval = options.pollIntervalMs ?? 250;
+      const interval = options.pollIntervalMs ?? PROCESS_DEFAULTS.logsPollIntervalMs;
       let failures = 0;
       while (!signal.aborted) {
         try {

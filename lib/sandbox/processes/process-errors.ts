@@ -1,33 +1,31 @@
-import { SandboxAgentHttpError } from "../errors/http-error.js";
-import { refineHttpError } from "../errors/refine.js";
-import { NotATerminalError } from "../errors/not-a-terminal-error.js";
-import { ProcessNotFoundError } from "../errors/process-not-found-error.js";
-import { ProcessNotRunningError } from "../errors/process-not-running-error.js";
-import { ProcessRunningError } from "../errors/process-running-error.js";
-import { ProcessSpawnError } from "../errors/process-spawn-error.js";
+import { SandboxAgentHttpError } from "../errors.js";
+import { refineHttpError } from "../error-mapping.js";
 
 /** What a call was about, so a status code can be read as the right error. */
 export type ProcessSubject = { processId: string } | { command: string };
 
 /**
- * Turns the server's process answers into typed errors. The server tells its 409s apart
- * only by message ("still running", "not running", "not running in tty mode"), so the
- * message is read here, once; anything else gets the general class of its status (`NotFoundError`,
- * `ConflictError`, `InvalidRequestError`) or stays a {@link SandboxAgentHttpError}.
+ * Turns the server's process answers into typed errors: a `NotFoundError` of kind
+ * `process_not_found`, a `ConflictError` of kind `process_running`, `process_not_running` or
+ * `not_a_terminal` (each with `processId`), a `spawn_failed` error with the `command`. The server
+ * tells its 409s apart only by message ("still running", "not running", "not running in tty mode"),
+ * so the message is read here, once; anything else gets the general class of its status.
  */
 export function toProcessError(error: unknown, subject: ProcessSubject): unknown {
   if (!(error instanceof SandboxAgentHttpError) || error.constructor !== SandboxAgentHttpError) return error;
   const message = `${error.problem?.detail ?? ""} ${error.bodyText ?? ""}`;
   if ("command" in subject) {
     const spawnFailed = error.status === 502 && /spawn/i.test(message);
-    return spawnFailed ? new ProcessSpawnError(subject.command, error) : refineHttpError(error);
+    return refineHttpError(error, undefined, spawnFailed ? { kind: "spawn_failed", command: subject.command } : {});
   }
-  const id = subject.processId;
-  if (error.status === 404 && error.kind === "not_found") return new ProcessNotFoundError(id, error);
+  const processId = subject.processId;
+  if (error.status === 404 && error.kind === "not_found") {
+    return refineHttpError(error, undefined, { kind: "process_not_found", processId });
+  }
   if (error.status !== 409) return refineHttpError(error);
-  if (/tty mode/i.test(message)) return new NotATerminalError(id, error);
-  if (/still running/i.test(message)) return new ProcessRunningError(id, error);
-  if (/not running/i.test(message)) return new ProcessNotRunningError(id, error);
+  if (/tty mode/i.test(message)) return refineHttpError(error, undefined, { kind: "not_a_terminal", processId });
+  if (/still running/i.test(message)) return refineHttpError(error, undefined, { kind: "process_running", processId });
+  if (/not running/i.test(message)) return refineHttpError(error, undefined, { kind: "process_not_running", processId });
   return refineHttpError(error);
 }
 

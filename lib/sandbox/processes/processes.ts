@@ -1,7 +1,7 @@
 import { defer, mergeMap, type Observable } from "rxjs";
 import type * as v from "valibot";
 import type { WebSocketConstructor } from "../../internal/web-socket.js";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { ControlPlaneHttp, HttpSettings } from "../control-plane.js";
 import { asBytes, toBase64 } from "./bytes.js";
 import { openEventStream } from "./event-stream-request.js";

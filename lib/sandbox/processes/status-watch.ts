@@ -1,7 +1,8 @@
 import { Observable } from "rxjs";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
+import { SandboxAgentHttpError } from "../errors.js";
 import { sleep } from "./log-follow.js";
 import type { ProcessInfo } from "./schemas.js";
+import { PROCESS_DEFAULTS } from "../defaults.js";
 
 export interface WatchStatusOptions {
   /** How often the state is read (the server pushes no state changes). Default 500 ms. */
@@ -22,8 +23,8 @@ export function watchStatus(
   return new Observable<ProcessInfo>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;
-    const interval = options.pollIntervalMs ?? 500;
-    const maxFailures = options.maxFailures ?? 5;
+    const interval = options.pollIntervalMs ?? PROCESS_DEFAULTS.statusPollIntervalMs;
+    const maxFailures = options.maxFailures ?? PROCESS_DEFAULTS.statusMaxFailures;
     (async () => {
       let previous: string | undefined;
       let failures = 0;

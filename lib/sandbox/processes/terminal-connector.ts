@@ -1,10 +1,8 @@
 import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../internal/web-socket.js";
-import type { CallOptions } from "../connection.js";
+import type { CallOptions } from "../call-options.js";
 import type { HttpSettings } from "../control-plane.js";
-import { CallTimeoutError } from "../errors/call-errors.js";
-import { SandboxAgentHttpError } from "../errors/http-error.js";
-import { NotATerminalError } from "../errors/not-a-terminal-error.js";
-import { TerminalError } from "../errors/terminal-error.js";
+import { CallTimeoutError, SandboxAgentHttpError, TerminalError } from "../errors.js";
+import { toProcessError } from "./process-errors.js";
 import type { ProcessInfo } from "./schemas.js";
 import type { TerminalConnector } from "./terminal.js";
 
@@ -68,7 +66,7 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
       if (!info.tty) {
         const problem = { status: 409, detail: "conflict: process is not running in tty mode" };
         const answer = new SandboxAgentHttpError("processes.terminal", 409, problem, undefined);
-        return new NotATerminalError(deps.processId, answer);
+        return toProcessError(answer, { processId: deps.processId }) as Error;
       }
       return new TerminalError(deps.processId, `could not connect: ${redact(reason)}`, { fromServer: false });
     },

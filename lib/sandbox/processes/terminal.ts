@@ -1,9 +1,10 @@
 import { Subject, type Observable } from "rxjs";
 import * as v from "valibot";
 import { WEB_SOCKET_OPEN, type WebSocketLike } from "../../internal/web-socket.js";
-import { TerminalError } from "../errors/terminal-error.js";
+import { TerminalError } from "../errors.js";
 import { toBase64 } from "./bytes.js";
 import { TerminalServerFrameSchema } from "./schemas.js";
+import { PROCESS_DEFAULTS } from "../defaults.js";
 
 /** How a terminal session ended: the process's exit code, `null` when a signal ended it. */
 export interface TerminalExit {
@@ -79,7 +80,7 @@ export class Terminal {
     this.ready.catch(noop);
     this.exit.catch(noop);
     this.#settle = { ready: settleReady, exit: settleExit, closed: settleClosed };
-    const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
+    const readyTimeoutMs = options.readyTimeoutMs ?? PROCESS_DEFAULTS.terminalReadyTimeoutMs;
     this.#timer = setTimeout(() => this.#abandon("no ready frame within the timeout"), readyTimeoutMs);
     const { signal } = options;
     if (signal?.aborted) {

@@ -5,9 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/config/index.js";
 import { SandboxAgentClient } from "../../../lib/sandbox/index.js";
-import { InvalidRequestError } from "../../../lib/sandbox/errors/invalid-request-error.js";
-import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
-import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
+import { InvalidRequestError, NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { rejection } from "../../support/rejection.js";
 

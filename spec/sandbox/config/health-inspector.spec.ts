@@ -2,8 +2,7 @@
 // contract server; inspectorUrl fetched from the real server's /ui/.
 import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
 import { inspectorUrl, waitForHealth } from "../../../lib/sandbox/config/index.js";
-import { CallAbortedError, CallTimeoutError, NetworkError } from "../../../lib/sandbox/errors/call-errors.js";
-import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
+import { CallAbortedError, CallTimeoutError, NetworkError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
 import { freePort } from "../../../examples/demo/server.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";

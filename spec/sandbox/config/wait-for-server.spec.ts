@@ -4,10 +4,7 @@ import { freePort } from "../../../examples/demo/server.js";
 import {
   CallTimeoutError,
   ConflictError,
-  DesktopInactiveError,
   NotFoundError,
-  ProcessNotFoundError,
-  ProcessRunningError,
   SandboxAgentClient,
   UnsupportedFeatureError,
 } from "../../../lib/sandbox/index.js";
@@ -65,7 +62,7 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     const skills = c.config.getSkillsConfig({ directory: server.home, name: "none" });
     await expect(skills).rejects.toBeInstanceOf(NotFoundError);
     expect(await c.inspectorUrl()).toBe(`${server.baseUrl}/ui/`);
-    await expect(c.desktop.displayInfo()).rejects.toBeInstanceOf(DesktopInactiveError);
+    await expect(c.desktop.displayInfo()).rejects.toMatchObject({ name: "ConflictError", kind: "desktop_runtime_inactive" });
     await expect(c.getAgent("no-such-agent")).rejects.toMatchObject({ name: "InvalidRequestError", status: 400 });
   });
 
@@ -77,12 +74,12 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
   it("process errors are catchable by kind: not found is a NotFoundError, still running a ConflictError", async () => {
     const c = client!;
     const missing = await c.processes.get("no-such-process").catch((error: unknown) => error);
-    expect(missing).toBeInstanceOf(ProcessNotFoundError);
+    expect(missing).toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
     expect(missing).toBeInstanceOf(NotFoundError);
     const sleeper = await c.processes.spawn({ command: "sleep", args: ["30"] });
     try {
       const running = await c.processes.remove(sleeper.id).catch((error: unknown) => error);
-      expect(running).toBeInstanceOf(ProcessRunningError);
+      expect(running).toMatchObject({ name: "ConflictError", kind: "process_running" });
       expect(running).toBeInstanceOf(ConflictError);
     } finally {
       await c.processes.kill(sleeper.id).catch(() => undefined);

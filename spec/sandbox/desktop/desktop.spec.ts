@@ -7,13 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
 import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
-import { CallAbortedError } from "../../../lib/sandbox/errors/call-errors.js";
-import { ConflictError } from "../../../lib/sandbox/errors/conflict-error.js";
-import { DesktopInactiveError } from "../../../lib/sandbox/errors/desktop-inactive-error.js";
-import { DesktopStreamUnavailableError } from "../../../lib/sandbox/errors/desktop-stream-unavailable-error.js";
-import { InvalidRequestError } from "../../../lib/sandbox/errors/invalid-request-error.js";
-import { NotFoundError } from "../../../lib/sandbox/errors/not-found-error.js";
-import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
+import { CallAbortedError, ConflictError, DesktopStreamUnavailableError, InvalidRequestError, NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
+import { } from "../../../lib/sandbox/errors.js";
 import { rejection } from "../../support/rejection.js";
 import { describeWith } from "../../support/system-component.js";
 import { DESKTOP, freeDisplayNumber, typedText } from "./desktop-component.js";
@@ -220,14 +215,14 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     expect(await desktop.stream.stop()).toEqual({ active: false });
   });
 
-  it("stops: inactive, and display calls fail with DesktopInactiveError", async () => {
+  it("stops: inactive, and display calls fail with a desktop_runtime_inactive ConflictError", async () => {
     const status = await desktop.stop();
     expect(status.state).toBe("inactive");
     expect(status.processes).toEqual([]);
     expect((await desktop.stop()).state).toBe("inactive");
     const info = await rejection(desktop.displayInfo());
-    expect(info).toBeInstanceOf(DesktopInactiveError);
+    expect(info).toMatchObject({ name: "ConflictError", kind: "desktop_runtime_inactive" });
     expect(info).toBeInstanceOf(SandboxAgentHttpError);
-    expect(await rejection(desktop.screenshot())).toBeInstanceOf(DesktopInactiveError);
+    expect(await rejection(desktop.screenshot())).toMatchObject({ name: "ConflictError", kind: "desktop_runtime_inactive" });
   });
 });

@@ -3,7 +3,7 @@
 import { jest } from "@jest/globals";
 import { firstValueFrom, take, toArray } from "rxjs";
 import type { Desktop, ScreenFrame } from "../../../lib/sandbox/desktop/index.js";
-import { DesktopInactiveError } from "../../../lib/sandbox/errors/desktop-inactive-error.js";
+import { } from "../../../lib/sandbox/errors.js";
 import { describeWith } from "../../support/system-component.js";
 import { DESKTOP, freeDisplayNumber } from "./desktop-component.js";
 import { startDesktopServer, type DesktopServer } from "./desktop-server.js";
@@ -63,8 +63,8 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
     counting.onStart = undefined;
   });
 
-  it("errors with DesktopInactiveError before the desktop is started", async () => {
-    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toBeInstanceOf(DesktopInactiveError);
+  it("errors with a desktop_runtime_inactive ConflictError before the desktop is started", async () => {
+    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "ConflictError", kind: "desktop_runtime_inactive" });
     await desktop.start({ width: 320, height: 200, displayNum: freeDisplayNumber(process.pid + 211) });
   });
 

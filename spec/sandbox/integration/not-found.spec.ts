@@ -11,7 +11,7 @@ import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import {
   InvalidRequestError,
   NotFoundError,
-  ProcessNotFoundError,
+  SandboxAgentHttpError,
   SandboxAgentClient,
 } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -68,7 +68,7 @@ describe("not found, across areas, against the real sandbox-agent 0.4.2", () => 
     expect(read).not.toBeInstanceOf(NotFoundError);
   });
 
-  it("processes: every call on an unknown id is a ProcessNotFoundError, a NotFoundError", async () => {
+  it("processes: every call on an unknown id is a NotFoundError of kind process_not_found", async () => {
     const id = "proc_does_not_exist";
     const calls: Array<[string, Promise<unknown>]> = [
       ["processes.get", client.processes.get(id)],
@@ -81,8 +81,8 @@ describe("not found, across areas, against the real sandbox-agent 0.4.2", () => 
     ];
     for (const [operation, call] of calls) {
       const error = await notFound(call, operation);
-      expect(error).toBeInstanceOf(ProcessNotFoundError);
-      expect((error as ProcessNotFoundError).processId).toBe(id);
+      expect(error).toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+      expect((error as SandboxAgentHttpError).processId).toBe(id);
     }
     const followed = await rejection(firstValueFrom(client.processes.logs$(id).pipe(toArray())));
     expect(followed).toBeInstanceOf(NotFoundError);

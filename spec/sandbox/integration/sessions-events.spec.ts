@@ -8,8 +8,8 @@ import {
   type SandboxAgentClientOptions,
   type SandboxEvent,
   type SessionEnded,
-  type SandboxParseError,
 } from "../../../lib/sandbox/index.js";
+import type { SandboxParseError } from "../../../lib/sandbox/events.js";
 import { BOTH, next, realFactory, recordingFetch, serverWithClients, sleep, v2Factory, type TestServer } from "./servers.js";
 
 const SANDBOX = "sandboxagent.dev";

@@ -1,5 +1,5 @@
 import { firstValueFrom, toArray, type Subscription } from "rxjs";
-import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
+import { } from "../../../lib/sandbox/errors.js";
 import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startLoopbackProxy, type LoopbackProxy } from "../../support/loopback-proxy.js";
@@ -226,7 +226,7 @@ describe("logs$ (follow) against the real server", () => {
     await direct.kill(info.id);
   });
 
-  it("an unknown process errors with ProcessNotFoundError", async () => {
-    await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toBeInstanceOf(ProcessNotFoundError);
+  it("an unknown process errors with a process_not_found NotFoundError", async () => {
+    await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
   });
 });

@@ -1,9 +1,9 @@
-import { SandboxAgentHttpError } from "../../../lib/sandbox/errors/http-error.js";
-import { NotATerminalError } from "../../../lib/sandbox/errors/not-a-terminal-error.js";
-import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
-import { ProcessNotRunningError } from "../../../lib/sandbox/errors/process-not-running-error.js";
-import { ProcessRunningError } from "../../../lib/sandbox/errors/process-running-error.js";
-import { ProcessSpawnError } from "../../../lib/sandbox/errors/process-spawn-error.js";
+import { SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
+import { } from "../../../lib/sandbox/errors.js";
+import { } from "../../../lib/sandbox/errors.js";
+import { } from "../../../lib/sandbox/errors.js";
+import { } from "../../../lib/sandbox/errors.js";
+import { } from "../../../lib/sandbox/errors.js";
 import type { Processes } from "../../../lib/sandbox/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, until, untilExited } from "./helpers.js";
@@ -47,11 +47,11 @@ describe("processes.run against the real server", () => {
     expect(result.stdout).toBe("/tmp\nhi\n");
   });
 
-  it("throws ProcessSpawnError for a missing binary, run and spawn alike", async () => {
+  it("throws a spawn_failed error for a missing binary, run and spawn alike", async () => {
     const run = processes.run({ command: "/no/such/binary" });
-    await expect(run).rejects.toBeInstanceOf(ProcessSpawnError);
+    await expect(run).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn_failed" });
     await expect(run).rejects.toMatchObject({ status: 502, command: "/no/such/binary" });
-    await expect(processes.spawn({ command: "/no/such/binary" })).rejects.toBeInstanceOf(ProcessSpawnError);
+    await expect(processes.spawn({ command: "/no/such/binary" })).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn_failed" });
   });
 });
 
@@ -67,7 +67,7 @@ describe("spawned processes against the real server", () => {
     const stopped = await processes.stop(info.id, { waitMs: 2_000 });
     expect(stopped.status).toBe("exited");
     expect((await processes.get(info.id)).status).toBe("exited");
-    await expect(processes.input(info.id, "late\n")).rejects.toBeInstanceOf(ProcessNotRunningError);
+    await expect(processes.input(info.id, "late\n")).rejects.toMatchObject({ name: "ConflictError", kind: "process_not_running" });
     expect((await processes.list()).map((p) => p.id)).toContain(info.id);
   });
 
@@ -91,21 +91,21 @@ describe("spawned processes against the real server", () => {
     expect(killed.exitCode ?? null).toBeNull();
   });
 
-  it("remove: running → ProcessRunningError (409); exited → removed, then ProcessNotFoundError (404)", async () => {
+  it("remove: running → a process_running ConflictError (409); exited → removed, then a process_not_found NotFoundError (404)", async () => {
     const info = await processes.spawn({ command: "sleep", args: ["30"] });
     const running = processes.remove(info.id);
-    await expect(running).rejects.toBeInstanceOf(ProcessRunningError);
+    await expect(running).rejects.toMatchObject({ name: "ConflictError", kind: "process_running" });
     await expect(running).rejects.toMatchObject({ status: 409, processId: info.id });
     await processes.kill(info.id, { waitMs: 2_000 });
     await untilExited(() => processes.get(info.id));
     await expect(processes.remove(info.id)).resolves.toBeUndefined();
     const gone = processes.get(info.id);
-    await expect(gone).rejects.toBeInstanceOf(ProcessNotFoundError);
+    await expect(gone).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
     await expect(gone).rejects.toBeInstanceOf(SandboxAgentHttpError);
     await expect(processes.remove(info.id)).rejects.toMatchObject({ status: 404 });
   });
 
-  it("unknown ids are ProcessNotFoundError on every route", async () => {
+  it("unknown ids are a process_not_found NotFoundError on every route", async () => {
     for (const call of [
       () => processes.get("proc_nope"),
       () => processes.stop("proc_nope"),
@@ -113,7 +113,7 @@ describe("spawned processes against the real server", () => {
       () => processes.input("proc_nope", "x"),
       () => processes.logs("proc_nope"),
     ]) {
-      await expect(call()).rejects.toBeInstanceOf(ProcessNotFoundError);
+      await expect(call()).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
     }
   });
 
@@ -123,12 +123,12 @@ describe("spawned processes against the real server", () => {
     expect((await processes.list({ owner: "system" })).map((p) => p.id)).not.toContain(info.id);
   });
 
-  it("resize over HTTP: a tty process answers its size; a pipe process is NotATerminalError", async () => {
+  it("resize over HTTP: a tty process answers its size; a pipe process is a not_a_terminal ConflictError", async () => {
     const tty = await processes.spawn({ command: "sleep", args: ["10"], tty: true });
     expect(await processes.resize(tty.id, 100, 30)).toEqual({ cols: 100, rows: 30 });
     await processes.kill(tty.id);
     const pipe = await processes.spawn({ command: "sleep", args: ["10"] });
-    await expect(processes.resize(pipe.id, 100, 30)).rejects.toBeInstanceOf(NotATerminalError);
+    await expect(processes.resize(pipe.id, 100, 30)).rejects.toMatchObject({ name: "ConflictError", kind: "not_a_terminal" });
     await processes.kill(pipe.id);
   });
 
@@ -154,10 +154,10 @@ describe("spawned processes against the real server", () => {
     expect(seen.at(-1)?.exitCode ?? null).toBeNull();
   });
 
-  it("status$ of an unknown process errors with ProcessNotFoundError", async () => {
+  it("status$ of an unknown process errors with a process_not_found NotFoundError", async () => {
     await expect(
       new Promise((resolve, reject) => processes.status$("proc_nope").subscribe({ error: reject, complete: () => resolve(undefined) })),
-    ).rejects.toBeInstanceOf(ProcessNotFoundError);
+    ).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
   });
 
   it("getConfig / setConfig round-trip the limits", async () => {

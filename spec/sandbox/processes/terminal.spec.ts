@@ -1,9 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import { WebSocketServer } from "ws";
-import { NotATerminalError } from "../../../lib/sandbox/errors/not-a-terminal-error.js";
-import { ProcessNotFoundError } from "../../../lib/sandbox/errors/process-not-found-error.js";
-import { TerminalError } from "../../../lib/sandbox/errors/terminal-error.js";
+import { TerminalError } from "../../../lib/sandbox/errors.js";
 import { WebSocketUnavailableError } from "../../../lib/internal/web-socket.js";
 import type { Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -119,13 +117,13 @@ describe("terminal against the real server", () => {
     await processes.kill(info.id);
   });
 
-  it("unknown process → ProcessNotFoundError; non-tty process → NotATerminalError", async () => {
+  it("unknown process → a process_not_found NotFoundError; non-tty process → a not_a_terminal ConflictError", async () => {
     const unknown = attach("proc_nope").terminal;
-    await expect(unknown.ready).rejects.toBeInstanceOf(ProcessNotFoundError);
-    await expect(unknown.exit).rejects.toBeInstanceOf(ProcessNotFoundError);
+    await expect(unknown.ready).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    await expect(unknown.exit).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
     await unknown.closed;
     const pipe = await processes.spawn({ command: "sleep", args: ["30"] });
-    await expect(attach(pipe.id).terminal.ready).rejects.toBeInstanceOf(NotATerminalError);
+    await expect(attach(pipe.id).terminal.ready).rejects.toMatchObject({ name: "ConflictError", kind: "not_a_terminal" });
     await processes.kill(pipe.id);
   });
 

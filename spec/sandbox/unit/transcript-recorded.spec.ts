@@ -7,12 +7,12 @@ import { fileURLToPath } from "node:url";
 import { envelopeToEvent } from "../../../lib/sandbox/events.js";
 import {
   transcriptOf,
-  type HistoryEvent,
   type MessageEntry,
   type PermissionEntry,
   type ToolCallEntry,
   type TranscriptSource,
 } from "../../../lib/sandbox/index.js";
+import type { HistoryEvent } from "../../../lib/sandbox/persistence/index.js";
 
 interface Stored {
   sender: "client" | "agent";

@@ -3,8 +3,6 @@ import {
   groupEntries,
   toTranscript,
   transcriptOf,
-  TranscriptBuilder,
-  type HistoryEvent,
   type MessageEntry,
   type PermissionEntry,
   type SandboxEvent,
@@ -12,6 +10,8 @@ import {
   type TranscriptNote,
   type TranscriptSource,
 } from "../../../lib/sandbox/index.js";
+import type { HistoryEvent } from "../../../lib/sandbox/persistence/index.js";
+import { TranscriptBuilder } from "../../../lib/sandbox/transcript.js";
 
 const S = "sess-1";
 const clock = () => {

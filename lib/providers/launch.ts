@@ -1,14 +1,16 @@
 // One call from nothing to a connected client: create (or find) a sandbox, wait until its server
-// answers, connect. Whatever fails on the way tears down what this call created.
-import { SandboxAgentClient, type ConnectInfo, type SandboxAgentClientOptions } from "../client.js";
-import { checkClientOptions } from "../client-options.js";
-import { waitForHealth } from "../config/health.js";
-import { ControlPlaneHttp } from "../control-plane.js";
-import { CallAbortedError, CallTimeoutError } from "../errors/call-errors.js";
-import { SandboxStartError } from "../errors/sandbox-start-error.js";
-import { SandboxProviderError } from "../errors/sandbox-provider-error.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./types.js";
+// answers, connect. Whatever fails on the way tears down what this call created. Generic over the
+// client it makes, so that `SandboxAgentClient.start` can use it without this module importing the
+// client (`startSandbox`, in start-sandbox.ts, is this with `new SandboxAgentClient`).
+import type { ConnectInfo, SandboxAgentClientOptions } from "../sandbox/types.js";
+import { checkClientOptions } from "../sandbox/client-options.js";
+import { START_DEFAULTS } from "../sandbox/defaults.js";
+import { waitForHealth } from "../sandbox/config/health.js";
+import { ControlPlaneHttp } from "../sandbox/control-plane.js";
+import { CallAbortedError, CallTimeoutError, SandboxStartError, SandboxProviderError } from "../sandbox/errors.js";
+import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./contract.js";
 
+/** What `startSandbox` and `SandboxAgentClient.start` take: the provider, the agent, and the client's other options. */
 export interface StartSandboxOptions extends Omit<SandboxAgentClientOptions, "baseUrl" | "autoConnect" | "agent"> {
   /** Who runs the server: `local()`, `docker()`, or a provider of your own. */
   sandbox: SandboxProvider;
@@ -22,10 +24,16 @@ export interface StartSandboxOptions extends Omit<SandboxAgentClientOptions, "ba
   signal?: AbortSignal;
 }
 
+/** What launching needs of a client: to connect and to disconnect. */
+export interface Launchable {
+  connect(): Promise<ConnectInfo>;
+  disconnect(): Promise<void>;
+}
+
 /** A started sandbox: its connected client, and the means to tear both down. */
-export interface StartedSandbox {
+export interface Launched<Client extends Launchable> {
   /** Connected to the sandbox's server. `disconnect()` alone leaves the sandbox running. */
-  readonly client: SandboxAgentClient;
+  readonly client: Client;
   readonly provider: SandboxProvider;
   /** Where the server answers (`id` is the provider's sandbox id). */
   readonly info: SandboxInfo;
@@ -40,17 +48,20 @@ export interface StartedSandbox {
  * and connects a client to `options.agent`. On any failure the sandbox this call created is destroyed
  * and the error is rethrown (`SandboxStartError` when the server never became healthy).
  */
-export async function startSandbox(options: StartSandboxOptions): Promise<StartedSandbox> {
+export async function launchSandbox<Client extends Launchable>(
+  options: StartSandboxOptions,
+  create: (options: SandboxAgentClientOptions) => Client,
+): Promise<Launched<Client>> {
   const { sandbox: provider, sandboxId, healthTimeoutMs, signal, ...clientOptions } = options;
   // A wrong client option is a TypeError now, not after a sandbox was created (and destroyed) for nothing.
   checkClientOptions(clientOptions);
   if (signal?.aborted) throw new CallAbortedError("startSandbox was aborted", { cause: signal.reason });
   const created = sandboxId === undefined;
   const info = await obtain(provider, sandboxId, signal);
-  let client: SandboxAgentClient | undefined;
+  let client: Client | undefined;
   try {
-    await healthy(provider, info, healthTimeoutMs ?? 30_000, signal);
-    client = new SandboxAgentClient({
+    await healthy(provider, info, healthTimeoutMs ?? START_DEFAULTS.healthTimeoutMs, signal);
+    client = create({
       ...clientOptions,
       baseUrl: info.baseUrl,
       ...(clientOptions.token === undefined && info.token !== undefined ? { token: info.token } : {}),
@@ -77,7 +88,8 @@ async function healthy(
   const { baseUrl, token, fetch } = info;
   const http = new ControlPlaneHttp({ baseUrl, token, headers: undefined, fetch });
   try {
-    await waitForHealth(http, { timeoutMs, ...(signal ? { signal } : {}), initialDelayMs: 25, maxDelayMs: 1000 });
+    const delays = START_DEFAULTS.healthDelays;
+    await waitForHealth(http, { timeoutMs, ...(signal ? { signal } : {}), ...delays });
   } catch (error) {
     if (!(error instanceof CallTimeoutError)) throw error;
     const detail = `sandbox ${info.id} did not answer GET /v1/health within ${timeoutMs} ms`;
@@ -99,7 +111,7 @@ async function obtain(
 }
 
 /** `client.connect()`, cancelled (via `disconnect()`) when `signal` aborts. */
-async function connectWithin(client: SandboxAgentClient, signal: AbortSignal | undefined): Promise<ConnectInfo> {
+async function connectWithin(client: Launchable, signal: AbortSignal | undefined): Promise<ConnectInfo> {
   if (!signal) return client.connect();
   const onAbort = (): void => void client.disconnect();
   signal.addEventListener("abort", onAbort, { once: true });
@@ -110,12 +122,12 @@ async function connectWithin(client: SandboxAgentClient, signal: AbortSignal | u
   }
 }
 
-function handle(
+function handle<Client extends Launchable>(
   provider: SandboxProvider,
   info: SandboxInfo,
-  client: SandboxAgentClient,
+  client: Client,
   connectInfo: ConnectInfo,
-): StartedSandbox {
+): Launched<Client> {
   let destroying: Promise<void> | undefined;
   return {
     client,

@@ -1,7 +1,8 @@
 // Waiting for a server a provider just started: capped exponential backoff, a deadline, an abort
 // signal, a "gone" promise that ends the wait when the process or container died, and a check that
 // the answer came from our own server. Clients use config/health.ts instead.
-import { CallAbortedError } from "../errors/call-errors.js";
+import { PROVIDER_HEALTH_DEFAULTS } from "../sandbox/defaults.js";
+import { CallAbortedError } from "../sandbox/errors.js";
 
 export interface HealthPollOptions {
   token?: string;
@@ -20,15 +21,15 @@ export interface HealthPollOptions {
 /** How a wait ended; an abort throws `CallAbortedError` instead. */
 export type HealthPollOutcome = "ready" | "gone" | "timeout";
 
-const FIRST_DELAY_MS = 20;
-const MAX_DELAY_MS = 500;
-const PROBE_TIMEOUT_MS = 2000;
+const FIRST_DELAY_MS: number = PROVIDER_HEALTH_DEFAULTS.firstDelayMs;
+const MAX_DELAY_MS: number = PROVIDER_HEALTH_DEFAULTS.maxDelayMs;
+const PROBE_TIMEOUT_MS: number = PROVIDER_HEALTH_DEFAULTS.probeTimeoutMs;
 
 /** Polls until the server is healthy, `gone` settles, the deadline passes, or `signal` aborts. */
 export async function pollHealth(baseUrl: string, options: HealthPollOptions = {}): Promise<HealthPollOutcome> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.timeoutMs ?? PROVIDER_HEALTH_DEFAULTS.timeoutMs);
   const fetcher = options.fetch ?? globalThis.fetch;
-  const url = `${baseUrl.replace(/\/+$/, "")}${options.path ?? "/v1/health"}`;
+  const url = `${baseUrl.replace(/\/+$/, "")}${options.path ?? PROVIDER_HEALTH_DEFAULTS.path}`;
   const headers: Record<string, string> =
     options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` };
   const goneController = new AbortController();

@@ -1,6 +1,6 @@
 import { normalizeTimeout } from "../internal/abort.js";
 import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions } from "./call-options.js";
 import { ControlPlaneHttp } from "./control-plane.js";
 import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
 import type { ServerConnection } from "./control-schemas.js";
@@ -12,12 +12,12 @@ import { ServerContract } from "./server-contract.js";
 import type { HealthWaitBounds, SandboxAgentClientOptions } from "./types.js";
 
 /**
- * The server's own routes, the half of the client that needs no agent connection on the released
- * server: health, agents, connections, filesystem, processes, desktop, MCP/skills config. (On a
- * v2 server the agent and filesystem routes are extensions sent over the connection.) Every
- * method takes `{ signal, timeoutMs }`: none waits forever unless asked to.
+ * The client's control-plane part: the server's own routes, which need no agent connection on the
+ * released server (health, agents, connections, filesystem, processes, desktop, MCP/skills config).
+ * On a v2 server the agent and filesystem routes are extensions sent over the connection, through
+ * the `extension` function the client gives it. Every method takes `{ signal, timeoutMs }`.
  */
-export abstract class SandboxServerRoutes {
+export class ServerRoutes {
   /** The server's process API: commands, processes, logs and terminals (no connection needed). */
   readonly processes: Processes;
   /** The sandbox's virtual desktop: screen, input, windows, clipboard, recordings (released server). */
@@ -27,11 +27,13 @@ export abstract class SandboxServerRoutes {
   /** The server's filesystem (paths are the server's; relative ones resolve against its `$HOME`). */
   readonly fs: FileSystem;
 
-  protected readonly http: ControlPlaneHttp;
-  protected readonly contract: ServerContract;
+  /** The HTTP client of the control plane (base URL, token, headers, fetch). */
+  readonly http: ControlPlaneHttp;
+  /** Which server contract (v1, v2) answers, asked once. */
+  readonly contract: ServerContract;
   readonly #options: SandboxAgentClientOptions;
 
-  protected constructor(options: SandboxAgentClientOptions) {
+  constructor(options: SandboxAgentClientOptions, extension: ExtensionCall) {
     this.#options = options;
     const { baseUrl, token, headers, fetch } = options;
     const settings = { baseUrl, token, headers, fetch };
@@ -39,8 +41,6 @@ export abstract class SandboxServerRoutes {
     this.processes = new Processes(this.http, settings, { WebSocket: options.WebSocket });
     this.desktop = new Desktop(this.http, { baseUrl });
     this.config = new ServerConfig(this.http);
-    const extension: ExtensionCall = (operation, flag, method, params, call) =>
-      this.extensionCall(operation, flag, method, params, call);
     this.contract = new ServerContract(this.http, options.serverApi, extension, baseUrl);
     this.fs = fileSystem((operation, call, run) => this.#route(operation, call, run));
   }
@@ -62,15 +62,6 @@ export abstract class SandboxServerRoutes {
     if (timeoutMs === undefined) return run(routes, call);
     return run(routes, { ...call, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started)) });
   }
-
-  /** Sends an extension request over the live agent connection (v2's routes), if advertised. */
-  protected abstract extensionCall(
-    operation: string,
-    flag: string,
-    method: string,
-    params: Record<string, unknown>,
-    call?: CallOptions,
-  ): Promise<unknown>;
 
   health(call?: CallOptions): Promise<Health> {
     return this.#route("health", call, (routes, rest) => routes.health(rest));

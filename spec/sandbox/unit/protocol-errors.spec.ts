@@ -1,6 +1,6 @@
 import { AcpProtocolError, AcpRpcError } from "../../../lib/acp-http/index.js";
 import { AgentError, ProtocolError } from "../../../lib/sandbox/index.js";
-import { toSandboxError } from "../../../lib/sandbox/errors/convert.js";
+import { toSandboxError } from "../../../lib/sandbox/error-mapping.js";
 
 describe("toSandboxError builds messages from fields, never by rewriting them", () => {
   it("keeps a protocol error's detail whole, colons included, under the sandbox method's name", () => {

@@ -1,0 +1,74 @@
+// Every default of the sandbox layer's options, in one module that imports nothing (so any part,
+// the store drivers included, can read it without an import cycle). client-options.ts applies the
+// client's and startSandbox's; each area's code reads its own group here and sets none of its own.
+
+/** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s, a layer down). */
+export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+
+/** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
+export const START_DEFAULTS = {
+  /** How long the sandbox's server may take to answer its health route. */
+  healthTimeoutMs: 30_000,
+  /** The health wait polls a server it just created: soon and often. */
+  healthDelays: { initialDelayMs: 25, maxDelayMs: 1000 },
+} as const;
+
+/** The defaults of a provider's wait for the server it just started (`pollHealth`, local and docker). */
+export const PROVIDER_HEALTH_DEFAULTS = {
+  timeoutMs: 30_000,
+  path: "/v1/health",
+  /** Capped exponential backoff between probes, each probe bounded. */
+  firstDelayMs: 20,
+  maxDelayMs: 500,
+  probeTimeoutMs: 2000,
+} as const;
+
+/** The defaults of a health wait (`waitForHealth`, `connect({ waitForServer })`, `startSandbox`). */
+export const HEALTH_WAIT_DEFAULTS = {
+  timeoutMs: 30_000,
+  path: "/v1/health",
+  initialDelayMs: 100,
+  maxDelayMs: 2000,
+  attemptTimeoutMs: 5000,
+} as const;
+
+/** The defaults of the process API's streams and terminals. */
+export const PROCESS_DEFAULTS = {
+  /** `logs$`: how a dropped log stream is reconnected. */
+  logsReconnect: { initialDelayMs: 50, maxDelayMs: 2_000, maxRetries: 8 },
+  /** `logs$`: how often the process's state is polled to learn that it exited. */
+  logsPollIntervalMs: 250,
+  /** `status$`: how often the process's state is polled, and how many failed polls in a row end it. */
+  statusPollIntervalMs: 500,
+  statusMaxFailures: 5,
+  /** `terminal()`: how long the socket may take to be ready. */
+  terminalReadyTimeoutMs: 10_000,
+} as const;
+
+/** The defaults of the desktop API. */
+export const DESKTOP_DEFAULTS = {
+  /** The desktop routes' prefix on the released server. */
+  prefix: "/v1/desktop",
+  /** `clipboard.set`: the server's `POST` never answers (it waits for the `xclip` it leaves running). */
+  clipboardSetTimeoutMs: 3000,
+} as const;
+
+/** The defaults of the session store, the recorder, `history$`, the replay text and leases. */
+export const PERSISTENCE_DEFAULTS = {
+  /** A listing's page size when a request names none. */
+  pageLimit: 100,
+  /** `indexedDbStore`: the database's name. */
+  indexedDbName: "sandbox-agent-rx",
+  /** `createRecorder`: the queue's bound, one event at a time or batched, and a batch's size. */
+  maxBacklog: 10_000,
+  maxBacklogBatched: 100_000,
+  maxBatch: 5000,
+  /** `history$`: a stored page's size, and how many recent ids tell a live duplicate apart. */
+  historyPageSize: 500,
+  historyRecentIds: 4096,
+  /** The replay text for an agent that cannot reload a session. */
+  replayMaxChars: 12_000,
+  replayMaxEvents: 2000,
+  /** A lease's time to live. */
+  leaseTtlMs: 15_000,
+} as const;

@@ -1,0 +1,533 @@
+// Every error the sandbox layer throws: one base class with a `kind`, and a subclass only where a
+// caller branches on the class (or needs its fields): not connected, timeout, aborted, connection
+// lost, the agent's own error, HTTP problems by status, a lease lost. Finer cases of one class are
+// kinds of it (a process that is still running is a `ConflictError` of kind `process_running`), not
+// classes of their own. How a protocol-layer or HTTP failure becomes one of these is error-mapping.ts.
+
+/**
+ * What went wrong, for code that branches without `instanceof`. The client's own kinds are listed;
+ * an HTTP error's kind is the server's problem kind where it sent one (`token_invalid`,
+ * `session_not_found`, `desktop_runtime_inactive`, ...), so the set is open.
+ */
+export type SandboxErrorKind =
+  | "not_connected"
+  | "already_connected"
+  | "connection_lost"
+  | "agent_exited"
+  | "agent"
+  | "timeout"
+  | "aborted"
+  | "protocol"
+  | "network"
+  | "invalid_header"
+  | "unsupported"
+  | "http"
+  | "process_not_found"
+  | "process_running"
+  | "process_not_running"
+  | "not_a_terminal"
+  | "spawn_failed"
+  | "terminal"
+  | "log_stream"
+  | "sandbox_start"
+  | "sandbox_provider"
+  | "sandbox_not_found"
+  | StoreErrorKind
+  | (string & {});
+
+/** The kinds of a `StoreError`. */
+export type StoreErrorKind =
+  | "store"
+  | "invalid_cursor"
+  | "invalid_record"
+  | "store_write"
+  | "store_backlog"
+  | "lease_lost";
+
+/** The base of every error the sandbox client throws; `kind` says which failure it is. */
+export class SandboxAgentError extends Error {
+  override name = "SandboxAgentError";
+  readonly kind: SandboxErrorKind;
+
+  constructor(message: string, options?: { cause?: unknown; kind?: SandboxErrorKind }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = options?.kind ?? "error";
+  }
+}
+
+// --- the connection ------------------------------------------------------------------
+
+/** Why there is no connection, where the client knows: its connect failed, or its connection ended. */
+export type NotConnectedReason = "connect-failed" | "connection-ended";
+
+/**
+ * A session method was called with no live connection. The message says why when the client knows
+ * (the connect failed, with its reason, or the connection ended) and what to do; `cause` is that
+ * connect's error or the connection's `ConnectionLostError`.
+ */
+export class NotConnectedError extends SandboxAgentError {
+  override name = "NotConnectedError";
+  readonly method: string;
+  readonly reason: NotConnectedReason | undefined;
+
+  constructor(method: string, options?: { cause?: unknown; reason?: NotConnectedReason }) {
+    super(notConnectedMessage(method, options?.reason, options?.cause), { cause: options?.cause, kind: "not_connected" });
+    this.method = method;
+    this.reason = options?.reason;
+  }
+}
+
+function notConnectedMessage(method: string, reason: NotConnectedReason | undefined, cause: unknown): string {
+  const why = cause instanceof Error ? cause.message : cause === undefined ? "" : String(cause);
+  if (reason === "connect-failed") {
+    const failed = /^connect\b/.test(why) ? why : `connect failed${why ? `: ${why}` : ""}`;
+    return `${method}: not connected: ${failed}; call connect() to try again`;
+  }
+  if (reason === "connection-ended") {
+    return `${method}: not connected: the connection ended${why ? ` (${why})` : ""}; call connect() to open a new one`;
+  }
+  return `${method}: not connected; call connect() first`;
+}
+
+/** `connect()` was called while a connection exists or is being made (auto-connect: await `client.ready`). */
+export class AlreadyConnectedError extends SandboxAgentError {
+  override name = "AlreadyConnectedError";
+
+  constructor() {
+    super(
+      "already connected (or connecting); one client holds one connection; " +
+        "call disconnect() first, or await client.ready",
+      { kind: "already_connected" },
+    );
+  }
+}
+
+/** The connection ended while a call was pending, or under it (server gone, stream could not come back). */
+export class ConnectionLostError extends SandboxAgentError {
+  override name = "ConnectionLostError";
+  readonly reason: string;
+  readonly method: string | undefined;
+
+  constructor(reason: string, method: string | undefined, options?: { cause?: unknown }) {
+    super(`${method ? `${method}: ` : ""}connection lost (${reason})`, { cause: options?.cause, kind: "connection_lost" });
+    this.reason = reason;
+    this.method = method;
+  }
+}
+
+/** The agent process behind this connection has exited; its sessions are gone. */
+export class AgentExitedError extends SandboxAgentError {
+  override name = "AgentExitedError";
+  readonly exitCode: number | null;
+
+  constructor(exitCode: number | null, method?: string) {
+    super(
+      `${method ? `${method}: ` : ""}the agent process exited` +
+        `${exitCode === null ? " (killed by a signal)" : ` with code ${exitCode}`}` +
+        "; call disconnect() and connect() to start a new one",
+      { kind: "agent_exited" },
+    );
+    this.exitCode = exitCode;
+  }
+}
+
+/** The agent (or the server acting for it) answered a call with an error. */
+export class AgentError extends SandboxAgentError {
+  override name = "AgentError";
+  readonly code: number;
+  readonly data: unknown;
+  readonly method: string;
+
+  constructor(method: string, code: number, message: string, data: unknown, options?: { cause?: unknown }) {
+    super(`${method} failed: ${message} (code ${code})`, { cause: options?.cause, kind: "agent" });
+    this.method = method;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+// --- any call ------------------------------------------------------------------------
+
+/** A call's own deadline (`timeoutMs`) passed. */
+export class CallTimeoutError extends SandboxAgentError {
+  override name = "TimeoutError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { cause: options?.cause, kind: "timeout" });
+  }
+}
+
+/** The caller aborted the call (AbortSignal or unsubscription). */
+export class CallAbortedError extends SandboxAgentError {
+  override name = "AbortError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { cause: options?.cause, kind: "aborted" });
+  }
+}
+
+/** The server answered with something this client cannot read (a malformed result, an unreadable header). */
+export class ProtocolError extends SandboxAgentError {
+  override name = "ProtocolError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { cause: options?.cause, kind: "protocol" });
+  }
+}
+
+/** The HTTP exchange itself failed (refused, reset): the server could not be reached. */
+export class NetworkError extends SandboxAgentError {
+  override name = "NetworkError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { cause: options?.cause, kind: "network" });
+  }
+}
+
+/**
+ * The server or agent does not offer this feature, or not with this value; nothing was sent.
+ * When the refusal is about a value (a mode, a config option, a category), `validValues` lists
+ * what the session does accept.
+ */
+export class UnsupportedFeatureError extends SandboxAgentError {
+  override name = "UnsupportedFeatureError";
+  readonly feature: string;
+  /** The accepted values (mode ids, option ids, option values, categories), when the refusal is about a value. */
+  readonly validValues: readonly string[] | undefined;
+
+  constructor(feature: string, detail: string, validValues?: readonly string[]) {
+    super(`${feature} is not supported here: ${detail}`, { kind: "unsupported" });
+    this.feature = feature;
+    this.validValues = validValues;
+  }
+}
+
+// --- HTTP problems ---------------------------------------------------------------------
+
+/** RFC 7807 problem details from the server (`type` is `urn:sandbox-agent:error:<kind>`). */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  [extension: string]: unknown;
+}
+
+/** What an HTTP error was about beyond its answer: a process (its id, or the command that did not start). */
+export interface HttpErrorOptions {
+  cause?: unknown;
+  /** The client's reading where it is finer than the server's (`process_running`); default the problem's kind. */
+  kind?: SandboxErrorKind;
+  /** The process the call was about. */
+  processId?: string;
+  /** The command that could not be started (kind `spawn_failed`). */
+  command?: string;
+}
+
+/**
+ * A non-2xx answer from the server, with its problem+json details when it sent them. The message
+ * names the call, the status and the server's words, then what the client knows to add (which
+ * agent, where to look, the way out; see `problemHint`). `kind` is the server's problem kind
+ * (`http` when it sent none), or the client's finer reading of a process call (`process_not_found`,
+ * `process_running`, `process_not_running`, `not_a_terminal`, `spawn_failed`, with `processId` or
+ * `command`).
+ */
+export class SandboxAgentHttpError extends SandboxAgentError {
+  override name = "SandboxAgentHttpError";
+  readonly status: number;
+  readonly problem: Problem | undefined;
+  /** The body when it was not JSON (plain text, HTML), capped. */
+  readonly bodyText: string | undefined;
+  readonly operation: string;
+  /** The process the call was about (process routes and terminals). */
+  readonly processId: string | undefined;
+  /** The command that could not be started (`spawn_failed`). */
+  readonly command: string | undefined;
+
+  constructor(
+    operation: string,
+    status: number,
+    problem: Problem | undefined,
+    bodyText: string | undefined,
+    options?: HttpErrorOptions,
+  ) {
+    const summary = problem?.detail ?? problem?.title ?? bodyText?.slice(0, 200);
+    const problemKind = problem?.type?.split(":").pop();
+    const hint = problemHint(status, problemKind, problem);
+    super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}${hint ? `. ${hint}` : ""}`, {
+      cause: options?.cause,
+      kind: options?.kind ?? problemKind ?? "http",
+    });
+    this.operation = operation;
+    this.status = status;
+    this.problem = problem;
+    this.bodyText = bodyText;
+    this.processId = options?.processId;
+    this.command = options?.command;
+  }
+}
+
+/**
+ * The thing named does not exist: any 404 from the server (a process, a config entry, a recording,
+ * a window, an app on the sandbox's PATH, an agent not installed, a session), and the filesystem's
+ * 400 "path not found". `kind` tells which (`process_not_found` with `processId`, `not_found`,
+ * `session_not_found` for config entries, `window_not_found`, `app_not_found`, `no_focused_window`,
+ * `agent_not_installed`, `client_not_found`, `invalid_request` for a path); `status` is the server's own.
+ */
+export class NotFoundError extends SandboxAgentHttpError {
+  override name = "NotFoundError";
+}
+
+/**
+ * HTTP 409: the request is valid but the server's current state refuses it: a process still running
+ * (`process_running`), one that has exited (`process_not_running`), one without a terminal
+ * (`not_a_terminal`), a desktop not started (`desktop_runtime_inactive`), a recording already running.
+ */
+export class ConflictError extends SandboxAgentHttpError {
+  override name = "ConflictError";
+}
+
+/**
+ * HTTP 400, 415 or 422: the server refused the request's shape before acting on it (an unknown
+ * enum value, a missing field, a bad query string). The server's reason is in `bodyText`
+ * (plain text for framework rejections) or `problem`.
+ */
+export class InvalidRequestError extends SandboxAgentHttpError {
+  override name = "InvalidRequestError";
+
+  /** The server's own words, e.g. "missing field `command`". */
+  get reason(): string | undefined {
+    return this.problem?.detail ?? this.bodyText;
+  }
+}
+
+/**
+ * HTTP 503 `desktop_dependencies_missing`: the sandbox lacks the programs the desktop needs.
+ * `installCommand` is what the server suggests running inside the sandbox (as root).
+ */
+export class DesktopDependenciesMissingError extends SandboxAgentHttpError {
+  override name = "DesktopDependenciesMissingError";
+  /** Program names the server looked for and did not find, e.g. `["Xvfb", "xdotool"]`. */
+  readonly missingDependencies: string[];
+  /** The server's install command, e.g. `sandbox-agent install desktop --yes`. */
+  readonly installCommand: string | undefined;
+
+  constructor(...args: ConstructorParameters<typeof SandboxAgentHttpError>) {
+    super(...args);
+    const missing: unknown = this.problem?.missingDependencies;
+    this.missingDependencies = Array.isArray(missing)
+      ? missing.filter((name): name is string => typeof name === "string")
+      : [];
+    const command = this.problem?.installCommand;
+    this.installCommand = typeof command === "string" ? command : undefined;
+  }
+}
+
+/**
+ * HTTP 409 from `desktop/stream/start`: the WebRTC stream could not start, either because the
+ * desktop is not running or because the sandbox has no `neko` binary (Debian ships none).
+ */
+export class DesktopStreamUnavailableError extends ConflictError {
+  override name = "DesktopStreamUnavailableError";
+
+  /** Why, as far as the server's message says. */
+  get reason(): "desktop-inactive" | "streamer-missing" | "other" {
+    const detail = this.problem?.detail ?? "";
+    if (/not active/i.test(detail)) return "desktop-inactive";
+    if (/neko|No such file/i.test(detail)) return "streamer-missing";
+    return "other";
+  }
+}
+
+/** How much of the server's own account (an installer's stderr) a message quotes. */
+const QUOTE_CHARS = 300;
+
+/**
+ * What the client can add to a server's problem that the server's bare words leave out ("install
+ * failed: claude"): which agent, the server's reason where it sent one, and the way out. Undefined
+ * for problems whose detail already says enough.
+ */
+function problemHint(status: number, kind: string | undefined, problem: Problem | undefined): string | undefined {
+  const agent = typeof problem?.agent === "string" ? problem.agent : undefined;
+  switch (kind) {
+    case "install_failed": {
+      const stderr = (problem?.details as { stderr?: unknown } | undefined)?.stderr;
+      const reason = typeof stderr === "string" && stderr.trim() ? `: ${quote(stderr)}` : "";
+      return (
+        `The server could not install agent "${agent ?? "?"}"${reason}. Installing downloads the agent, so the ` +
+        "server needs network access (and the agent its API key to run); the server's log has the details"
+      );
+    }
+    case "agent_not_installed":
+      return `The server runs only agents installed beforehand: install it first with installAgent("${agent ?? "?"}")`;
+    case "unsupported_agent":
+      return "listAgents() lists the agents this server knows";
+    case "token_invalid":
+      return "Pass the server's token (its --token) in the token option";
+  }
+  if (status === 401) return "Pass the server's token (its --token) in the token option";
+  if (status === 403) return "The token option's token is not allowed this call";
+  return undefined;
+}
+
+function quote(text: string): string {
+  const line = text.trim().replace(/\s+/g, " ");
+  return line.length > QUOTE_CHARS ? `${line.slice(0, QUOTE_CHARS - 3)}...` : line;
+}
+
+// --- processes' streams ----------------------------------------------------------------
+
+/**
+ * A terminal WebSocket problem: the server sent an error frame (`fromServer`: the socket
+ * stays open), or the socket failed or closed before the process exited.
+ */
+export class TerminalError extends SandboxAgentError {
+  override name = "TerminalError";
+  readonly processId: string;
+  /** True for a `{"type":"error"}` frame from the server; false for a local or connection failure. */
+  readonly fromServer: boolean;
+
+  constructor(processId: string, message: string, options: { fromServer: boolean; cause?: unknown }) {
+    super(`terminal ${processId}: ${message}`, { cause: options.cause, kind: "terminal" });
+    this.processId = processId;
+    this.fromServer = options.fromServer;
+  }
+}
+
+// --- sandboxes (providers) ---------------------------------------------------------------
+
+/** Why a sandbox's server did not come up. */
+export type SandboxStartFailure = "spawn-failed" | "exited" | "timeout" | "port-in-use";
+
+/**
+ * A sandbox was created but its server never answered `GET /v1/health`, or could not be
+ * started at all. `output` holds the tail of what the server wrote (tokens redacted).
+ */
+export class SandboxStartError extends SandboxAgentError {
+  override name = "SandboxStartError";
+  readonly provider: string;
+  readonly reason: SandboxStartFailure;
+  /** The last lines the server wrote before it failed; empty when nothing was seen. */
+  readonly output: string;
+
+  constructor(
+    provider: string,
+    reason: SandboxStartFailure,
+    detail: string,
+    output = "",
+    options?: { cause?: unknown },
+  ) {
+    super(`${provider}: ${detail}${output ? `\n--- server output (tail) ---\n${output}` : ""}`, {
+      cause: options?.cause,
+      kind: "sandbox_start",
+    });
+    this.provider = provider;
+    this.reason = reason;
+    this.output = output;
+  }
+}
+
+/**
+ * The engine behind a provider failed an operation (the Docker API refused, a binary is missing), or
+ * (kind `sandbox_not_found`, with `sandboxId`) `reconnect`, `pause` or `resume` was asked for a
+ * sandbox the provider does not have (any more).
+ */
+export class SandboxProviderError extends SandboxAgentError {
+  override name = "SandboxProviderError";
+  readonly provider: string;
+  /** `create`, `destroy`, `pause`, `resume`, `reconnect`, `sweep`, ... */
+  readonly operation: string;
+  /** The sandbox the provider does not have (kind `sandbox_not_found`). */
+  readonly sandboxId: string | undefined;
+
+  constructor(provider: string, operation: string, detail: string, options?: { cause?: unknown; sandboxId?: string }) {
+    super(`${provider}.${operation}: ${detail}`, {
+      cause: options?.cause,
+      kind: options?.sandboxId === undefined ? "sandbox_provider" : "sandbox_not_found",
+    });
+    this.provider = provider;
+    this.operation = operation;
+    this.sandboxId = options?.sandboxId;
+  }
+
+  /** The provider does not have the sandbox `sandboxId` (any more): kind `sandbox_not_found`. */
+  static notFound(provider: string, sandboxId: string, options?: { cause?: unknown }): SandboxProviderError {
+    return new SandboxProviderError(provider, "find", `no sandbox ${sandboxId}`, { ...options, sandboxId });
+  }
+}
+
+// --- the session store -----------------------------------------------------------------
+
+/**
+ * A session store rejected a call or returned data that does not validate. `kind`: `invalid_cursor`
+ * (a page cursor this store did not issue), `invalid_record` (a value that does not match its
+ * schema, `issues` says how), `store_write` (the recorder could not store an event; it was still
+ * delivered), `store_backlog` (the recorder's queue was full: the event was not stored), or `store`.
+ */
+export class StoreError extends SandboxAgentError {
+  override name = "StoreError";
+  override readonly kind: StoreErrorKind;
+  /** The session of the event (`store_write`, `store_backlog`), or of the lease (`lease_lost`). */
+  readonly sessionId: string | undefined;
+  /** The event that was not stored (`store_write`, `store_backlog`). */
+  readonly eventId: string | undefined;
+  /** How a value failed its schema (`invalid_record`). */
+  readonly issues: string | undefined;
+
+  constructor(
+    message: string,
+    options?: { cause?: unknown; kind?: StoreErrorKind; sessionId?: string; eventId?: string; issues?: string },
+  ) {
+    super(message, { cause: options?.cause, kind: options?.kind ?? "store" });
+    this.kind = options?.kind ?? "store";
+    this.sessionId = options?.sessionId;
+    this.eventId = options?.eventId;
+    this.issues = options?.issues;
+  }
+
+  /** A page cursor that this store did not issue (or that belongs to another listing). */
+  static invalidCursor(): StoreError {
+    return new StoreError("invalid page cursor: pass the nextCursor of a previous page of the same listing", {
+      kind: "invalid_cursor",
+    });
+  }
+
+  /** A value given to a store, or read back from one, does not match its schema. */
+  static invalidRecord(what: string, issues: string): StoreError {
+    return new StoreError(`invalid ${what}: ${issues}`, { kind: "invalid_record", issues });
+  }
+
+  /** The recorder could not store an event; the event was still delivered to subscribers. */
+  static writeFailed(sessionId: string, eventId: string, cause: unknown): StoreError {
+    return new StoreError(`could not store event ${eventId} of session ${sessionId}`, {
+      cause,
+      kind: "store_write",
+      sessionId,
+      eventId,
+    });
+  }
+
+  /** The store fell so far behind that the recorder's queue was full: this event was not stored. */
+  static backlog(sessionId: string, eventId: string, limit: number): StoreError {
+    const message = `recorder queue full (${limit} events): event ${eventId} of session ${sessionId} was not stored`;
+    return new StoreError(message, { kind: "store_backlog", sessionId, eventId });
+  }
+}
+
+/**
+ * This worker no longer holds the session's lease: it expired before it was renewed, or another
+ * worker has claimed the session since (a newer generation). The write or call was refused; the
+ * session is another worker's now.
+ */
+export class LeaseLostError extends StoreError {
+  override name = "LeaseLostError";
+  override readonly sessionId: string;
+  /** The generation this worker held. */
+  readonly generation: number;
+
+  constructor(sessionId: string, generation: number, detail = "another worker holds it now") {
+    super(`lease on session ${sessionId} (generation ${generation}) lost: ${detail}`, { kind: "lease_lost", sessionId });
+    this.sessionId = sessionId;
+    this.generation = generation;
+  }
+}
