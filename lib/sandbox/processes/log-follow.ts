@@ -32,13 +32,35 @@ export interface FollowLogsOptions {
 /** Statuses retrying cannot change: the process is unknown, the request or the token is wrong. */
 const FATAL = new Set([400, 401, 403, 404, 422]);
 
+/*
+ * Why completion waits a bounded time rather than for a fact. In the server (0.4.2, read in
+ * its process runtime and checked by experiment), the task that reaps the child marks the
+ * process `exited` (and stamps `exitedAtMs`) on its own, while one task per pipe reads the
+ * output and stores it; nothing waits for those readers to reach EOF, and the log has no end
+ * marker, byte count or other trace of their end. Entries stamped after `exitedAtMs` were seen,
+ * and under load a reader can be later still. So after `exited`, reads go on until one brings
+ * nothing new at least EXIT_GRACE_MS after both the exit was seen and the newest entry was
+ * read (local time since an answer is a lower bound of the server's time since it stamped what
+ * the answer holds), and stop after EXIT_CAP_MS whatever happens (a background child that
+ * inherited the pipes can keep writing after its parent exited).
+ */
+const EXIT_GRACE_MS = 250;
+const EXIT_CAP_MS = 5_000;
+/*
+ * Each of the server's pipe readers takes its sequence number before it stores the entry, so
+ * stdout's last chunk was seen stored (and broadcast) after stderr's next-numbered entry. An
+ * entry up to this many numbers below the newest delivered one is still delivered if it was
+ * not yet, and the reads after exit start this far back, so such an entry is not lost.
+ */
+const REORDER_WINDOW = 16;
+
 /**
  * Follows a process's log. The server's stream stays open (heartbeats only) after the
  * process exits, so a second loop polls the state; once it reads `exited`, the retained
- * log after the last delivered entry is read with a plain GET (twice, the second time to
- * catch output flushed while the first was answered), delivered, and the stream completes.
- * Entries are delivered once each in sequence order: reconnects send `Last-Event-ID`
- * and anything at or below the last delivered sequence is dropped.
+ * log is read with plain GETs until it is settled (see `settleAfterExit`), delivered, and
+ * the stream completes. Entries are delivered once each, in sequence order except for
+ * the rare entry the server stores after a later-numbered one (see `REORDER_WINDOW`);
+ * reconnects send `Last-Event-ID`.
  *
  * `tail` is taken once, by a plain read before either loop starts, and everything after
  * follows from its last entry. Left to the stream it would hold only while the stream is
@@ -54,11 +76,20 @@ export function followLogs(
     const controller = new AbortController();
     const { signal } = controller;
     const policy = normalizeReconnectPolicy({ ...PROCESS_DEFAULTS.logsReconnect, ...options.reconnect });
+    // `last`: the newest sequence delivered (or the start point); `origin`: nothing at or below
+    // it is ever delivered; `recent`: what was delivered within REORDER_WINDOW of `last`.
     let last = options.since;
-    const deliver = (entry: ProcessLogEntry) => {
-      if (signal.aborted || (last !== undefined && entry.sequence <= last)) return;
-      last = entry.sequence;
+    let origin = options.since;
+    const recent = new Set<number>();
+    const deliver = (entry: ProcessLogEntry): boolean => {
+      const { sequence } = entry;
+      if (signal.aborted || (origin !== undefined && sequence <= origin) || recent.has(sequence)) return false;
+      if (last !== undefined && sequence <= last - REORDER_WINDOW) return false;
+      recent.add(sequence);
+      if (last === undefined || sequence > last) last = sequence;
+      if (recent.size > 2 * REORDER_WINDOW) for (const seen of recent) if (seen <= last - REORDER_WINDOW) recent.delete(seen);
       subscriber.next(entry);
+      return true;
     };
     const fail = (error: unknown) => {
       if (signal.aborted) return;
@@ -119,13 +150,27 @@ export function followLogs(
         }
         await sleep(interval, signal);
       }
-      for (let pass = 0; pass < 2 && !signal.aborted; pass++) {
-        if (pass > 0) await sleep(Math.min(interval, 100), signal);
-        for (const entry of await deps.read({ since: last }, signal)) deliver(entry);
-      }
+      await settleAfterExit(Math.min(interval, 50));
       if (signal.aborted) return;
       controller.abort();
       subscriber.complete();
+    };
+
+    // Reads the log after exit until it is settled (see EXIT_GRACE_MS for why this is bounded).
+    const settleAfterExit = async (pauseMs: number) => {
+      const exitSeen = Date.now();
+      let newestRead = exitSeen;
+      while (!signal.aborted) {
+        const back = last === undefined ? undefined : Math.max(last - REORDER_WINDOW, 0);
+        const since = origin === undefined ? back : back === undefined ? origin : Math.max(origin, back);
+        let fresh = false;
+        for (const entry of await retryBlips(() => deps.read({ since }, signal))) if (deliver(entry)) fresh = true;
+        const now = Date.now();
+        if (fresh) newestRead = now;
+        else if (now - newestRead >= EXIT_GRACE_MS) return;
+        if (now - exitSeen >= EXIT_CAP_MS) return;
+        await sleep(pauseMs, signal);
+      }
     };
 
     const start = async () => {
@@ -136,6 +181,8 @@ export function followLogs(
         for (const entry of kept.slice(Math.max(kept.length - tail, 0))) deliver(entry);
         const newest = kept.at(-1)?.sequence;
         if (newest !== undefined && (last === undefined || newest > last)) last = newest;
+        // What the tail left out stays out, also for the reads after exit that look back.
+        origin = last;
       }
       if (signal.aborted) return;
       readLoop().catch(fail);

@@ -1,5 +1,7 @@
 import { firstValueFrom, toArray, type Subscription } from "rxjs";
-import { } from "../../../lib/sandbox/errors.js";
+import { followLogs, type LogFollowDeps } from "../../../lib/sandbox/processes/log-follow.js";
+import { toLogEntry } from "../../../lib/sandbox/processes/log-entry.js";
+import type { ProcessInfo } from "../../../lib/sandbox/processes/schemas.js";
 import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startLoopbackProxy, type LoopbackProxy } from "../../support/loopback-proxy.js";
@@ -228,5 +230,63 @@ describe("logs$ (follow) against the real server", () => {
 
   it("an unknown process errors with a process_not_found NotFoundError", async () => {
     await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+  });
+});
+
+/**
+ * A scripted server with the two orderings the real one (0.4.2) has at exit, found in its source
+ * and by experiment: it marks a process `exited` as soon as the child is reaped, while its stdout
+ * and stderr reader tasks may still be storing the last output (entries stamped after `exitedAtMs`
+ * were seen); and each reader takes its sequence number before it stores the entry, so stdout's
+ * last chunk was seen stored after stderr's entry with the next number.
+ */
+function scriptedServer(script: { exitAt: number; entries: { sequence: number; stream: string; text: string; storedAt: number }[] }): LogFollowDeps {
+  const started = Date.now();
+  const now = () => Date.now() - started;
+  const wire = (e: (typeof script.entries)[number]) =>
+    toLogEntry({ sequence: e.sequence, stream: e.stream, timestampMs: started + e.storedAt, data: Buffer.from(e.text).toString("base64"), encoding: "base64" });
+  return {
+    // The follow stream stays silent, as the real one is when it is slower than the exit path.
+    open: async (_id, signal) => new ReadableStream({ start: (c) => signal.addEventListener("abort", () => c.close(), { once: true }) }),
+    get: async () => {
+      const exited = now() >= script.exitAt;
+      return { id: "proc_1", command: "sh", args: [], tty: false, interactive: false, owner: "user", createdAtMs: started,
+        status: exited ? "exited" : "running", ...(exited ? { exitCode: 0, exitedAtMs: started + script.exitAt } : {}) } as ProcessInfo;
+    },
+    read: async ({ since, tail }) => {
+      const stored = script.entries.filter((e) => e.storedAt <= now()).sort((a, b) => a.storedAt - b.storedAt);
+      const kept = stored.filter((e) => since === undefined || e.sequence > since).map(wire);
+      return tail === undefined ? kept : kept.slice(-tail);
+    },
+  };
+}
+
+describe("logs$ (follow) at exit, against a scripted server", () => {
+  const options = { pollIntervalMs: 20 };
+
+  it("delivers output the server stores shortly after it reports the exit", async () => {
+    const deps = scriptedServer({
+      exitAt: 0,
+      entries: [
+        { sequence: 1, stream: "stdout", text: "first\n", storedAt: 0 },
+        { sequence: 2, stream: "stdout", text: "last\n", storedAt: 180 },
+      ],
+    });
+    const entries = await firstValueFrom(followLogs("proc_1", deps, options).pipe(toArray()));
+    expect(collect(entries)).toBe("first\nlast\n");
+  });
+
+  it("delivers an entry stored after a later-numbered one (stdout and stderr readers race)", async () => {
+    const deps = scriptedServer({
+      exitAt: 0,
+      entries: [
+        { sequence: 1, stream: "stdout", text: "a\n", storedAt: 0 },
+        { sequence: 3, stream: "stderr", text: "done\n", storedAt: 0 },
+        { sequence: 2, stream: "stdout", text: "b\n", storedAt: 60 },
+      ],
+    });
+    const entries = await firstValueFrom(followLogs("proc_1", deps, options).pipe(toArray()));
+    expect(entries.map((e) => e.sequence).sort()).toEqual([1, 2, 3]);
+    expect(collect(entries.filter((e) => e.stream === "stdout"))).toBe("a\nb\n");
   });
 });
