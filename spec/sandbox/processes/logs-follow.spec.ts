@@ -96,6 +96,20 @@ describe("logs$ (follow) against the real server", () => {
     expect(collect(entries.filter((e) => e.stream === "stderr"))).toBe("done\n");
   });
 
+  it("processes writing stdout and stderr at once, exiting quickly: every line of each, once", async () => {
+    // Both of the server's pipe readers store at once: an entry can be stored after the next-numbered
+    // one of the other stream; and the exit is recorded before the readers store the last output.
+    const script = "for i in $(seq 1 1000); do echo out$i; echo err$i >&2; done";
+    const lines = (name: string) => Array.from({ length: 1000 }, (_, i) => `${name}${i + 1}`);
+    const infos = await Promise.all(Array.from({ length: 10 }, () => direct.spawn({ command: "sh", args: ["-c", script] })));
+    const logs = await Promise.all(infos.map((info) => firstValueFrom(direct.logs$(info.id, { pollIntervalMs: 10 }).pipe(toArray()))));
+    for (const entries of logs) {
+      expect(collect(entries.filter((e) => e.stream === "stdout")).trimEnd().split("\n")).toEqual(lines("out"));
+      expect(collect(entries.filter((e) => e.stream === "stderr")).trimEnd().split("\n")).toEqual(lines("err"));
+      expect(new Set(entries.map((e) => e.sequence)).size).toBe(entries.length);
+    }
+  }, 60_000);
+
   it("follows one stream only (sequence numbers then skip) and still completes", async () => {
     const info = await direct.spawn({ command: "sh", args: ["-c", "for i in 1 2 3; do echo out$i; echo err$i >&2; sleep 0.05; done"] });
     const entries = await firstValueFrom(direct.logs$(info.id, { stream: "stderr", pollIntervalMs: 50 }).pipe(toArray()));
@@ -276,17 +290,18 @@ describe("logs$ (follow) at exit, against a scripted server", () => {
     expect(collect(entries)).toBe("first\nlast\n");
   });
 
-  it("delivers an entry stored after a later-numbered one (stdout and stderr readers race)", async () => {
+  it("delivers an entry stored after 21 later-numbered ones (stdout and stderr readers race)", async () => {
+    // As seen once: stderr's entry 14 stored after stdout's 15 to 35, all of them before the exit.
+    const stdout = Array.from({ length: 35 }, (_, i) => i + 1).filter((n) => n !== 14);
     const deps = scriptedServer({
-      exitAt: 0,
+      exitAt: 40,
       entries: [
-        { sequence: 1, stream: "stdout", text: "a\n", storedAt: 0 },
-        { sequence: 3, stream: "stderr", text: "done\n", storedAt: 0 },
-        { sequence: 2, stream: "stdout", text: "b\n", storedAt: 60 },
+        ...stdout.map((n) => ({ sequence: n, stream: "stdout", text: `out${n}\n`, storedAt: 0 })),
+        { sequence: 14, stream: "stderr", text: "err14\n", storedAt: 60 },
       ],
     });
     const entries = await firstValueFrom(followLogs("proc_1", deps, options).pipe(toArray()));
-    expect(entries.map((e) => e.sequence).sort()).toEqual([1, 2, 3]);
-    expect(collect(entries.filter((e) => e.stream === "stdout"))).toBe("a\nb\n");
+    expect(entries.map((e) => e.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
+    expect(collect(entries.filter((e) => e.stream === "stderr"))).toBe("err14\n");
   });
 });
