@@ -84,18 +84,15 @@ export function followLogs(
     const interleaved = options.stream === undefined || options.stream === "combined";
     // `floor`: every entry numbered up to it was delivered or lies before the start; `above`:
     // what was delivered above it (only while a hole is open); `last`: the newest delivered.
-    let floor = options.since;
+    // Numbers start at 1. A hole at the start that never fills (the server keeps only the newest
+    // 10 MiB) is given up like any other.
+    let floor = options.since ?? 0;
     let last = options.since;
-    let started = false;
     const above = new Set<number>();
     let holeOpenedAt = 0;
     const deliver = (entry: ProcessLogEntry): boolean => {
       const { sequence } = entry;
-      if (signal.aborted || (floor !== undefined && sequence <= floor) || above.has(sequence)) return false;
-      // The first entry is where the log starts for us: the server may have dropped older ones
-      // (it keeps the newest 10 MiB), and those holes would never fill.
-      if (!started || floor === undefined) floor = sequence - 1;
-      started = true;
+      if (signal.aborted || sequence <= floor || above.has(sequence)) return false;
       if (interleaved) {
         above.add(sequence);
         while (above.delete(floor + 1)) floor++;
@@ -125,7 +122,7 @@ export function followLogs(
       while (!signal.aborted) {
         const before = last;
         try {
-          const body = await deps.open(floor === undefined ? undefined : String(floor), signal);
+          const body = await deps.open(floor === 0 ? undefined : String(floor), signal);
           await readSseBody(unnameEvents(body, "log"), {
             onFrame: (frame) => {
               const parsed = v.safeParse(LogEntryWireSchema, safeJson(frame.data));
@@ -184,7 +181,7 @@ export function followLogs(
       const exitSeen = Date.now();
       let newestRead = exitSeen;
       while (!signal.aborted) {
-        const since = floor;
+        const since = floor === 0 ? undefined : floor;
         let fresh = false;
         for (const entry of await retryBlips(() => deps.read({ since }, signal))) if (deliver(entry)) fresh = true;
         const now = Date.now();
@@ -204,8 +201,7 @@ export function followLogs(
         const newest = kept.at(-1)?.sequence;
         if (newest !== undefined && (last === undefined || newest > last)) last = newest;
         // Following starts after the newest entry (what the tail left out stays out).
-        floor = last;
-        started = true;
+        if (last !== undefined) floor = last;
         above.clear();
       }
       if (signal.aborted) return;

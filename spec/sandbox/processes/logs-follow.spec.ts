@@ -304,4 +304,16 @@ describe("logs$ (follow) at exit, against a scripted server", () => {
     expect(entries.map((e) => e.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
     expect(collect(entries.filter((e) => e.stream === "stderr"))).toBe("err14\n");
   });
+
+  it("delivers the very first entry when it is stored after later-numbered ones", async () => {
+    const deps = scriptedServer({
+      exitAt: 40,
+      entries: [
+        ...[2, 3, 4].map((n) => ({ sequence: n, stream: "stdout", text: `out${n}\n`, storedAt: 0 })),
+        { sequence: 1, stream: "stderr", text: "err1\n", storedAt: 60 },
+      ],
+    });
+    const entries = await firstValueFrom(followLogs("proc_1", deps, options).pipe(toArray()));
+    expect(entries.map((e) => e.sequence).sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+  });
 });
