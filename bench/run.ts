@@ -28,6 +28,11 @@ import { scriptedAgentPath, startServer, type BenchServer } from "./support/serv
 import { buildBody } from "./support/synthetic.js";
 import { advantage, renderTable, type Row } from "./table.js";
 
+/** A row with only our figure (no contenders, no ratios). */
+function oursOnlyRow(scenario: string, metric: string, ours: number | undefined, digits: number, higherIsBetter: boolean): Row {
+  return { scenario, metric, ours, upstream: undefined, raw: undefined, digits, higherIsBetter, showRatios: false };
+}
+
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name]);
   return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
@@ -354,16 +359,8 @@ async function storeBurstScenario(rows: Row[]): Promise<void> {
         await store.close();
       }
     }
-    const directRow = (metric: string, f: (r: RecorderBurstResult) => number, digits: number, higherIsBetter: boolean): Row => ({
-      scenario: "11",
-      metric: `without the server: ${metric}`,
-      ours: median(direct.map(f)),
-      upstream: undefined,
-      raw: undefined,
-      digits,
-      higherIsBetter,
-      showRatios: false,
-    });
+    const directRow = (metric: string, f: (r: RecorderBurstResult) => number, digits: number, higherIsBetter: boolean): Row =>
+      oursOnlyRow("11", `without the server: ${metric}`, median(direct.map(f)), digits, higherIsBetter);
     rows.push(
       directRow("updates stored", (r) => r.stored, 0, true),
       directRow("store errors", (r) => r.storeErrors, 0, false),
@@ -371,16 +368,8 @@ async function storeBurstScenario(rows: Row[]): Promise<void> {
       directRow("store lag p95, ms", (r) => r.lagP95Ms, 0, false),
       directRow("write throughput, events / s", (r) => r.writesPerSecond, 0, true),
     );
-    const row = (metric: string, f: (r: StoreBurstResult) => number, digits: number, higherIsBetter: boolean): Row => ({
-      scenario: "11",
-      metric,
-      ours: median(results.map(f)),
-      upstream: undefined,
-      raw: undefined,
-      digits,
-      higherIsBetter,
-      showRatios: false,
-    });
+    const row = (metric: string, f: (r: StoreBurstResult) => number, digits: number, higherIsBetter: boolean): Row =>
+      oursOnlyRow("11", metric, median(results.map(f)), digits, higherIsBetter);
     rows.push(
       row("postgresStore: updates delivered to events$", (r) => r.delivered, 0, true),
       row("postgresStore: updates stored", (r) => r.stored, 0, true),

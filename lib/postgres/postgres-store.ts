@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import pg from "pg";
 import {
-  eventsCursor,
+  eventsPage,
   pageLimit,
   readEventsCursor,
   readSessionsCursor,
@@ -352,10 +352,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
          WHERE session_id = $1 AND event_index > $2 ORDER BY event_index LIMIT $3`,
         [request.sessionId, from, limit + 1],
       );
-      const items = rows.slice(0, limit).map(toEvent);
-      const last = items.at(-1);
-      if (rows.length <= limit || !last) return { items };
-      return { items, nextCursor: eventsCursor(request.sessionId, last.eventIndex) };
+      return eventsPage(rows, limit, request.sessionId, toEvent);
     },
 
     async insertEvent(sessionId, event): Promise<InsertOutcome> {

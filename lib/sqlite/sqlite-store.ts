@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import {
-  eventsCursor,
+  eventsPage,
   pageLimit,
   readEventsCursor,
   readSessionsCursor,
@@ -131,10 +131,7 @@ export function sqliteStore(options: SqliteStoreOptions): SessionStore {
       const from = Math.max(readEventsCursor(request.cursor, request.sessionId), request.afterIndex ?? 0);
       const limit = pageLimit(request.limit);
       const rows = pageEvents.all(request.sessionId, from, limit + 1);
-      const items = rows.slice(0, limit).map(toEvent);
-      const last = items.at(-1);
-      if (rows.length <= limit || !last) return { items };
-      return { items, nextCursor: eventsCursor(request.sessionId, last.eventIndex) };
+      return eventsPage(rows, limit, request.sessionId, toEvent);
     },
 
     async insertEvent(sessionId, event): Promise<InsertOutcome> {

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { StoreError } from "../errors.js";
 import { PERSISTENCE_DEFAULTS } from "../defaults.js";
+import type { SessionEvent } from "./schemas.js";
+import type { ListPage } from "./store.js";
 
 /**
  * Page cursors are keyset positions (the last item's sort key), not offsets: a page boundary stays
@@ -22,6 +24,16 @@ export function pageLimit(limit: number | undefined): number {
 
 export function eventsCursor(sessionId: string, lastIndex: number): string {
   return encode({ k: "e", s: sessionId, i: lastIndex });
+}
+
+/**
+ * A page of events from rows read with one beyond `limit` (that one says whether more follow):
+ * the stores read their rows each their own way and page them alike.
+ */
+export function eventsPage<R>(rows: readonly R[], limit: number, sessionId: string, toEvent: (row: R) => SessionEvent): ListPage<SessionEvent> {
+  const items = rows.slice(0, limit).map(toEvent);
+  const last = items.at(-1);
+  return rows.length > limit && last ? { items, nextCursor: eventsCursor(sessionId, last.eventIndex) } : { items };
 }
 
 /** The `eventIndex` after which the page starts (0 without a cursor). */

@@ -1,4 +1,4 @@
-import { eventsCursor, pageLimit, readEventsCursor, readSessionsCursor, sessionsCursor } from "./cursor.js";
+import { eventsPage, pageLimit, readEventsCursor, readSessionsCursor, sessionsCursor } from "./cursor.js";
 import { StoreError } from "../errors.js";
 import type { SessionEvent, SessionRecord } from "./schemas.js";
 import type { InsertOutcome, ListPage, SessionStore } from "./store.js";
@@ -61,9 +61,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): SessionStor
       const store = (await tx([EVENTS], "readonly")).objectStore(EVENTS);
       const range = IDBKeyRange.bound([sessionId, from], [sessionId, Infinity], true, false);
       const rows = await request(store.getAll(range, limit + 1));
-      const items = rows.slice(0, limit).map(checkEvent);
-      const last = items.at(-1);
-      return rows.length > limit && last ? { items, nextCursor: eventsCursor(sessionId, last.eventIndex) } : { items };
+      return eventsPage(rows, limit, sessionId, checkEvent);
     },
 
     async insertEvent(sessionId, event): Promise<InsertOutcome> {
