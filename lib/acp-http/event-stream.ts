@@ -5,10 +5,7 @@ import { AcpHttpError } from "./errors.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { readSseBody, type SseFrame } from "../internal/sse.js";
-
-/** Runs `fn` after I/O callbacks already queued (setImmediate), or on the next timer turn in browsers. */
-const afterPendingIo: (fn: () => void) => void =
-  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+import { afterPendingIo } from "../internal/abort.js";
 
 /** Events a stream could not deliver because the server no longer had them. */
 export interface EventGap {

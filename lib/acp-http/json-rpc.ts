@@ -7,7 +7,7 @@ import { Subject } from "rxjs";
 import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type AcpRequest, type AcpResponse, type JsonRpcId, answeredIdOf, sessionOf, splitBatch, oversize } from "./envelope.js";
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
-import { deadlineSignal } from "../internal/abort.js";
+import { afterPendingIo, deadlineSignal } from "../internal/abort.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
@@ -373,9 +373,6 @@ export function quietWindowOf(method: unknown): number {
   return method === "session/prompt" ? TURN_QUIET_MS : QUIET_MS;
 }
 
-/** Runs `fn` after I/O callbacks already queued (setImmediate), or on the next timer turn in browsers. */
-const afterPendingIo: (fn: () => void) => void =
-  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 /** Frames of one synchronous run that share a clock reading. */
 const CLOCK_REUSE = 32;
 

@@ -1,10 +1,10 @@
-// Abort and deadline helpers shared by the protocol client and the sandbox client: a call's
+// Abort, deadline and timer helpers shared by the protocol client and the sandbox client: a call's
 // `{ signal, timeoutMs }` becomes one AbortSignal (deadlineSignal), `timeoutMs` is normalised here
-// only, and no helper leaves a listener or a timer behind.
-/**
- * Small AbortSignal utilities shared by both layers. They never leave a listener behind:
- * every link is undone when the caller is done with it.
- */
+// only, and no helper leaves a listener or a timer behind (every link is undone when its caller is done).
+
+/** Runs `fn` after I/O callbacks already queued (setImmediate), or on the next timer turn in browsers. */
+export const afterPendingIo: (fn: () => void) => void =
+  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 
 /** Aborts `target` when `source` aborts; returns the unlinking function (no listener outlives the call). */
 export function linkSignal(source: AbortSignal | undefined, target: AbortController): () => void {
