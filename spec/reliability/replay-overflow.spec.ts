@@ -3,7 +3,7 @@
  * misses more than that, the loss cannot be recovered; it must be reported, with its range,
  * on `gaps$` (protocol layer) and as `events-lost` (sandbox layer), never hidden.
  */
-import { describe, expect, it } from "@jest/globals";
+import { afterEach, describe, expect, it } from "@jest/globals";
 import type { AcpEnvelope, EventGap } from "../../lib/acp-http/index.js";
 import { SandboxAgentClient, type SandboxEvent } from "../../lib/sandbox/index.js";
 import { serverBehindFaultProxy } from "./support/fault-proxy.js";
@@ -15,6 +15,9 @@ const BURST = 3000;
 const env = serverBehindFaultProxy();
 
 describe("replay overflow", () => {
+  // A test that fails while streams are held must not leave the proxy holding the next test's requests.
+  afterEach(() => env.proxy.releaseStreams());
+
   it(`reports the ${BURST + 1 - RING} events the server could no longer replay on gaps$, with their range`, async () => {
     const client = v1Client(env.proxy.baseUrl, "overflow", { reconnect: { initialDelayMs: 10, jitter: 0, maxRetries: 3 } });
     const envelopes: AcpEnvelope[] = [];
@@ -31,6 +34,8 @@ describe("replay overflow", () => {
     const prompt = client.prompt(textPrompt(sessionId, `chunks ${BURST}`));
     // The POST answers once the agent has written every chunk and its response.
     await waitFor(() => env.proxy.completedResponses() > postsBefore, 20_000, "the prompt's POST");
+    // The client's reconnect reaches the proxy on its own schedule: wait for it (bounded), then check it is the only one.
+    await waitFor(() => env.proxy.heldStreams() > 0, 10_000, "the client's stream reconnect");
     expect(env.proxy.heldStreams()).toBe(1);
     env.proxy.releaseStreams();
     const result = await prompt;
