@@ -15,12 +15,12 @@ import {
   type AcpNetworkError,
   type CloseReason,
 } from "./errors.js";
-import type { EventGap } from "./event-stream.js";
+import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
 import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type FrameSink } from "./json-rpc.js";
-import { Outbox } from "./outbox.js";
-import { ConnectionRecovery, type AcpRecovery } from "./recovery.js";
-import { SessionStreams } from "./session-streams.js";
+import { Outbox, type OutboxOwner } from "./outbox.js";
+import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
+import { SessionStreams, type StreamsOwner } from "./session-streams.js";
 import { WebSocketTransport } from "./ws-transport.js";
 
 /**
@@ -29,8 +29,13 @@ import { WebSocketTransport } from "./ws-transport.js";
  * recovery and the close policy. `AcpHttpClient` is its public face; nothing here is
  * exported from the package. Both transports feed the same inbound and correlator: a
  * WebSocket frame is handled as a stream frame of the connection stream.
+ *
+ * Frames go up to the JSON-RPC core through one `FrameSink`. What else a part has to tell the
+ * connection, it tells through a small interface the connection implements, each in its own
+ * section below: `SocketOwner` (the WebSocket), `StreamsOwner` (the event streams), `OutboxOwner`
+ * (a send that failed for the whole connection) and `RecoveryOwner` (rebuilding a lost one).
  */
-export class Connection {
+export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner {
   readonly http: HttpTransport;
   /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
   readonly socket: WebSocketTransport | undefined;
@@ -52,6 +57,7 @@ export class Connection {
   readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
   readonly #closeTimeoutMs: number;
+  readonly #isConnectionGone: ResolvedClientOptions["isConnectionGone"];
   /** The default cookie store is ours to clear on close; a caller's is not. */
   readonly #ownCookies: AcpCookieStore | undefined;
   #resolveClosed!: (info: CloseInfo) => void;
@@ -76,35 +82,27 @@ export class Connection {
     });
     // Both transports hand what they read to the core through this one interface.
     const sink = new FrameIntake(this.inbound, maxMessageBytes, websocket ? "websocket" : "stream");
-    const transports = createTransports(options, {
-      sink,
-      onLost: (cause) => this.#lost(cause),
-      busy: () => this.#correlator.size > 0,
-    });
+    const transports = createTransports(options, sink, this);
     this.http = transports.http;
     this.socket = transports.socket;
     this.#closeTimeoutMs = options.closeTimeoutMs;
     this.#ownCookies = options.ownCookies ? options.cookies : undefined;
+    this.#isConnectionGone = options.isConnectionGone;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
-    this.streams = new SessionStreams({
-      http: this.http,
-      policy,
-      logger,
-      // Over a WebSocket everything arrives on the socket: no GET streams at all.
-      sessionHeader: websocket ? undefined : options.sessionStreams?.header,
-      lastEventId: options.lastEventId,
-      contiguousIds: options.contiguousEventIds,
-      onCursor: options.onCursor,
-      sink,
-      onGap: (gap) => this.gaps.next(gap),
-      onStatus: (status) => this.state.set(status),
-      onReconnecting: (attempt) => this.reconnects.next(attempt),
-      onFatal: (reason, cause) => (reason === "connection-lost" ? this.#lost(cause) : void this.close(reason, cause)),
-      onSessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
-      onSessionStreamLost: (sessionId, cause) => {
-        for (const [id, method] of this.#streamWaits.lost(sessionId)) this.#streamLost(id, method, cause);
+    this.streams = new SessionStreams(
+      {
+        http: this.http,
+        policy,
+        logger,
+        // Over a WebSocket everything arrives on the socket: no GET streams at all.
+        sessionHeader: websocket ? undefined : options.sessionStreams?.header,
+        lastEventId: options.lastEventId,
+        contiguousIds: options.contiguousEventIds,
+        onCursor: options.onCursor,
+        sink,
       },
-    });
+      this,
+    );
     this.#agentRequests = new AgentRequests({
       handlers: options.handlers,
       lifetime: this.#lifetime.signal,
@@ -115,14 +113,10 @@ export class Connection {
       lifetime: this.#lifetime.signal,
       logger,
       cancelRequests: options.cancelRequests,
-      lost: (cause) => this.#lost(cause),
-      connectionGone: (error) => options.isConnectionGone?.(error, this.connectionId) ?? true,
-      sessionConflict: (sessionId, error) => this.#sessionConflict(sessionId, error),
       refreshableToken: typeof options.token === "function",
-      unauthorized: (cause) => void this.close("unauthorized", cause),
     });
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
-    this.#recovery = this.#recoveryFor(options.recover, policy);
+    this.#recovery = new ConnectionRecovery(options.recover, { policy, signal: this.#lifetime.signal, logger }, this);
   }
 
   /** Why the connection closed; undefined while it is not closed. */
@@ -251,10 +245,11 @@ export class Connection {
     if (this.#correlator.reject(id, new AcpInterruptedError(method, cause, "stream-lost"))) this.#outbox.cancelRequest(id);
   }
 
-  /** The session's stream or POST got 409: that session fails until it is loaded again. */
-  #sessionConflict(sessionId: string, error: AcpHttpError): void {
-    this.#logger.warn("session refused with 409 (held elsewhere) until session/load", { session: sessionId });
-    this.#conflicts.fail(sessionId, error, (id, cause) => this.#correlator.reject(id, cause));
+  // --- SocketOwner, StreamsOwner, OutboxOwner: what the transports, streams and outbox report ---
+
+  /** Requests are waiting for answers (the socket's watchdog counts silence only then). */
+  get busy(): boolean {
+    return this.#correlator.size > 0;
   }
 
   /**
@@ -262,39 +257,79 @@ export class Connection {
    * and an `initialize` to repeat, a new connection is built and true is returned; otherwise
    * the connection closes as `connection-lost`.
    */
-  #lost(cause: unknown): boolean {
+  lost(cause: unknown): boolean {
     if (this.closeInfo) return false;
     if (this.#recovery.start(cause)) return true;
     void this.close("connection-lost", cause);
     return false;
   }
 
-  #recoveryFor(enabled: boolean, policy: NormalizedReconnectPolicy): ConnectionRecovery {
-    return new ConnectionRecovery(enabled, { policy, signal: this.#lifetime.signal, logger: this.#logger }, {
-      started: (cause) => {
-        this.state.set("reconnecting");
-        this.inbound.releaseHeld();
-        this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
-      },
-      reset: () => {
-        this.socket?.reset();
-        this.streams.reset();
-        this.http.reset();
-      },
-      request: async (method, params) => {
-        const result = await this.#send(method, params, { timeoutMs: 15_000 }, method === "initialize");
-        if (method === "initialize") this.streams.openConnection();
-        return result;
-      },
-      connectionId: () => this.connectionId,
-      onAttempt: (attempt) => this.reconnects.next(attempt),
-      recovered: (recovery) => {
-        if (this.closeInfo) return;
-        if (this.socket || this.state.value === "reconnecting") this.state.set("open");
-        this.recoveries.next(recovery);
-      },
-      failed: (error) => void this.close("connection-lost", error),
-    });
+  gap(gap: EventGap): void {
+    this.gaps.next(gap);
+  }
+
+  streamStatus(status: EventStreamStatus): void {
+    this.state.set(status);
+  }
+
+  /** A reconnect attempt of the connection stream or of a recovery (`reconnecting$`). */
+  reconnecting(attempt: AcpReconnectAttempt): void {
+    this.reconnects.next(attempt);
+  }
+
+  /** A stream failed for good: a lost connection may be rebuilt, anything else closes it. */
+  streamFailed(reason: CloseReason, cause: unknown): void {
+    if (reason === "connection-lost") this.lost(cause);
+    else void this.close(reason, cause);
+  }
+
+  /** The session's stream or POST got 409: that session fails until it is loaded again. */
+  sessionConflict(sessionId: string, error: AcpHttpError): void {
+    this.#logger.warn("session refused with 409 (held elsewhere) until session/load", { session: sessionId });
+    this.#conflicts.fail(sessionId, error, (id, cause) => this.#correlator.reject(id, cause));
+  }
+
+  /** The requests waiting on that session's stream for their answers fail (`#streamLost`). */
+  sessionStreamLost(sessionId: string, cause: Error): void {
+    for (const [id, method] of this.#streamWaits.lost(sessionId)) this.#streamLost(id, method, cause);
+  }
+
+  connectionGone(error: AcpHttpError): boolean {
+    return this.#isConnectionGone?.(error, this.connectionId) ?? true;
+  }
+
+  unauthorized(cause: AcpHttpError): void {
+    void this.close("unauthorized", cause);
+  }
+
+  // --- RecoveryOwner: rebuilding a lost connection (recovery.ts drives it) ---
+
+  recoveryStarted(cause: unknown): void {
+    this.state.set("reconnecting");
+    this.inbound.releaseHeld();
+    this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
+  }
+
+  resetTransports(): void {
+    this.socket?.reset();
+    this.streams.reset();
+    this.http.reset();
+  }
+
+  async recoveryRequest(method: string, params: unknown): Promise<unknown> {
+    const result = await this.#send(method, params, { timeoutMs: 15_000 }, method === "initialize");
+    if (method === "initialize") this.streams.openConnection();
+    return result;
+  }
+
+  recovered(recovery: AcpRecovery): void {
+    if (this.closeInfo) return;
+    if (this.socket || this.state.value === "reconnecting") this.state.set("open");
+    this.recoveries.next(recovery);
+  }
+
+  recoveryFailed(error: unknown): void {
+    void this.close("connection-lost", error);
   }
 }
 
@@ -304,11 +339,12 @@ export interface Transports {
   socket: WebSocketTransport | undefined;
 }
 
-export interface SocketCallbacks {
-  sink: FrameSink;
-  onLost(cause: AcpNetworkError): void;
+/** What the WebSocket tells the connection that owns it, besides frames. `Connection` implements it. */
+export interface SocketOwner {
+  /** The socket dropped; true when a recovery started. */
+  lost(cause: AcpNetworkError): boolean;
   /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
-  busy?(): boolean;
+  readonly busy: boolean;
 }
 
 /**
@@ -316,7 +352,7 @@ export interface SocketCallbacks {
  * the socket, sharing one cookie store. Without a store (a browser) the page's cookie jar serves,
  * with fetch's credentials mode as the caller set it.
  */
-export function createTransports(options: ResolvedClientOptions, socket: SocketCallbacks): Transports {
+export function createTransports(options: ResolvedClientOptions, sink: FrameSink, owner: SocketOwner): Transports {
   const { cookies, credentials, path, connectionIdHeader, logger, maxMessageBytes } = options;
   const http = new HttpTransport({
     baseUrl: options.baseUrl,
@@ -346,7 +382,9 @@ export function createTransports(options: ResolvedClientOptions, socket: SocketC
           maxMessageBytes,
           watchdog: options.watchdog,
           logger,
-          ...socket,
+          sink,
+          onLost: (cause) => void owner.lost(cause),
+          busy: () => owner.busy,
         })
       : undefined;
   return { http, socket: webSocket };

@@ -14,8 +14,11 @@ export type SendOutcome = boolean | "answered";
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
 
-/** The connection's parts the outbox sends through (the connection itself has them all). */
-export interface OutboxWires {
+/**
+ * The connection as the outbox sees it: what it sends through, and what it is told about a send
+ * that failed in a way that concerns the whole connection. `Connection` implements it.
+ */
+export interface OutboxOwner {
   readonly http: HttpTransport;
   /** Set for `transport: "websocket"`: every envelope goes out on it. */
   readonly socket: WebSocketTransport | undefined;
@@ -23,26 +26,26 @@ export interface OutboxWires {
   readonly inbound: Inbound;
   /** The connection's state: the first send moves it from `idle` to `connecting`. */
   readonly state: { readonly value: string; set(next: "connecting"): void };
-}
-
-/** The outbox's settings, and how it reports a lost connection or a held session. */
-export interface OutboxOptions {
-  readonly maxMessageBytes: number;
-  /** Aborted when the connection closes: answers and `$/cancel_request` are bound to it. */
-  readonly lifetime: AbortSignal;
-  readonly logger: AcpLogger;
-  /** With it, a pending request given up (aborted, timed out) tells the agent (`$/cancel_request`). */
-  readonly cancelRequests: boolean;
   /** The server no longer knows the connection (404 after bootstrap); true when a recovery started. */
   lost(cause: unknown): boolean;
   /** Whether a POST's 404 says the connection is gone (rather than something the request named). */
   connectionGone(error: AcpHttpError): boolean;
   /** A POST for this session got 409: it is held elsewhere. */
   sessionConflict(sessionId: string, error: AcpHttpError): void;
-  /** The token is a function: a refused one may be replaced by asking it again. */
-  readonly refreshableToken: boolean;
   /** The server refused our credentials (401/403) on a live connection: it is over. */
   unauthorized(cause: AcpHttpError): void;
+}
+
+/** The outbox's settings (plain values, resolved once by the client). */
+export interface OutboxSettings {
+  readonly maxMessageBytes: number;
+  /** Aborted when the connection closes: answers and `$/cancel_request` are bound to it. */
+  readonly lifetime: AbortSignal;
+  readonly logger: AcpLogger;
+  /** With it, a pending request given up (aborted, timed out) tells the agent (`$/cancel_request`). */
+  readonly cancelRequests: boolean;
+  /** The token is a function: a refused one may be replaced by asking it again. */
+  readonly refreshableToken: boolean;
 }
 
 /**
@@ -51,12 +54,12 @@ export interface OutboxOptions {
  * what the connection must do about them (recover, fail a session) and what the caller gets.
  */
 export class Outbox {
-  readonly #wires: OutboxWires;
-  readonly #options: OutboxOptions;
+  readonly #owner: OutboxOwner;
+  readonly #settings: OutboxSettings;
 
-  constructor(wires: OutboxWires, options: OutboxOptions) {
-    this.#wires = wires;
-    this.#options = options;
+  constructor(owner: OutboxOwner, settings: OutboxSettings) {
+    this.#owner = owner;
+    this.#settings = settings;
   }
 
   /**
@@ -72,7 +75,7 @@ export class Outbox {
     deferStream = false,
     sessionId?: string,
   ): Promise<SendOutcome> {
-    const { socket, state } = this.#wires;
+    const { socket, state } = this.#owner;
     if (state.value === "idle") state.set("connecting");
     if (!socket) return this.#postHttp(envelope, method, signal, onError, deferStream, sessionId);
     // A frame on an open socket goes out synchronously: no async function, one shared promise.
@@ -96,14 +99,14 @@ export class Outbox {
     deferStream: boolean,
     sessionId: string | undefined,
   ): Promise<SendOutcome> {
-    const { http, streams, inbound } = this.#wires;
+    const { http, streams, inbound } = this.#owner;
     try {
       const headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
       const result = await this.#postAuthorized(JSON.stringify(envelope), method, signal, headers);
       if (!deferStream || result.json === undefined) streams.openConnection();
       if (result.tooLarge) {
         const { bytes, head } = result.tooLarge;
-        onError(inbound.tooLarge("response-body", head, bytes, this.#options.maxMessageBytes));
+        onError(inbound.tooLarge("response-body", head, bytes, this.#settings.maxMessageBytes));
         return true;
       }
       if (result.json !== undefined) {
@@ -132,12 +135,12 @@ export class Outbox {
     signal: AbortSignal | undefined,
     headers: Record<string, string>,
   ): Promise<PostResult> {
-    const { http } = this.#wires;
+    const { http } = this.#owner;
     try {
       return await http.post(body, method, signal, headers);
     } catch (error) {
-      if (!this.#options.refreshableToken || !isRefusal(error) || !http.bootstrapped || signal?.aborted) throw error;
-      this.#options.logger.debug("credentials refused: asking the token function again, one retry", {
+      if (!this.#settings.refreshableToken || !isRefusal(error) || !http.bootstrapped || signal?.aborted) throw error;
+      this.#settings.logger.debug("credentials refused: asking the token function again, one retry", {
         method,
         status: error.status,
       });
@@ -155,9 +158,9 @@ export class Outbox {
     sessionId: string | undefined,
   ): boolean {
     if (signal?.aborted) return false;
-    const gone = error instanceof AcpHttpError && error.status === 404 && this.#options.connectionGone(error);
-    if (gone && this.#wires.http.bootstrapped) {
-      const recovering = this.#options.lost(error);
+    const gone = error instanceof AcpHttpError && error.status === 404 && this.#owner.connectionGone(error);
+    if (gone && this.#owner.http.bootstrapped) {
+      const recovering = this.#owner.lost(error);
       onError(
         recovering
           ? new AcpInterruptedError(method, error)
@@ -165,16 +168,16 @@ export class Outbox {
       );
       return false;
     }
-    if (isRefusal(error) && this.#wires.http.bootstrapped) {
+    if (isRefusal(error) && this.#owner.http.bootstrapped) {
       // The credentials are no good any more (a token function, if any, was asked again): every
       // later request would be refused too, so the connection ends and what is pending fails.
       onError(new AcpConnectionClosedError("unauthorized", { method, cause: error }));
-      this.#options.unauthorized(error);
+      this.#owner.unauthorized(error);
       return false;
     }
     if (error instanceof AcpHttpError && error.status === 409) {
       const session = sessionOf(envelope.params) ?? sessionId;
-      if (session !== undefined) this.#options.sessionConflict(session, error);
+      if (session !== undefined) this.#owner.sessionConflict(session, error);
     }
     onError(error);
     return false;
@@ -182,7 +185,7 @@ export class Outbox {
 
   /** Delivers an answer to the agent's request; a failure is logged, not thrown. */
   answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<SendOutcome> {
-    const { logger, lifetime } = this.#options;
+    const { logger, lifetime } = this.#settings;
     const onError = (error: unknown) =>
       logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message });
     return this.post(answer, `answer to ${method}`, lifetime, onError, false, sessionId);
@@ -193,10 +196,10 @@ export class Outbox {
    * or past its deadline), so it can stop working on it. Best effort: a failure is only logged.
    */
   cancelRequest(id: JsonRpcId): void {
-    if (!this.#options.cancelRequests || this.#options.lifetime.aborted) return;
+    if (!this.#settings.cancelRequests || this.#settings.lifetime.aborted) return;
     const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
-    void this.post(envelope, "$/cancel_request", this.#options.lifetime, (error) =>
-      this.#options.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
+    void this.post(envelope, "$/cancel_request", this.#settings.lifetime, (error) =>
+      this.#settings.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
     );
   }
 }

@@ -154,12 +154,24 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     }
   });
 
-export interface RecoveryHooks extends Pick<RecoverOptions, "reset" | "request" | "connectionId" | "onAttempt"> {
+/**
+ * The connection as its recovery sees it: how a new connection is built in place of the lost one,
+ * and what it is told as the recovery goes. `Connection` implements it.
+ */
+export interface RecoveryOwner {
+  /** The new connection's id, when the transport shows it. */
+  readonly connectionId: string | undefined;
   /** A recovery begins: move the state, fail what was in flight. */
-  started(cause: unknown): void;
+  recoveryStarted(cause: unknown): void;
+  /** Forgets the lost connection (its id, streams or socket) before each attempt. */
+  resetTransports(): void;
+  /** Sends one request of the recovery (`initialize`, `session/load`) on the new connection. */
+  recoveryRequest(method: string, params: unknown): Promise<unknown>;
+  /** Each attempt, before its delay (`reconnecting$`). */
+  reconnecting(attempt: AcpReconnectAttempt): void;
   recovered(recovery: AcpRecovery): void;
   /** Every attempt failed: the connection closes. */
-  failed(error: unknown): void;
+  recoveryFailed(error: unknown): void;
 }
 
 /**
@@ -170,13 +182,13 @@ export class ConnectionRecovery {
   readonly ledger = new SessionLedger();
   readonly #enabled: boolean;
   readonly #base: Pick<RecoverOptions, "policy" | "signal" | "logger">;
-  readonly #hooks: RecoveryHooks;
+  readonly #owner: RecoveryOwner;
   #pending: Promise<void> | undefined;
 
-  constructor(enabled: boolean, base: Pick<RecoverOptions, "policy" | "signal" | "logger">, hooks: RecoveryHooks) {
+  constructor(enabled: boolean, base: Pick<RecoverOptions, "policy" | "signal" | "logger">, owner: RecoveryOwner) {
     this.#enabled = enabled;
     this.#base = base;
-    this.#hooks = hooks;
+    this.#owner = owner;
   }
 
   /** The recovery under way, if any. */
@@ -189,18 +201,27 @@ export class ConnectionRecovery {
     if (this.#pending) return true;
     if (!this.#enabled || !this.ledger.recoverable) return false;
     this.#base.logger.warn("connection lost: re-initializing", { error: (cause as Error | undefined)?.message });
-    this.#hooks.started(cause);
-    const { reset, request, connectionId, onAttempt } = this.#hooks;
-    this.#pending = this.ledger.recover({ ...this.#base, reset, request, connectionId, onAttempt, cause }).then(
-      (recovery) => {
-        this.#pending = undefined;
-        this.#hooks.recovered(recovery);
-      },
-      (error: unknown) => {
-        this.#pending = undefined;
-        this.#hooks.failed(error);
-      },
-    );
+    const owner = this.#owner;
+    owner.recoveryStarted(cause);
+    this.#pending = this.ledger
+      .recover({
+        ...this.#base,
+        reset: () => owner.resetTransports(),
+        request: (method, params) => owner.recoveryRequest(method, params),
+        connectionId: () => owner.connectionId,
+        onAttempt: (attempt) => owner.reconnecting(attempt),
+        cause,
+      })
+      .then(
+        (recovery) => {
+          this.#pending = undefined;
+          owner.recovered(recovery);
+        },
+        (error: unknown) => {
+          this.#pending = undefined;
+          owner.recoveryFailed(error);
+        },
+      );
     return true;
   }
 }

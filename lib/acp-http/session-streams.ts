@@ -9,7 +9,8 @@ import type { AcpLogger } from "../internal/logger.js";
 import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { sessionOf } from "./envelope.js";
 
-export interface SessionStreamsOptions {
+/** The streams' settings (plain values, resolved once by the client). */
+export interface SessionStreamsSettings {
   http: HttpTransport;
   policy: NormalizedReconnectPolicy;
   logger: AcpLogger;
@@ -19,24 +20,33 @@ export interface SessionStreamsOptions {
   lastEventId: string | undefined;
   /** The server's ids are contiguous numbers (gaps are detectable); false: opaque. */
   contiguousIds: boolean;
+  /** The user's cursor callback (option `onCursor`). */
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   /** Where every stream's frames go, and each completed read (see `EventStreamOptions.onReadDone`). */
   sink: FrameSink;
-  onGap(gap: EventGap): void;
+}
+
+/**
+ * What the streams tell the connection that owns them, besides frames (those go to the sink).
+ * `Connection` implements it.
+ */
+export interface StreamsOwner {
+  /** Events the server could no longer replay. */
+  gap(gap: EventGap): void;
   /** The connection stream's status (session streams do not move the connection's state). */
-  onStatus(status: EventStreamStatus): void;
+  streamStatus(status: EventStreamStatus): void;
   /** The connection stream's reconnect attempts (a session stream's are not the connection's). */
-  onReconnecting?(attempt: AcpReconnectAttempt): void;
-  /** A stream failure that ends the whole connection. */
-  onFatal(reason: CloseReason, cause: unknown): void;
+  reconnecting(attempt: AcpReconnectAttempt): void;
+  /** A stream failure that ends the whole connection (`connection-lost`: it may be rebuilt). */
+  streamFailed(reason: CloseReason, cause: unknown): void;
   /** A session's stream was refused with 409 (held elsewhere): that session fails, the connection lives on. */
-  onSessionConflict?(sessionId: string, error: AcpHttpError): void;
+  sessionConflict(sessionId: string, error: AcpHttpError): void;
   /**
    * A session's stream ended where the server cannot replay it (it gave no event ids) and the
    * verdict is in (`StreamLosses`), or it was refused for good: answers it would have carried for
    * requests sent before may never come.
    */
-  onSessionStreamLost?(sessionId: string, cause: Error): void;
+  sessionStreamLost(sessionId: string, cause: Error): void;
 }
 
 /** A session stream stopped (the session closed, the connection reset or closed) before it opened. */
@@ -62,7 +72,8 @@ const ANSWERED_ON_CONNECTION = new Set(["session/load", "session/close"]);
  * from its whole history so no update sent before the GET is missed.
  */
 export class SessionStreams {
-  readonly #options: SessionStreamsOptions;
+  readonly #settings: SessionStreamsSettings;
+  readonly #owner: StreamsOwner;
   readonly #streams = new Map<string, EventStream>();
   /** Kept after close: the cursor is most wanted then, to persist it. */
   #connection: EventStream | undefined;
@@ -72,9 +83,10 @@ export class SessionStreams {
   readonly #losses: StreamLosses;
   #stopped = false;
 
-  constructor(options: SessionStreamsOptions) {
-    this.#options = options;
-    this.#losses = new StreamLosses(LOSS_VERDICT_MAX_MS, (id, cause) => options.onSessionStreamLost?.(id, cause));
+  constructor(settings: SessionStreamsSettings, owner: StreamsOwner) {
+    this.#settings = settings;
+    this.#owner = owner;
+    this.#losses = new StreamLosses(LOSS_VERDICT_MAX_MS, (id, cause) => owner.sessionStreamLost(id, cause));
   }
 
   /** A stream exists (open or coming back): more frames can still arrive. */
@@ -84,12 +96,12 @@ export class SessionStreams {
 
   /** The connection stream's cursor: persist it to resume after a reload. */
   get lastEventId(): string | undefined {
-    return this.#connection?.lastEventId ?? this.#options.lastEventId;
+    return this.#connection?.lastEventId ?? this.#settings.lastEventId;
   }
 
   /** The session header for a POST whose params name a session (RFD profile only). */
   headersFor(params: unknown): Record<string, string> {
-    const header = this.#options.sessionHeader;
+    const header = this.#settings.sessionHeader;
     const sessionId = sessionOf(params);
     return header && sessionId !== undefined ? { [header]: sessionId } : {};
   }
@@ -99,7 +111,7 @@ export class SessionStreams {
    * one (RFD profile); undefined: the connection stream, or no per-session streams at all.
    */
   answeredOn(method: string, params: unknown): string | undefined {
-    if (!this.#options.sessionHeader || ANSWERED_ON_CONNECTION.has(method)) return undefined;
+    if (!this.#settings.sessionHeader || ANSWERED_ON_CONNECTION.has(method)) return undefined;
     return sessionOf(params);
   }
 
@@ -108,16 +120,16 @@ export class SessionStreams {
    * a GET without the connection id is refused, so it waits until one is known.
    */
   openConnection(known = false): void {
-    const { http, sessionHeader } = this.#options;
+    const { http, sessionHeader } = this.#settings;
     // `known`: a stored connection id (a reattach) names a connection the server already has.
     if (this.#stopped || this.#connection || !(known || http.bootstrapped)) return;
     if (sessionHeader && !http.connectionId) return;
-    this.#connection = this.#start(CONNECTION_STREAM, {}, this.#options.lastEventId);
+    this.#connection = this.#start(CONNECTION_STREAM, {}, this.#settings.lastEventId);
   }
 
   /** Opens the stream of a `session/load` or `session/resume` before it goes out (RFD profile; `EarlyLoadStreams`). */
   beforeSend(method: string, params: unknown): void {
-    const header = this.#options.sessionHeader;
+    const header = this.#settings.sessionHeader;
     const sessionId = loadedSession(method, params);
     if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
     this.#early.opening(sessionId);
@@ -134,7 +146,7 @@ export class SessionStreams {
   afterResult(method: string, params: unknown, result: unknown): void {
     if (method === "session/close") return this.close(sessionOf(params));
     const sessionId = SESSION_FROM_RESULT.has(method) ? sessionOf(result) : loadedSession(method, params);
-    const header = this.#options.sessionHeader;
+    const header = this.#settings.sessionHeader;
     if (sessionId !== undefined) this.#early.answered(sessionId, this.#streams.has(sessionId));
     if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
     // "0" asks for the session's whole history: updates sent before this GET are not lost.
@@ -150,11 +162,11 @@ export class SessionStreams {
    * streams or a connection id. A stream already there is kept as it is.
    */
   attach(sessionId: string, lastEventId: string | undefined): Promise<void> {
-    const header = this.#options.sessionHeader;
+    const header = this.#settings.sessionHeader;
     // Caller bugs, as elsewhere in this client: a TypeError before anything is sent.
     const refuse = (why: string) => Promise.reject(new TypeError(`attachSession: ${why}`));
     if (!header) return refuse("the client has no per-session streams (option sessionStreams, over HTTP)");
-    if (!this.#options.http.connectionId) return refuse("no connection id to reattach to (option connectionId)");
+    if (!this.#settings.http.connectionId) return refuse("no connection id to reattach to (option connectionId)");
     if (this.#stopped) return Promise.reject(new SessionStreamStoppedError("the connection is closed"));
     const pending = this.#attaching.get(sessionId);
     if (pending) return pending.opened;
@@ -204,24 +216,24 @@ export class SessionStreams {
   }
 
   #start(name: string, headers: Record<string, string>, lastEventId: string | undefined): EventStream {
-    const { http, policy, logger } = this.#options;
+    const { http, policy, logger } = this.#settings;
     const stream = new EventStream({
       name,
       open: (cursor, signal) => http.openStream(headers, cursor, signal),
       policy,
       lastEventId,
-      contiguousIds: this.#options.contiguousIds,
+      contiguousIds: this.#settings.contiguousIds,
       ...(name === CONNECTION_STREAM ? {} : { sessionId: name }),
-      ...(this.#options.onCursor ? { onCursor: this.#options.onCursor } : {}),
+      ...(this.#settings.onCursor ? { onCursor: this.#settings.onCursor } : {}),
       logger,
-      onFrame: (frame, streamName) => this.#options.sink.frame(frame, streamName),
-      onReadDone: () => this.#options.sink.readDone(),
+      onFrame: (frame, streamName) => this.#settings.sink.frame(frame, streamName),
+      onReadDone: () => this.#settings.sink.readDone(),
       onGap: (gap) => {
         logger.warn("events lost: the server no longer had them", { ...gap });
-        this.#options.onGap(gap);
+        this.#owner.gap(gap);
       },
       onStatus: (status) => {
-        if (name === CONNECTION_STREAM) this.#options.onStatus(status);
+        if (name === CONNECTION_STREAM) this.#owner.streamStatus(status);
         else if (status === "open") {
           this.#losses.settle(name);
           this.#early.accepted(name);
@@ -238,9 +250,7 @@ export class SessionStreams {
           this.#losses.dropped(name, error);
         }
       },
-      ...(name === CONNECTION_STREAM && this.#options.onReconnecting
-        ? { onReconnecting: this.#options.onReconnecting }
-        : {}),
+      ...(name === CONNECTION_STREAM ? { onReconnecting: (attempt) => this.#owner.reconnecting(attempt) } : {}),
       ...(name === CONNECTION_STREAM ? {} : { fatalStatuses: SESSION_FATAL_STATUSES }),
     });
     this.#streams.set(name, stream);
@@ -249,26 +259,26 @@ export class SessionStreams {
   }
 
   #failed(name: string, error: Error): void {
-    const { onFatal, logger } = this.#options;
+    const { logger } = this.#settings;
     this.#attaching.get(name)?.settle(error);
     if (!(error instanceof AcpHttpError)) {
-      return onFatal("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
+      return this.#owner.streamFailed("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
     }
-    if (error.status === 401) return onFatal("unauthorized", error);
-    if (error.status === 404) return onFatal("connection-lost", error);
+    if (error.status === 401) return this.#owner.streamFailed("unauthorized", error);
+    if (error.status === 404) return this.#owner.streamFailed("connection-lost", error);
     if (name === CONNECTION_STREAM && error.status === 405) {
       // As in MCP: the server offers no standalone stream; answers come in POST bodies or session streams.
       logger.debug("the server has no connection stream (405)");
       this.#streams.delete(name);
-      return this.#options.onStatus("open");
+      return this.#owner.streamStatus("open");
     }
-    if (name === CONNECTION_STREAM) return onFatal("stream-rejected", error);
+    if (name === CONNECTION_STREAM) return this.#owner.streamFailed("stream-rejected", error);
     this.#streams.delete(name);
     // Opened ahead of its load (`beforeSend`): a refusal before the answer waits for it, one just after is asked again.
     const early = this.#early.refused(name);
     if (early === "wait") return logger.debug("session stream refused before its load", { session: name });
-    if (early === "retry") return void this.#start(name, { [this.#options.sessionHeader!]: name }, "0");
-    if (error.status === 409) return this.#options.onSessionConflict?.(name, error);
+    if (early === "retry") return void this.#start(name, { [this.#settings.sessionHeader!]: name }, "0");
+    if (error.status === 409) return this.#owner.sessionConflict(name, error);
     // A session stream refused (e.g. not owned here) ends that stream, not the connection.
     logger.warn("session stream refused", { session: name, status: error.status });
     this.#losses.dropped(name, error);
