@@ -115,11 +115,15 @@ export interface AgentRequestsOptions {
   handlers: AcpClientHandlers;
   /** Aborted when the connection closes: every handler stops, no answer goes out after it. */
   lifetime: AbortSignal;
+}
+
+/** Where the answers go out: the connection's outbox (`Outbox.answer`). */
+export interface AnswerOutbox {
   /**
    * Posts one answer; resolves when it was delivered or given up. `sessionId` is the session the
    * request named: RFD servers route the answer by it (and refuse one without `Acp-Session-Id`).
    */
-  send(
+  answer(
     answer: { jsonrpc: "2.0"; id: JsonRpcId } & AgentRequestAnswer,
     method: string,
     sessionId: string | undefined,
@@ -144,10 +148,12 @@ interface Pending {
  */
 export class AgentRequests {
   readonly #options: AgentRequestsOptions;
+  readonly #outbox: AnswerOutbox;
   readonly #pending = new Map<string, Pending>();
 
-  constructor(options: AgentRequestsOptions) {
+  constructor(options: AgentRequestsOptions, outbox: AnswerOutbox) {
     this.#options = options;
+    this.#outbox = outbox;
   }
 
   handle(request: AcpRequest): void {
@@ -190,6 +196,6 @@ export class AgentRequests {
     const key = idKey(entry.id);
     if (this.#pending.get(key) === entry) this.#pending.delete(key);
     if (this.#options.lifetime.aborted) return;
-    await this.#options.send({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method, entry.sessionId);
+    await this.#outbox.answer({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method, entry.sessionId);
   }
 }

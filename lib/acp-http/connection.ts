@@ -103,11 +103,6 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
       },
       this,
     );
-    this.#agentRequests = new AgentRequests({
-      handlers: options.handlers,
-      lifetime: this.#lifetime.signal,
-      send: (answer, method, sessionId) => this.#outbox.answer(answer, method, sessionId),
-    });
     this.#outbox = new Outbox(this, {
       maxMessageBytes,
       lifetime: this.#lifetime.signal,
@@ -115,6 +110,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
       cancelRequests: options.cancelRequests,
       refreshableToken: typeof options.token === "function",
     });
+    this.#agentRequests = new AgentRequests({ handlers: options.handlers, lifetime: this.#lifetime.signal }, this.#outbox);
     this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
     this.#recovery = new ConnectionRecovery(options.recover, { policy, signal: this.#lifetime.signal, logger }, this);
   }
