@@ -1,3 +1,8 @@
+// Bringing sessions back in a new process (RFD profile): the stored connection and each session's
+// cursor, else a new connection and session/load. It sits above the client and makes clients
+// through its public constructor and methods; the steps it shares with the in-client recovery
+// (the ledger, the retry loop) are recovery.ts's, which sits below the client, so this cannot
+// live there without an import cycle.
 import type { InitializeParams, McpServer } from "./acp-types.js";
 import { AcpHttpClient } from "./client.js";
 import { resolveClientOptions, type AcpHttpClientOptions } from "./client-options.js";

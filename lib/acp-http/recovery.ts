@@ -1,6 +1,7 @@
 // Bringing sessions back inside one client: after a lost connection a new one is built and the
 // known sessions re-attached (`recover` option, recoveries$), and attachSession for one session.
-// Rebuilding a client from stored state across processes is reattach.ts.
+// The ledger and its retry loop serve reattach.ts too (a client rebuilt from stored state in a
+// new process), so the protocol layer loads sessions back one way only.
 import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 import type { CloseInfo } from "./client-options.js";
@@ -244,7 +245,7 @@ export interface AttachSessionOptions extends PendingOptions {
 }
 
 /** What `attachSession` needs of the connection. */
-export interface AttachTarget {
+export interface AttachingConnection {
   readonly streams: SessionStreams;
   readonly closeInfo: CloseInfo | undefined;
 }
@@ -258,7 +259,7 @@ const METHOD = "attachSession";
  * stream (`AcpHttpError`, e.g. 403 when the connection no longer owns the session), or the
  * caller stopped waiting (`AcpAbortError`, `AcpTimeoutError`; the stream is closed then).
  */
-export function attachSession(target: AttachTarget, sessionId: string, options: AttachSessionOptions): Promise<void> {
+export function attachSession(target: AttachingConnection, sessionId: string, options: AttachSessionOptions): Promise<void> {
   const { signal, timeoutMs } = options;
   if (signal?.aborted) return Promise.reject(new AcpAbortError(METHOD, signal.reason));
   return new Promise<void>((resolve, reject) => {
