@@ -40,7 +40,7 @@ async function settled(promise: Promise<unknown>, ms = 5000): Promise<unknown> {
   }
 }
 
-describe("control-plane headers (defect 3)", () => {
+describe("control-plane headers", () => {
   let server: LoopbackServer;
   beforeAll(async () => {
     server = await serveLoopback(answering({ status: "ok", path: "/tmp/x", bytesWritten: 2 }));
@@ -76,7 +76,7 @@ describe("control-plane headers (defect 3)", () => {
   });
 });
 
-describe("control-plane timeoutMs covers the body (defect 4)", () => {
+describe("control-plane timeoutMs covers the body", () => {
   let server: LoopbackServer;
   beforeAll(async () => {
     server = await serveLoopback(stalling);
@@ -102,7 +102,7 @@ describe("control-plane timeoutMs covers the body (defect 4)", () => {
   });
 });
 
-describe("timeoutMs values (defect 13)", () => {
+describe("timeoutMs values", () => {
   let server: LoopbackServer;
   beforeAll(async () => {
     server = await serveLoopback(answering({ status: "ok" }));
