@@ -127,7 +127,7 @@ describe("timeoutMs values", () => {
   });
 });
 
-describe("waits for a connection are bounded (defects 4 and 10)", () => {
+describe("waits for a connection are bounded", () => {
   let server: LoopbackServer;
   beforeAll(async () => {
     server = await serveLoopback(neverAnswer);
