@@ -111,7 +111,9 @@ describe("terminal against the real server", () => {
     await terminal.ready;
     const error = firstValueFrom(terminal.errors$);
     terminal.resize(-1, 70_000);
-    await expect(error).resolves.toMatchObject({ fromServer: true, processId: info.id });
+    // The server's error frame (kind `terminal_server`, not a local failure), naming the process.
+    await expect(error).resolves.toMatchObject({ name: "SandboxAgentError", kind: "terminal_server" });
+    expect((await error).message).toMatch(new RegExp(`^terminal ${info.id}: `));
     terminal.send("echo still-$((1+1))\n");
     await until(() => text(chunks).includes("still-2"), 10_000, "output after the error frame");
     await processes.kill(info.id);
