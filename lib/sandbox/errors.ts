@@ -227,7 +227,7 @@ export interface HttpErrorOptions {
  * A non-2xx answer from the server, with its problem+json details when it sent them. The message
  * names the call, the status and the server's words, then what the client knows to add (which
  * agent, where to look, the way out; see `problemHint`). `kind` is the client's finer reading where
- * it has one, else the server's problem kind, else the status's (see {@link statusKind}):
+ * it has one, else the server's problem kind, else the status's (the lists below):
  * - 409 (the request is valid but the server's state refuses it): `process_running`,
  *   `process_not_running`, `not_a_terminal` (with `processId`), `desktop_runtime_inactive` (a
  *   desktop not started), `desktop_streamer_missing` (no `neko` for `desktop.stream.start`),
