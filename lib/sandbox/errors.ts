@@ -22,13 +22,27 @@
 // local failure / the server's error frame), `sandbox_provider` / `sandbox_not_found`; and HTTP
 // 409s and 400/415/422s, which are `SandboxAgentHttpError`s with their `status` and the server's
 // kind (`conflict` / `invalid_request` when it sent none; `process_running`,
-// `desktop_runtime_inactive`, `desktop_streamer_missing`, ...). The small functions at the end of
-// each section build the folded kinds with their messages.
+// `desktop_runtime_inactive`, `desktop_streamer_missing`, ...). The small functions beside the
+// classes (alreadyConnected, connectionLost, agentExited, terminalError, providerError,
+// sandboxNotFound) build the folded kinds with their messages; they are not part of the public API.
 
 /**
  * What went wrong, for code that branches without `instanceof`. The client's own kinds are listed;
  * an HTTP error's kind is the server's problem kind where it sent one (`token_invalid`,
- * `session_not_found`, `desktop_runtime_inactive`, ...), so the set is open.
+ * `session_not_found`, `desktop_runtime_inactive`, ...), so the set is open. The kinds that have no
+ * class of their own (a plain `SandboxAgentError`):
+ * - `already_connected`: `connect()` while a connection exists or is being made;
+ * - `connection_lost`: the connection ended under a call (the protocol error, with its close
+ *   reason, is the `cause`); also `DisconnectInfo.error`;
+ * - `agent_exited`: the agent process is gone (its exit code in the message): `disconnect()`, then
+ *   `connect()`;
+ * - `protocol`: the server answered with something this client cannot read;
+ * - `network`: the server could not be reached (refused, reset, DNS);
+ * - `invalid_header`: a header value with CR or LF; nothing was sent;
+ * - `terminal`: a terminal's socket failed or closed before the process exited;
+ *   `terminal_server`: the server's error frame on `errors$` (the socket stays open);
+ * - `log_stream`: `logs$` gave up reconnecting;
+ * - `sandbox_provider`: a provider's engine failed; `sandbox_not_found`: it has no such sandbox.
  */
 export type SandboxErrorKind =
   | "not_connected"
