@@ -1,22 +1,22 @@
 // Every error the protocol client throws, in one file. All extend AcpError (lib/internal/errors.ts),
-// so one instanceof tells our failures from the caller's; a class exists where a caller branches on
-// it: aborted, timed out, closed (with `reason`), HTTP (with `status` and `problem`), the agent's
-// JSON-RPC error (with `code`), protocol breach, interrupted (with `kind`), network, size, header.
+// so one instanceof tells our failures from the caller's, and each sets its `kind` (AcpErrorKind),
+// so a caller can branch on a string. A class exists for each kind because each has its own fields:
+// aborted, timed out, closed (with `reason`), HTTP (with `status` and `problem`), the agent's
+// JSON-RPC error (with `code`), protocol breach, interrupted (two kinds), network, size, header.
 import { AcpError } from "../internal/errors.js";
 import type { ProblemDetails } from "../internal/http.js";
-export { AcpError } from "../internal/errors.js";
+export { AcpError, type AcpErrorKind } from "../internal/errors.js";
 export type { ProblemDetails } from "../internal/http.js";
 export { AcpInvalidHeaderError } from "../internal/errors.js";
-
-
 
 /** The caller aborted the request through its `AbortSignal` (or unsubscribed). */
 export class AcpAbortError extends AcpError {
   override name = "AbortError";
+  declare readonly kind: "aborted";
   readonly method: string;
 
   constructor(method: string, reason?: unknown) {
-    super(`${method} was aborted`, reason === undefined ? undefined : { cause: reason });
+    super(`${method} was aborted`, { kind: "aborted", cause: reason });
     this.method = method;
   }
 }
@@ -39,6 +39,7 @@ export type CloseReason =
  */
 export class AcpConnectionClosedError extends AcpError {
   override name = "AcpConnectionClosedError";
+  declare readonly kind: "closed";
   readonly reason: CloseReason;
   readonly method: string | undefined;
 
@@ -46,7 +47,7 @@ export class AcpConnectionClosedError extends AcpError {
     const prefix = options?.method ? `${options.method} failed: ` : "";
     super(
       `${prefix}connection closed (${reason})${causeSuffix(options?.cause)}`,
-      options?.cause === undefined ? undefined : { cause: options.cause },
+      { kind: "closed", cause: options?.cause },
     );
     this.reason = reason;
     this.method = options?.method;
@@ -64,6 +65,7 @@ function causeSuffix(cause: unknown): string {
  */
 export class AcpHttpError extends AcpError {
   override name = "AcpHttpError";
+  declare readonly kind: "http";
   readonly status: number;
   readonly problem: ProblemDetails | undefined;
   /** The body as text when it was not problem+json (HTML, plain text), capped. */
@@ -76,7 +78,7 @@ export class AcpHttpError extends AcpError {
     problem: ProblemDetails | undefined,
     bodyText: string | undefined,
   ) {
-    super(describe(operation, response.status, problem, bodyText));
+    super(describe(operation, response.status, problem, bodyText), { kind: "http" });
     this.status = response.status;
     this.problem = problem;
     this.bodyText = bodyText;
@@ -111,16 +113,15 @@ export type AcpInterruptionKind = "connection-rebuilt" | "stream-lost";
 export class AcpInterruptedError extends AcpError {
   override name = "AcpInterruptedError";
   readonly method: string | undefined;
-  readonly kind: AcpInterruptionKind;
+  declare readonly kind: AcpInterruptionKind;
 
   constructor(method: string | undefined, cause?: unknown, kind: AcpInterruptionKind = "connection-rebuilt") {
     const why =
       kind === "stream-lost"
         ? "the event stream carrying its answer ended and the server cannot replay it"
         : "the connection was lost and re-established";
-    super(`${method ? `${method} ` : ""}interrupted: ${why}`, { cause });
+    super(`${method ? `${method} ` : ""}interrupted: ${why}`, { kind, cause });
     this.method = method;
-    this.kind = kind;
   }
 }
 
@@ -130,6 +131,7 @@ export class AcpInterruptedError extends AcpError {
  */
 export class AcpMessageTooLargeError extends AcpError {
   override name = "AcpMessageTooLargeError";
+  declare readonly kind: "message-too-large";
   /** Where it came from: `stream`, `response-body` or `websocket`. */
   readonly source: string;
   /** At least this many bytes (counting may stop once the limit is passed). */
@@ -137,7 +139,9 @@ export class AcpMessageTooLargeError extends AcpError {
   readonly limit: number;
 
   constructor(source: string, bytes: number, limit: number) {
-    super(`a ${source} message of at least ${bytes} bytes exceeds maxMessageBytes (${limit})`);
+    super(`a ${source} message of at least ${bytes} bytes exceeds maxMessageBytes (${limit})`, {
+      kind: "message-too-large",
+    });
     this.source = source;
     this.bytes = bytes;
     this.limit = limit;
@@ -147,10 +151,11 @@ export class AcpMessageTooLargeError extends AcpError {
 /** The HTTP exchange itself failed (refused, reset, DNS): there is no status to report. */
 export class AcpNetworkError extends AcpError {
   override name = "AcpNetworkError";
+  declare readonly kind: "network";
   readonly operation: string;
 
   constructor(operation: string, cause: unknown) {
-    super(`${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { kind: "network", cause });
     this.operation = operation;
   }
 }
@@ -158,6 +163,7 @@ export class AcpNetworkError extends AcpError {
 /** The peer answered with something the protocol does not allow (a malformed result, a missing header). */
 export class AcpProtocolError extends AcpError {
   override name = "AcpProtocolError";
+  declare readonly kind: "protocol";
   readonly method: string | undefined;
   /** What was wrong, without the method prefix. */
   readonly detail: string;
@@ -165,7 +171,7 @@ export class AcpProtocolError extends AcpError {
   constructor(message: string, options?: { method?: string; cause?: unknown }) {
     super(
       options?.method ? `${options.method}: ${message}` : message,
-      options?.cause === undefined ? undefined : { cause: options.cause },
+      { kind: "protocol", cause: options?.cause },
     );
     this.method = options?.method;
     this.detail = message;
@@ -175,6 +181,7 @@ export class AcpProtocolError extends AcpError {
 /** A JSON-RPC error answer (the request reached its peer, which said no). */
 export class AcpRpcError extends AcpError {
   override name = "AcpRpcError";
+  declare readonly kind: "rpc";
   readonly code: number;
   readonly data: unknown;
   readonly method: string;
@@ -182,7 +189,7 @@ export class AcpRpcError extends AcpError {
   readonly rpcMessage: string;
 
   constructor(method: string, error: { code: number; message: string; data?: unknown }) {
-    super(`${method} failed: ${error.message} (JSON-RPC ${error.code})`);
+    super(`${method} failed: ${error.message} (JSON-RPC ${error.code})`, { kind: "rpc" });
     this.method = method;
     this.rpcMessage = error.message;
     this.code = error.code;
@@ -193,11 +200,12 @@ export class AcpRpcError extends AcpError {
 /** A caller-requested deadline passed; there is no default deadline on requests. */
 export class AcpTimeoutError extends AcpError {
   override name = "AcpTimeoutError";
+  declare readonly kind: "timeout";
   readonly method: string;
   readonly timeoutMs: number;
 
   constructor(method: string, timeoutMs: number) {
-    super(`${method} timed out after ${timeoutMs} ms`);
+    super(`${method} timed out after ${timeoutMs} ms`, { kind: "timeout" });
     this.method = method;
     this.timeoutMs = timeoutMs;
   }

@@ -7,7 +7,7 @@ import { checkClientOptions } from "../sandbox/client-options.js";
 import { START_DEFAULTS } from "../sandbox/defaults.js";
 import { waitForHealth } from "../sandbox/config/health.js";
 import { ControlPlaneHttp } from "../sandbox/control-plane.js";
-import { CallAbortedError, CallTimeoutError, SandboxStartError, SandboxProviderError } from "../sandbox/errors.js";
+import { CallAbortedError, CallTimeoutError, SandboxStartError, providerError } from "../sandbox/errors.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./contract.js";
 
 /** What `startSandbox` and `SandboxAgentClient.start` take: the provider, the agent, and the client's other options. */
@@ -105,7 +105,7 @@ async function obtain(
   const call = signal ? { signal } : {};
   if (sandboxId === undefined) return provider.create(call);
   if (!provider.reconnect) {
-    throw new SandboxProviderError(provider.name, "reconnect", "this provider cannot reattach to an existing sandbox");
+    throw providerError(provider.name, "reconnect", "this provider cannot reattach to an existing sandbox");
   }
   return provider.reconnect(sandboxId, call);
 }

@@ -156,8 +156,8 @@ export class SandboxAgentClient {
   // --- lifecycle -------------------------------------------------------------------
 
   /**
-   * Opens the one connection (initialize with the agent selection). Throws `AlreadyConnectedError`
-   * when one exists; `signal` cancels the attempt (`CallAbortedError`), `timeoutMs` bounds it
+   * Opens the one connection (initialize with the agent selection). Throws a `SandboxAgentError`
+   * of kind `already_connected` when one exists; `signal` cancels the attempt (`CallAbortedError`), `timeoutMs` bounds it
    * (`CallTimeoutError`), including the wait for the server that `waitForServer` asks for.
    */
   async connect(options: ConnectOptions = {}): Promise<ConnectInfo> {
@@ -223,7 +223,7 @@ export class SandboxAgentClient {
 
   /**
    * A raw request on the live connection for methods not wrapped here (agent or server extensions).
-   * With `schema` the result is parsed by it (`ProtocolError` when it does not match).
+   * With `schema` the result is parsed by it (a `SandboxAgentError` of kind `protocol` when it does not match).
    */
   request<TSchema extends v.GenericSchema | undefined = undefined>(
     method: string,
@@ -365,7 +365,7 @@ export class SandboxAgentClient {
     return this.#server.listAgents(options);
   }
 
-  /** One agent (`InvalidRequestError` of kind `unsupported_agent` for an unknown id). */
+  /** One agent (a 400 `SandboxAgentHttpError` of kind `unsupported_agent` for an unknown id). */
   getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
     return this.#server.getAgent(agentId, options);
   }

@@ -12,7 +12,7 @@ import {
   type TokenSource,
 } from "../acp-http/index.js";
 import { deadlineSignal, linkSignal } from "../internal/abort.js";
-import { AgentExitedError, ProtocolError, UnsupportedFeatureError } from "./errors.js";
+import { agentExited, SandboxAgentError, UnsupportedFeatureError } from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
 import {
   endSessionsOnAgentExit,
@@ -102,7 +102,8 @@ export class SandboxConnection {
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   /** Whether the agent advertised `loadSession` in its `initialize` answer. */
   canLoadSession = false;
-  #agentExit: AgentExitedError | undefined;
+  /** The agent's exit code once it has exited (`null`: killed by a signal). */
+  #agentExitCode: number | null | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
 
@@ -173,9 +174,10 @@ export class SandboxConnection {
       throw toSandboxError(error, "connect");
     }
     if (this.settings.profile.needsConnectionHeader && !this.protocol.connectionId) {
-      throw new ProtocolError(
+      throw new SandboxAgentError(
         "connect: the server's x-acp-connection-id response header could not be read. " +
           "In a browser the server must list it in Access-Control-Expose-Headers.",
+        { kind: "protocol" },
       );
     }
     this.#extensions = readExtensions(result.agentCapabilities);
@@ -199,7 +201,7 @@ export class SandboxConnection {
   /** Sends a request; its errors name `operation` (the user's call), by default the method's sandbox name. */
   async call(method: string, params: unknown, options: CallOptions = {}, operation?: string): Promise<unknown> {
     const name = operation ?? sandboxName(method);
-    if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
+    if (this.#agentExitCode !== undefined) throw agentExited(this.#agentExitCode, name);
     // One controller per call, aborted by the caller's signal, its deadline (a timeout reason: the
     // call fails as `CallTimeoutError`) or the agent's exit. Nothing listens on a connection-wide
     // signal, so listeners never pile up over many calls.
@@ -212,8 +214,8 @@ export class SandboxConnection {
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {
       // Read again after the await: the agent may have exited while the call was pending.
-      const exit = this.#agentExit as AgentExitedError | undefined;
-      if (exit && !options.signal?.aborted) throw new AgentExitedError(exit.exitCode, name);
+      const exitCode = this.#agentExitCode as number | null | undefined;
+      if (exitCode !== undefined && !options.signal?.aborted) throw agentExited(exitCode, name);
       throw toSandboxError(error, name);
     } finally {
       unlink();
@@ -224,7 +226,7 @@ export class SandboxConnection {
 
   async notify(method: string, params: unknown): Promise<void> {
     const name = sandboxName(method);
-    if (this.#agentExit) throw new AgentExitedError(this.#agentExit.exitCode, name);
+    if (this.#agentExitCode !== undefined) throw agentExited(this.#agentExitCode, name);
     try {
       await this.protocol.notify(method, params);
     } catch (error) {
@@ -241,10 +243,11 @@ export class SandboxConnection {
 
   #observe(event: SandboxEvent): void {
     if (event.kind === "session-ended" && event.sessionId) this.openSessions.delete(event.sessionId);
-    if (event.kind === "agent-exited" && !this.#agentExit) {
-      this.#agentExit = new AgentExitedError(event.exitCode);
+    if (event.kind === "agent-exited" && this.#agentExitCode === undefined) {
+      this.#agentExitCode = event.exitCode;
       // Requests the exited agent can no longer answer fail now instead of at the server's timeout.
-      for (const controller of this.#inFlight) controller.abort(this.#agentExit);
+      const exit = agentExited(event.exitCode);
+      for (const controller of this.#inFlight) controller.abort(exit);
     }
   }
 }

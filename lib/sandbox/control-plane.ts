@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { TokenSource } from "../acp-http/index.js";
 import { linkSignal, startDeadline, normalizeTimeout } from "../internal/abort.js";
 import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues } from "../internal/http.js";
-import { CallAbortedError, CallTimeoutError, ProtocolError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
+import { CallAbortedError, CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
 import { toSandboxError, unreachable } from "./error-mapping.js";
 
 /** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
@@ -71,7 +71,7 @@ export class ControlPlaneHttp {
       try {
         body = JSON.parse(text);
       } catch (error) {
-        throw new ProtocolError(`${operation}: the response was not JSON`, { cause: error });
+        throw new SandboxAgentError(`${operation}: the response was not JSON`, { cause: error, kind: "protocol" });
       }
       return validate(operation, schema, body);
     });
@@ -194,7 +194,8 @@ function afterBody(response: Response, done: () => void): Response {
 export function validate<T>(operation: string, schema: v.GenericSchema<unknown, T>, value: unknown): T {
   const parsed = v.safeParse(schema, value);
   if (!parsed.success) {
-    throw new ProtocolError(`${operation}: unexpected response shape: ${parsed.issues[0]?.message ?? "invalid"}`);
+    const issue = parsed.issues[0]?.message ?? "invalid";
+    throw new SandboxAgentError(`${operation}: unexpected response shape: ${issue}`, { kind: "protocol" });
   }
   return parsed.output;
 }

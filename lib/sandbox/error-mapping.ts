@@ -1,70 +1,96 @@
-// How a failure becomes one of errors.ts's: a protocol-layer error (by its fields, never its
-// message), an HTTP answer (by status and problem kind), a request that never reached the server.
+// How a failure becomes one of errors.ts's: a protocol-layer error by its `kind` (a table, reading
+// the error's fields, never its message), an HTTP answer by status and problem kind, a request that
+// never reached the server.
 import {
-  AcpAbortError,
-  AcpConnectionClosedError,
-  AcpHttpError,
-  AcpInvalidHeaderError,
-  AcpNetworkError,
-  AcpProtocolError,
-  AcpRpcError,
-  AcpTimeoutError,
+  AcpError,
+  type AcpAbortError,
+  type AcpConnectionClosedError,
+  type AcpErrorKind,
+  type AcpHttpError,
+  type AcpInterruptedError,
+  type AcpInvalidHeaderError,
+  type AcpMessageTooLargeError,
+  type AcpNetworkError,
+  type AcpProtocolError,
+  type AcpRpcError,
+  type AcpTimeoutError,
 } from "../acp-http/index.js";
 import {
   AgentError,
   CallAbortedError,
   CallTimeoutError,
-  ConflictError,
-  ConnectionLostError,
+  connectionLost,
   DesktopDependenciesMissingError,
-  InvalidRequestError,
-  NetworkError,
   NotFoundError,
-  ProtocolError,
   SandboxAgentError,
   SandboxAgentHttpError,
   type HttpErrorOptions,
 } from "./errors.js";
+
+type ProtocolFailure =
+  | AcpAbortError
+  | AcpConnectionClosedError
+  | AcpHttpError
+  | AcpInterruptedError
+  | AcpInvalidHeaderError
+  | AcpMessageTooLargeError
+  | AcpNetworkError
+  | AcpProtocolError
+  | AcpRpcError
+  | AcpTimeoutError;
+
+type FromProtocol = {
+  [K in AcpErrorKind]: (error: ProtocolFailure & { kind: K }, method: string) => unknown;
+};
+
+/** What each protocol-layer kind becomes here, named for the sandbox method `method`. */
+const FROM_PROTOCOL: FromProtocol = {
+  rpc: (error, method) => new AgentError(method, error.code, error.rpcMessage, error.data, { cause: error }),
+  // The same kinds and classes as the control-plane routes' (NotFoundError, a 409's kind, ...).
+  http: (error, method) =>
+    refineHttpError(new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, { cause: error })),
+  closed: (error, method) => connectionLost(error.reason, method, { cause: error }),
+  timeout: (error, method) => new CallTimeoutError(`${method} timed out after ${error.timeoutMs} ms`, { cause: error }),
+  aborted: (error, method) => new CallAbortedError(`${method} was aborted`, { cause: error.cause ?? error }),
+  network: (error, method) => unreachable(method, error.cause ?? error),
+  protocol: (error, method) => new SandboxAgentError(`${method}: ${error.detail}`, { cause: error, kind: "protocol" }),
+  "invalid-header": (error, method) =>
+    new SandboxAgentError(`${method}: header "${error.header}" has a CR or LF character; refusing to send it`, {
+      cause: error,
+      kind: "invalid_header",
+    }),
+  // Not a call's own failure in this layer's terms: they pass as they are.
+  "connection-rebuilt": (error) => error,
+  "stream-lost": (error) => error,
+  "message-too-large": (error) => error,
+};
 
 /**
  * Rewrites a protocol-layer error as the sandbox error a caller of this layer expects, named for the
  * sandbox method (`method`), so no protocol naming leaks through; the original stays as `cause`.
  */
 export function toSandboxError(error: unknown, method: string): unknown {
-  if (error instanceof SandboxAgentError) return error;
-  const cause = { cause: error };
-  if (error instanceof AcpRpcError) return new AgentError(method, error.code, error.rpcMessage, error.data, cause);
-  if (error instanceof AcpHttpError) {
-    // The same classes as the control-plane routes' (NotFoundError, ConflictError, ...).
-    return refineHttpError(new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, cause));
-  }
-  if (error instanceof AcpConnectionClosedError) return new ConnectionLostError(error.reason, method, cause);
-  if (error instanceof AcpTimeoutError) return new CallTimeoutError(`${method} timed out after ${error.timeoutMs} ms`, cause);
-  if (error instanceof AcpAbortError) return new CallAbortedError(`${method} was aborted`, { cause: error.cause ?? error });
-  if (error instanceof AcpNetworkError) return unreachable(method, error.cause ?? error);
-  if (error instanceof AcpProtocolError) return new ProtocolError(`${method}: ${error.detail}`, cause);
-  if (error instanceof AcpInvalidHeaderError) {
-    const message = `${method}: header "${error.header}" has a CR or LF character; refusing to send it`;
-    return new SandboxAgentError(message, { ...cause, kind: "invalid_header" });
-  }
-  return error;
+  if (!(error instanceof AcpError)) return error;
+  const map = FROM_PROTOCOL[error.kind] as (error: AcpError, method: string) => unknown;
+  return map(error, method);
 }
 
-type HttpErrorClass = new (...args: ConstructorParameters<typeof SandboxAgentHttpError>) => SandboxAgentHttpError;
-
 /**
- * The class of an HTTP failure by status and problem kind (`code` for the desktop's own problems);
- * `refined` adds the client's finer reading (a process's kind and id). Anything already refined,
- * and non-HTTP errors, pass unchanged. `conflictAs` picks the class for a 409 (a stream's own class).
+ * An HTTP failure refined by its status and problem kind (`code` for the desktop's own problems):
+ * a `NotFoundError` for any 404 and the filesystem's missing path, a
+ * `DesktopDependenciesMissingError` for its problem; `refined` adds the client's finer reading
+ * (a process's or a stream's kind, a process id). Anything already refined, and non-HTTP errors,
+ * pass unchanged.
  */
-export function refineHttpError(
-  error: unknown,
-  conflictAs: HttpErrorClass = ConflictError,
-  refined: Omit<HttpErrorOptions, "cause"> = {},
-): unknown {
+export function refineHttpError(error: unknown, refined: Omit<HttpErrorOptions, "cause"> = {}): unknown {
   if (!(error instanceof SandboxAgentHttpError) || error.constructor !== SandboxAgentHttpError) return error;
   const kind = typeof error.problem?.code === "string" ? error.problem.code : error.kind;
-  const target = isMissingPath(error, kind) ? NotFoundError : classFor(error.status, kind, conflictAs);
+  const target =
+    kind === "desktop_dependencies_missing"
+      ? DesktopDependenciesMissingError
+      : isMissingPath(error, kind) || (error.status === 404 && kind !== "invalid_request")
+        ? NotFoundError
+        : undefined;
   const same = Object.keys(refined).length === 0;
   if (!target && same) return error;
   const options = { cause: same ? error.cause : error, ...refined };
@@ -74,19 +100,10 @@ export function refineHttpError(
 /**
  * The filesystem's "not found" (both contracts): a 400 `invalid_request` whose detail is
  * `invalid request: path not found: <path>`, not a 404. Its other 400s (not a file, not a
- * directory, exists) are about a path that is there, and stay `InvalidRequestError`s.
+ * directory, exists) are about a path that is there, and stay `invalid_request` errors.
  */
 function isMissingPath(error: SandboxAgentHttpError, kind: string | undefined): boolean {
   return error.status === 400 && kind === "invalid_request" && /\bpath not found\b/i.test(error.problem?.detail ?? "");
-}
-
-function classFor(status: number, kind: string | undefined, conflictAs: HttpErrorClass): HttpErrorClass | undefined {
-  if (kind === "desktop_dependencies_missing") return DesktopDependenciesMissingError;
-  if (kind === "desktop_runtime_inactive") return ConflictError;
-  if (status === 404 && kind !== "invalid_request") return NotFoundError;
-  if (status === 409) return conflictAs;
-  if (status === 400 || status === 415 || status === 422) return InvalidRequestError;
-  return undefined;
 }
 
 /**
@@ -109,10 +126,10 @@ export function networkReason(error: unknown): string {
  * A request that never reached the server, as the error of the user's call `operation`: the
  * reason, the server's URL where it is known, and what to check.
  */
-export function unreachable(operation: string, cause: unknown, baseUrl?: string): NetworkError {
+export function unreachable(operation: string, cause: unknown, baseUrl?: string): SandboxAgentError {
   const where = baseUrl ? ` at ${baseUrl}` : "";
   const message =
     `${operation} failed: cannot reach the server${where} (${networkReason(cause)}); ` +
     "check that the server is running and baseUrl is right";
-  return new NetworkError(message, { cause });
+  return new SandboxAgentError(message, { cause, kind: "network" });
 }

@@ -1,13 +1,48 @@
-// Every error the sandbox layer throws: one base class with a `kind`, and a subclass only where a
-// caller branches on the class (or needs its fields): not connected, timeout, aborted, connection
-// lost, the agent's own error, HTTP problems by status, a lease lost. Finer cases of one class are
-// kinds of it (a process that is still running is a `ConflictError` of kind `process_running`), not
-// classes of their own. How a protocol-layer or HTTP failure becomes one of these is error-mapping.ts.
+// Every error the sandbox layer throws: one base class, SandboxAgentError, whose `kind` says which
+// failure it is, and a subclass only where a caller branches on the class or needs its fields.
+// It does not mirror the protocol layer's classes one to one (error-mapping.ts maps those by kind).
+//
+// Kept as classes, and why:
+// - NotConnectedError: the first thing a caller handles ("call connect()"); `method`, `reason`.
+// - CallTimeoutError, CallAbortedError: the two ways a caller ends its own call; callers branch on
+//   them (and on `name` "TimeoutError" / "AbortError", as with DOM errors).
+// - AgentError: the agent said no; its `code` and `data` are what a caller reads.
+// - UnsupportedFeatureError: `validValues` lists what the session accepts (a caller shows them).
+// - SandboxAgentHttpError: every HTTP problem, with `status`, `problem`, `bodyText`, `processId`,
+//   `command`; NotFoundError (any 404, and the filesystem's missing path) because "not there" is
+//   the one HTTP case callers branch on everywhere; DesktopDependenciesMissingError for its typed
+//   `missingDependencies` and `installCommand`.
+// - SandboxStartError: `reason` and the server's `output` tail are what a caller shows.
+// - StoreError (`sessionId`, `eventId`, `issues` on `storeErrors$`) and LeaseLostError (a worker
+//   branches on losing its session; `generation`).
+// Folded into the base (or into SandboxAgentHttpError) as kinds, because they were a message and a
+// kind and nothing else a caller needs: `already_connected`, `connection_lost` (the protocol
+// error with its close reason is the `cause`), `agent_exited` (the exit code is in the message and
+// on the `agent-exited` event), `protocol`, `network`, `terminal` / `terminal_server` (a terminal's
+// local failure / the server's error frame), `sandbox_provider` / `sandbox_not_found`; and HTTP
+// 409s and 400/415/422s, which are `SandboxAgentHttpError`s with their `status` and the server's
+// kind (`conflict` / `invalid_request` when it sent none; `process_running`,
+// `desktop_runtime_inactive`, `desktop_streamer_missing`, ...). The small functions beside the
+// classes (alreadyConnected, connectionLost, agentExited, terminalError, providerError,
+// sandboxNotFound) build the folded kinds with their messages; they are not part of the public API.
 
 /**
  * What went wrong, for code that branches without `instanceof`. The client's own kinds are listed;
  * an HTTP error's kind is the server's problem kind where it sent one (`token_invalid`,
- * `session_not_found`, `desktop_runtime_inactive`, ...), so the set is open.
+ * `session_not_found`, `desktop_runtime_inactive`, ...), so the set is open. The kinds that have no
+ * class of their own (a plain `SandboxAgentError`):
+ * - `already_connected`: `connect()` while a connection exists or is being made;
+ * - `connection_lost`: the connection ended under a call (the protocol error, with its close
+ *   reason, is the `cause`); also `DisconnectInfo.error`;
+ * - `agent_exited`: the agent process is gone (its exit code in the message): `disconnect()`, then
+ *   `connect()`;
+ * - `protocol`: the server answered with something this client cannot read;
+ * - `network`: the server could not be reached (refused, reset, DNS);
+ * - `invalid_header`: a header value with CR or LF; nothing was sent;
+ * - `terminal`: a terminal's socket failed or closed before the process exited;
+ *   `terminal_server`: the server's error frame on `errors$` (the socket stays open);
+ * - `log_stream`: `logs$` gave up reconnecting;
+ * - `sandbox_provider`: a provider's engine failed; `sandbox_not_found`: it has no such sandbox.
  */
 export type SandboxErrorKind =
   | "not_connected"
@@ -22,12 +57,18 @@ export type SandboxErrorKind =
   | "invalid_header"
   | "unsupported"
   | "http"
+  | "not_found"
+  | "conflict"
+  | "invalid_request"
   | "process_not_found"
   | "process_running"
   | "process_not_running"
   | "not_a_terminal"
   | "spawn_failed"
+  | "desktop_runtime_inactive"
+  | "desktop_streamer_missing"
   | "terminal"
+  | "terminal_server"
   | "log_stream"
   | "sandbox_start"
   | "sandbox_provider"
@@ -63,7 +104,7 @@ export type NotConnectedReason = "connect-failed" | "connection-ended";
 /**
  * A session method was called with no live connection. The message says why when the client knows
  * (the connect failed, with its reason, or the connection ended) and what to do; `cause` is that
- * connect's error or the connection's `ConnectionLostError`.
+ * connect's error or the connection's error of kind `connection_lost`.
  */
 export class NotConnectedError extends SandboxAgentError {
   override name = "NotConnectedError";
@@ -89,46 +130,36 @@ function notConnectedMessage(method: string, reason: NotConnectedReason | undefi
   return `${method}: not connected; call connect() first`;
 }
 
-/** `connect()` was called while a connection exists or is being made (auto-connect: await `client.ready`). */
-export class AlreadyConnectedError extends SandboxAgentError {
-  override name = "AlreadyConnectedError";
-
-  constructor() {
-    super(
-      "already connected (or connecting); one client holds one connection; " +
-        "call disconnect() first, or await client.ready",
-      { kind: "already_connected" },
-    );
-  }
+/**
+ * `connect()` was called while a connection exists or is being made (auto-connect: await
+ * `client.ready`): kind `already_connected`.
+ */
+export function alreadyConnected(): SandboxAgentError {
+  return new SandboxAgentError(
+    "already connected (or connecting); one client holds one connection; call disconnect() first, or await client.ready",
+    { kind: "already_connected" },
+  );
 }
 
-/** The connection ended while a call was pending, or under it (server gone, stream could not come back). */
-export class ConnectionLostError extends SandboxAgentError {
-  override name = "ConnectionLostError";
-  readonly reason: string;
-  readonly method: string | undefined;
-
-  constructor(reason: string, method: string | undefined, options?: { cause?: unknown }) {
-    super(`${method ? `${method}: ` : ""}connection lost (${reason})`, { cause: options?.cause, kind: "connection_lost" });
-    this.reason = reason;
-    this.method = method;
-  }
+/**
+ * The connection ended while a call was pending, or under it (server gone, stream could not come
+ * back): kind `connection_lost`. `reason` is the protocol layer's close reason.
+ */
+export function connectionLost(reason: string, method: string | undefined, options?: { cause?: unknown }): SandboxAgentError {
+  return new SandboxAgentError(`${method ? `${method}: ` : ""}connection lost (${reason})`, {
+    cause: options?.cause,
+    kind: "connection_lost",
+  });
 }
 
-/** The agent process behind this connection has exited; its sessions are gone. */
-export class AgentExitedError extends SandboxAgentError {
-  override name = "AgentExitedError";
-  readonly exitCode: number | null;
-
-  constructor(exitCode: number | null, method?: string) {
-    super(
-      `${method ? `${method}: ` : ""}the agent process exited` +
-        `${exitCode === null ? " (killed by a signal)" : ` with code ${exitCode}`}` +
-        "; call disconnect() and connect() to start a new one",
-      { kind: "agent_exited" },
-    );
-    this.exitCode = exitCode;
-  }
+/** The agent process behind this connection has exited; its sessions are gone: kind `agent_exited`. */
+export function agentExited(exitCode: number | null, method?: string): SandboxAgentError {
+  return new SandboxAgentError(
+    `${method ? `${method}: ` : ""}the agent process exited` +
+      `${exitCode === null ? " (killed by a signal)" : ` with code ${exitCode}`}` +
+      "; call disconnect() and connect() to start a new one",
+    { kind: "agent_exited" },
+  );
 }
 
 /** The agent (or the server acting for it) answered a call with an error. */
@@ -163,24 +194,6 @@ export class CallAbortedError extends SandboxAgentError {
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, { cause: options?.cause, kind: "aborted" });
-  }
-}
-
-/** The server answered with something this client cannot read (a malformed result, an unreadable header). */
-export class ProtocolError extends SandboxAgentError {
-  override name = "ProtocolError";
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { cause: options?.cause, kind: "protocol" });
-  }
-}
-
-/** The HTTP exchange itself failed (refused, reset): the server could not be reached. */
-export class NetworkError extends SandboxAgentError {
-  override name = "NetworkError";
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { cause: options?.cause, kind: "network" });
   }
 }
 
@@ -227,10 +240,16 @@ export interface HttpErrorOptions {
 /**
  * A non-2xx answer from the server, with its problem+json details when it sent them. The message
  * names the call, the status and the server's words, then what the client knows to add (which
- * agent, where to look, the way out; see `problemHint`). `kind` is the server's problem kind
- * (`http` when it sent none), or the client's finer reading of a process call (`process_not_found`,
- * `process_running`, `process_not_running`, `not_a_terminal`, `spawn_failed`, with `processId` or
- * `command`).
+ * agent, where to look, the way out; see `problemHint`). `kind` is the client's finer reading where
+ * it has one, else the server's problem kind, else the status's (the lists below):
+ * - 409 (the request is valid but the server's state refuses it): `process_running`,
+ *   `process_not_running`, `not_a_terminal` (with `processId`), `desktop_runtime_inactive` (a
+ *   desktop not started), `desktop_streamer_missing` (no `neko` for `desktop.stream.start`),
+ *   `conflict` (e.g. a recording already running);
+ * - 400, 415, 422 (the server refused the request's shape; its words are in `problem` or
+ *   `bodyText`, and in the message): the server's kind, else `invalid_request`;
+ * - a command that could not start: `spawn_failed` (with `command`);
+ * - anything else: the server's kind (`token_invalid`, `install_failed`, ...), else `http`.
  */
 export class SandboxAgentHttpError extends SandboxAgentError {
   override name = "SandboxAgentHttpError";
@@ -256,7 +275,7 @@ export class SandboxAgentHttpError extends SandboxAgentError {
     const hint = problemHint(status, problemKind, problem);
     super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}${hint ? `. ${hint}` : ""}`, {
       cause: options?.cause,
-      kind: options?.kind ?? problemKind ?? "http",
+      kind: options?.kind ?? problemKind ?? statusKind(status),
     });
     this.operation = operation;
     this.status = status;
@@ -265,6 +284,14 @@ export class SandboxAgentHttpError extends SandboxAgentError {
     this.processId = options?.processId;
     this.command = options?.command;
   }
+}
+
+/** The kind of an HTTP answer whose problem names none: what its status says. */
+function statusKind(status: number): SandboxErrorKind {
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  if (status === 400 || status === 415 || status === 422) return "invalid_request";
+  return "http";
 }
 
 /**
@@ -276,29 +303,6 @@ export class SandboxAgentHttpError extends SandboxAgentError {
  */
 export class NotFoundError extends SandboxAgentHttpError {
   override name = "NotFoundError";
-}
-
-/**
- * HTTP 409: the request is valid but the server's current state refuses it: a process still running
- * (`process_running`), one that has exited (`process_not_running`), one without a terminal
- * (`not_a_terminal`), a desktop not started (`desktop_runtime_inactive`), a recording already running.
- */
-export class ConflictError extends SandboxAgentHttpError {
-  override name = "ConflictError";
-}
-
-/**
- * HTTP 400, 415 or 422: the server refused the request's shape before acting on it (an unknown
- * enum value, a missing field, a bad query string). The server's reason is in `bodyText`
- * (plain text for framework rejections) or `problem`.
- */
-export class InvalidRequestError extends SandboxAgentHttpError {
-  override name = "InvalidRequestError";
-
-  /** The server's own words, e.g. "missing field `command`". */
-  get reason(): string | undefined {
-    return this.problem?.detail ?? this.bodyText;
-  }
 }
 
 /**
@@ -320,22 +324,6 @@ export class DesktopDependenciesMissingError extends SandboxAgentHttpError {
       : [];
     const command = this.problem?.installCommand;
     this.installCommand = typeof command === "string" ? command : undefined;
-  }
-}
-
-/**
- * HTTP 409 from `desktop/stream/start`: the WebRTC stream could not start, either because the
- * desktop is not running or because the sandbox has no `neko` binary (Debian ships none).
- */
-export class DesktopStreamUnavailableError extends ConflictError {
-  override name = "DesktopStreamUnavailableError";
-
-  /** Why, as far as the server's message says. */
-  get reason(): "desktop-inactive" | "streamer-missing" | "other" {
-    const detail = this.problem?.detail ?? "";
-    if (/not active/i.test(detail)) return "desktop-inactive";
-    if (/neko|No such file/i.test(detail)) return "streamer-missing";
-    return "other";
   }
 }
 
@@ -378,20 +366,18 @@ function quote(text: string): string {
 // --- processes' streams ----------------------------------------------------------------
 
 /**
- * A terminal WebSocket problem: the server sent an error frame (`fromServer`: the socket
- * stays open), or the socket failed or closed before the process exited.
+ * A terminal WebSocket problem: the server sent an error frame (kind `terminal_server`: the socket
+ * stays open), or the socket failed or closed before the process exited (kind `terminal`).
  */
-export class TerminalError extends SandboxAgentError {
-  override name = "TerminalError";
-  readonly processId: string;
-  /** True for a `{"type":"error"}` frame from the server; false for a local or connection failure. */
-  readonly fromServer: boolean;
-
-  constructor(processId: string, message: string, options: { fromServer: boolean; cause?: unknown }) {
-    super(`terminal ${processId}: ${message}`, { cause: options.cause, kind: "terminal" });
-    this.processId = processId;
-    this.fromServer = options.fromServer;
-  }
+export function terminalError(
+  processId: string,
+  message: string,
+  options: { fromServer: boolean; cause?: unknown },
+): SandboxAgentError {
+  return new SandboxAgentError(`terminal ${processId}: ${message}`, {
+    cause: options.cause,
+    kind: options.fromServer ? "terminal_server" : "terminal",
+  });
 }
 
 // --- sandboxes (providers) ---------------------------------------------------------------
@@ -428,32 +414,19 @@ export class SandboxStartError extends SandboxAgentError {
 }
 
 /**
- * The engine behind a provider failed an operation (the Docker API refused, a binary is missing), or
- * (kind `sandbox_not_found`, with `sandboxId`) `reconnect`, `pause` or `resume` was asked for a
- * sandbox the provider does not have (any more).
+ * The engine behind a provider failed an operation (`create`, `destroy`, `reconnect`, ...: the
+ * Docker API refused, a binary is missing): kind `sandbox_provider`.
  */
-export class SandboxProviderError extends SandboxAgentError {
-  override name = "SandboxProviderError";
-  readonly provider: string;
-  /** `create`, `destroy`, `pause`, `resume`, `reconnect`, `sweep`, ... */
-  readonly operation: string;
-  /** The sandbox the provider does not have (kind `sandbox_not_found`). */
-  readonly sandboxId: string | undefined;
+export function providerError(provider: string, operation: string, detail: string, options?: { cause?: unknown }): SandboxAgentError {
+  return new SandboxAgentError(`${provider}.${operation}: ${detail}`, { cause: options?.cause, kind: "sandbox_provider" });
+}
 
-  constructor(provider: string, operation: string, detail: string, options?: { cause?: unknown; sandboxId?: string }) {
-    super(`${provider}.${operation}: ${detail}`, {
-      cause: options?.cause,
-      kind: options?.sandboxId === undefined ? "sandbox_provider" : "sandbox_not_found",
-    });
-    this.provider = provider;
-    this.operation = operation;
-    this.sandboxId = options?.sandboxId;
-  }
-
-  /** The provider does not have the sandbox `sandboxId` (any more): kind `sandbox_not_found`. */
-  static notFound(provider: string, sandboxId: string, options?: { cause?: unknown }): SandboxProviderError {
-    return new SandboxProviderError(provider, "find", `no sandbox ${sandboxId}`, { ...options, sandboxId });
-  }
+/**
+ * `reconnect`, `pause` or `resume` was asked for a sandbox the provider does not have (any more):
+ * kind `sandbox_not_found`.
+ */
+export function sandboxNotFound(provider: string, sandboxId: string, options?: { cause?: unknown }): SandboxAgentError {
+  return new SandboxAgentError(`${provider}.find: no sandbox ${sandboxId}`, { cause: options?.cause, kind: "sandbox_not_found" });
 }
 
 // --- the session store -----------------------------------------------------------------

@@ -3,7 +3,7 @@ import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
 import { linkSignal, untilAborted, normalizeTimeout, startDeadline } from "../internal/abort.js";
 import { SandboxConnection, type ConnectionTap } from "./connection.js";
 import type { CallOptions } from "./call-options.js";
-import { AlreadyConnectedError, CallAbortedError, CallTimeoutError, ConnectionLostError, NotConnectedError, type NotConnectedReason, SandboxAgentError } from "./errors.js";
+import { alreadyConnected, CallAbortedError, CallTimeoutError, connectionLost, NotConnectedError, type NotConnectedReason, SandboxAgentError } from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
 import type { SandboxEvent } from "./events.js";
 import { profileFor, type ServerApi } from "./profiles.js";
@@ -109,7 +109,7 @@ export class ConnectionLifecycle {
     }
     if (this.#connecting || this.connected) {
       bound.dispose();
-      return Promise.reject(new AlreadyConnectedError());
+      return Promise.reject(alreadyConnected());
     }
     const cancel = new AbortController();
     this.#cancelConnect = cancel;
@@ -269,7 +269,7 @@ export class ConnectionLifecycle {
   #connectionEnded(connection: SandboxConnection): void {
     const info = connection.protocol.closeInfo;
     const reason = info?.reason ?? "connection-lost";
-    const error = new ConnectionLostError(reason, undefined, { cause: info?.error?.cause });
+    const error = connectionLost(reason, undefined, { cause: info?.error?.cause });
     this.#lastFailure = { cause: error, reason: "connection-ended" };
     this.#deps.logger?.warn("connection lost", { reason });
     this.ended.next();

@@ -2,7 +2,7 @@ import { deadlineSignal, untilAborted } from "../internal/abort.js";
 import type { CallOptions } from "./call-options.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
-import { CallAbortedError, CallTimeoutError, NetworkError, ProtocolError, SandboxAgentHttpError } from "./errors.js";
+import { CallAbortedError, CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "./errors.js";
 import { unreachable, refineHttpError } from "./error-mapping.js";
 import { detectServerApi, profileFor, PROBE_ROUTE, PROBE_TIMEOUT_MS, type ServerApi } from "./profiles.js";
 
@@ -81,16 +81,16 @@ export class ServerContract {
       const message =
         `${operation} failed: the server at ${this.#baseUrl} answered ${PROBE_ROUTE} with HTTP ${error.status} ` +
         "(a sandbox-agent server answers 200, or 410 for the v2 contract); check that baseUrl points at one";
-      return new ProtocolError(message, { cause: error });
+      return new SandboxAgentError(message, { cause: error, kind: "protocol" });
     }
     if (error instanceof CallTimeoutError) {
       const message =
         `${operation} failed: the server at ${this.#baseUrl} did not answer ${PROBE_ROUTE} within ` +
         `${PROBE_TIMEOUT_MS} ms (asked to learn its contract); check baseUrl, or set the serverApi option ` +
         '("v1" or "v2") to skip this probe';
-      return new NetworkError(message, { cause: error });
+      return new SandboxAgentError(message, { cause: error, kind: "network" });
     }
-    if (error instanceof NetworkError) return unreachable(operation, error.cause ?? error, this.#baseUrl);
+    if (error instanceof SandboxAgentError && error.kind === "network") return unreachable(operation, error.cause ?? error, this.#baseUrl);
     return error;
   }
 }

@@ -76,7 +76,7 @@ export class ServerRoutes {
     return this.#route("listAgents", call, (routes, rest) => routes.listAgents({ config, noCache }, rest));
   }
 
-  /** One agent (`InvalidRequestError` of kind `unsupported_agent` for an unknown id). */
+  /** One agent (a 400 `SandboxAgentHttpError` of kind `unsupported_agent` for an unknown id). */
   getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
     const { config, noCache, ...call } = options;
     return this.#route("getAgent", call, (routes, rest) => routes.getAgent(agentId, { config, noCache }, rest));

@@ -2,7 +2,7 @@ import type { WebSocketConstructor } from "../internal/web-socket.js";
 import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { CallOptions, Logger } from "./call-options.js";
-import type { ConnectionLostError } from "./errors.js";
+import type { SandboxAgentError } from "./errors.js";
 import type { PermissionRequest, SandboxEvent } from "./events.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
@@ -130,8 +130,8 @@ export interface ConnectInfo {
 export interface DisconnectInfo {
   reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected"
     | "initialize-failed";
-  /** Absent for `disconnect()`; otherwise the error that ended the connection. */
-  error?: ConnectionLostError;
+  /** Absent for `disconnect()`; otherwise the error that ended the connection (kind `connection_lost`). */
+  error?: SandboxAgentError;
 }
 
 /** One reconnect attempt while `state$` says `reconnecting` ("server unreachable, retrying (3/6)"). */
@@ -142,7 +142,7 @@ export interface ReconnectAttempt {
   maxAttempts: number;
   /** How long until this attempt starts, in ms. */
   nextDelayMs: number;
-  /** What failed last (a `NetworkError` when the server is unreachable). */
+  /** What failed last (a `SandboxAgentError` of kind `network` when the server is unreachable). */
   cause: unknown;
 }
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { AcpConnectionClosedError, AcpError, AcpHttpError, AcpNetworkError, type AcpConnectionState, type CloseInfo } from "../../lib/acp-http/index.js";
-import { NetworkError, NotConnectedError, SandboxAgentClient, type ConnectionState } from "../../lib/sandbox/index.js";
+import { NotConnectedError, SandboxAgentClient, type ConnectionState } from "../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { outcome, report, sessionParams, sleep, textPrompt, v1Client, waitFor } from "./support/helpers.js";
 
@@ -107,7 +107,7 @@ describe("server killed mid-prompt", () => {
     await waitFor(() => states.at(-1) === "disconnected", 10_000, "the old connection to close");
     report("server restarted (sandbox)", { states, pending: result.ok ? "resolved" : String(result.error) });
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toBeInstanceOf(NetworkError);
+    if (!result.ok) expect(result.error).toMatchObject({ name: "SandboxAgentError", kind: "network" });
     expect(states).toEqual(["disconnected", "connecting", "connected", "reconnecting", "disconnected"]);
     expect(client.connected).toBe(false);
     await expect(client.prompt(session.sessionId, "chunks 1")).rejects.toBeInstanceOf(NotConnectedError);

@@ -1,6 +1,6 @@
 // dockerode is an optional peer dependency: loaded on first use, with a clear error when missing.
 import type Dockerode from "dockerode";
-import { SandboxProviderError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/errors.js";
 
 /** A client for the engine at `DOCKER_HOST` (or the default socket). */
 export async function dockerClient(): Promise<Dockerode> {
@@ -9,7 +9,7 @@ export async function dockerClient(): Promise<Dockerode> {
     module = (await import("dockerode")) as { default: typeof Dockerode };
   } catch (error) {
     const detail = "the docker() provider needs the `dockerode` package (npm install dockerode)";
-    throw new SandboxProviderError("docker", "connect", detail, { cause: error });
+    throw providerError("docker", "connect", detail, { cause: error });
   }
   // dockerode reads DOCKER_HOST (and DOCKER_CERT_PATH, ...) itself when given no options.
   return new module.default();

@@ -4,7 +4,7 @@
 // The create request is in container-spec.ts, the start-up wait in startup.ts.
 import { randomBytes, randomUUID } from "node:crypto";
 import type Dockerode from "dockerode";
-import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../../sandbox/errors.js";
+import { CallAbortedError, providerError, sandboxNotFound, SandboxStartError } from "../../sandbox/errors.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import { freePort } from "../local/ports.js";
 import { dockerClient } from "./client.js";
@@ -79,14 +79,14 @@ export function docker(options: DockerProviderOptions): DockerProvider {
       return await (await engine()).getContainer(id).inspect();
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
-      if (status === 404) throw SandboxProviderError.notFound(name, id, { cause: error });
-      throw new SandboxProviderError(name, "inspect", `could not inspect ${shortId(id)}`, { cause: error });
+      if (status === 404) throw sandboxNotFound(name, id, { cause: error });
+      throw providerError(name, "inspect", `could not inspect ${shortId(id)}`, { cause: error });
     }
   }
 
   /** Where a container's server answers; only for containers this library made. */
   function infoOf(details: Dockerode.ContainerInspectInfo): SandboxInfo {
-    if (details.Config.Labels?.[LABELS.managed] !== "true") throw SandboxProviderError.notFound(name, details.Id);
+    if (details.Config.Labels?.[LABELS.managed] !== "true") throw sandboxNotFound(name, details.Id);
     return infoFromContainer(details);
   }
 
@@ -122,7 +122,7 @@ export function docker(options: DockerProviderOptions): DockerProvider {
     },
     async reconnect(id) {
       const details = await inspect(id);
-      if (!details.State.Running) throw SandboxProviderError.notFound(name, id);
+      if (!details.State.Running) throw sandboxNotFound(name, id);
       return infoOf(details);
     },
     sweep,

@@ -1,10 +1,10 @@
 // Engine API calls with the provider's own errors: what failed, and the engine's message for it.
 import type Dockerode from "dockerode";
-import { SandboxProviderError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/errors.js";
 
 const PROVIDER = "docker";
 
-/** `run()`, with an engine failure turned into a SandboxProviderError naming `operation`. */
+/** `run()`, with an engine failure turned into a `sandbox_provider` error naming `operation`. */
 export async function engineCall<T>(operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -12,7 +12,7 @@ export async function engineCall<T>(operation: string, run: () => Promise<T>): P
     const status = (error as { statusCode?: number }).statusCode;
     const detail = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
     const message = `Docker Engine: ${status ?? ""} ${detail}`.trim();
-    throw new SandboxProviderError(PROVIDER, operation, message, { cause: error });
+    throw providerError(PROVIDER, operation, message, { cause: error });
   }
 }
 
@@ -22,7 +22,7 @@ export async function removeContainer(container: Dockerode.Container): Promise<v
     // 404: gone already; 409: a removal is already under way.
     if (error?.statusCode === 404 || error?.statusCode === 409) return;
     const detail = `could not remove ${shortId(container.id)}`;
-    throw new SandboxProviderError(PROVIDER, "destroy", detail, { cause: error });
+    throw providerError(PROVIDER, "destroy", detail, { cause: error });
   });
 }
 

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import type Dockerode from "dockerode";
-import { SandboxProviderError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/errors.js";
 import { resolveBinary } from "../local/server-setup.js";
 import { tarArchive, type TarEntry } from "./tar.js";
 import { dockerClient } from "./client.js";
@@ -29,7 +29,7 @@ export async function buildSandboxImage(options: BuildImageOptions): Promise<str
   const binary = resolveBinary(options.binaryPath);
   if (!("path" in binary)) {
     const detail = `no sandbox-agent binary (tried ${binary.tried.join(", ")})`;
-    throw new SandboxProviderError("docker", "buildImage", detail);
+    throw providerError("docker", "buildImage", detail);
   }
   const passwd = `root:x:0:0:root:${IMAGE_LAYOUT.home}:/bin/sandbox-agent\n`;
   const entries: TarEntry[] = [
@@ -58,7 +58,7 @@ export async function buildSandboxImage(options: BuildImageOptions): Promise<str
     );
   } catch (error) {
     const detail = `image import failed: ${(error as Error).message}`;
-    throw new SandboxProviderError("docker", "buildImage", detail, { cause: error });
+    throw providerError("docker", "buildImage", detail, { cause: error });
   }
   return options.tag;
 }

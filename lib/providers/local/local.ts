@@ -3,7 +3,7 @@
 // and writes nothing to the terminal unless given a `log` stream.
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../../sandbox/errors.js";
+import { CallAbortedError, sandboxNotFound, SandboxStartError } from "../../sandbox/errors.js";
 import { pollHealth } from "../health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import type { LogSink } from "./log-sink.js";
@@ -185,7 +185,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
 
   const known = (id: string): Running => {
     const entry = running.get(id);
-    if (!entry || entry.destroying) throw SandboxProviderError.notFound(name, id);
+    if (!entry || entry.destroying) throw sandboxNotFound(name, id);
     return entry;
   };
 

@@ -4,7 +4,7 @@ import type { HealthWaitOptions } from "../types.js";
 
 export type { HealthWaitOptions };
 import type { ControlPlaneHttp } from "../control-plane.js";
-import { CallAbortedError, CallTimeoutError, NetworkError, SandboxAgentHttpError } from "../errors.js";
+import { CallAbortedError, CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "../errors.js";
 
 /** How the wait ended. */
 export interface HealthWaitResult {
@@ -50,7 +50,8 @@ export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitO
         return { status: error.status, attempts, elapsedMs: Date.now() - startedAt };
       }
       if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) throw error;
-      const retryable = error instanceof SandboxAgentHttpError || error instanceof NetworkError;
+      const retryable =
+        error instanceof SandboxAgentHttpError || (error instanceof SandboxAgentError && error.kind === "network");
       if (!(retryable || error instanceof CallTimeoutError)) throw error;
       lastFailure = error;
     }

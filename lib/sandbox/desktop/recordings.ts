@@ -1,5 +1,5 @@
 import type { CallOptions } from "../call-options.js";
-import { DesktopStreamUnavailableError } from "../errors.js";
+import type { SandboxErrorKind } from "../errors.js";
 import { segment, type DesktopFile, type DesktopRoutes } from "./routes.js";
 import {
   RecordingListSchema,
@@ -9,7 +9,7 @@ import {
   type StreamStatus,
 } from "./schemas.js";
 
-/** Screen recordings (ffmpeg, mp4). One at a time: a second `start` is a `ConflictError`. */
+/** Screen recordings (ffmpeg, mp4). One at a time: a second `start` is a 409 `SandboxAgentHttpError`. */
 export class DesktopRecordings {
   readonly #routes: DesktopRoutes;
 
@@ -22,7 +22,7 @@ export class DesktopRecordings {
     return this.#routes.json(operation, RecordingSchema, "post", "/recording/start", { json: options }, call);
   }
 
-  /** Stops the running recording; `ConflictError` when none runs. The answer has its final size. */
+  /** Stops the running recording; a 409 `SandboxAgentHttpError` when none runs. The answer has its final size. */
   stop(call?: CallOptions): Promise<Recording> {
     return this.#routes.json("desktop.recordings.stop", RecordingSchema, "post", "/recording/stop", {}, call);
   }
@@ -56,7 +56,8 @@ export class DesktopRecordings {
 
 /**
  * The WebRTC stream (a `neko` process on the server). Debian has no `neko` package, so on a
- * Debian sandbox `start` fails with `DesktopStreamUnavailableError` (`reason: "streamer-missing"`).
+ * Debian sandbox `start` fails with a 409 `SandboxAgentHttpError` of kind `desktop_streamer_missing`
+ * (`desktop_runtime_inactive` before `desktop.start()`).
  */
 export class DesktopStream {
   readonly #routes: DesktopRoutes;
@@ -83,11 +84,20 @@ export class DesktopStream {
 
   start(call?: CallOptions): Promise<StreamStatus> {
     const operation = "desktop.stream.start";
-    const as409 = DesktopStreamUnavailableError;
-    return this.#routes.json(operation, StreamStatusSchema, "post", "/stream/start", {}, call, as409);
+    return this.#routes.json(operation, StreamStatusSchema, "post", "/stream/start", {}, call, streamUnavailableKind);
   }
 
   stop(call?: CallOptions): Promise<StreamStatus> {
     return this.#routes.json("desktop.stream.stop", StreamStatusSchema, "post", "/stream/stop", {}, call);
   }
+}
+
+/**
+ * Why the stream could not start (a 409), as far as the server's message says: the desktop is not
+ * running, or the sandbox has no `neko` binary.
+ */
+function streamUnavailableKind(detail: string): SandboxErrorKind | undefined {
+  if (/not active/i.test(detail)) return "desktop_runtime_inactive";
+  if (/neko|No such file/i.test(detail)) return "desktop_streamer_missing";
+  return undefined;
 }

@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import type { CallOptions } from "../call-options.js";
 import { refineHttpError } from "../error-mapping.js";
+import { SandboxAgentHttpError, type SandboxErrorKind } from "../errors.js";
 
 type Method = "get" | "put" | "post" | "delete";
 type Query = Record<string, string | number | boolean | undefined>;
@@ -11,7 +12,8 @@ interface RouteInit {
   json?: unknown;
 }
 
-type ErrorClassFor409 = Parameters<typeof refineHttpError>[1];
+/** The client's finer reading of a 409 from one route, by the server's words (`undefined`: none). */
+export type ConflictKind = (detail: string) => SandboxErrorKind | undefined;
 
 /** Bytes from a route that answers with a file (screenshot, recording), with their media type. */
 export interface DesktopFile {
@@ -39,12 +41,16 @@ export class DesktopRoutes {
     path: string,
     init: RouteInit,
     call: CallOptions | undefined,
-    conflictAs?: ErrorClassFor409,
+    conflictKind?: ConflictKind,
   ): Promise<T> {
     try {
       return await this.#http.json(operation, schema, method, this.#prefix + path, this.#init(init, call));
     } catch (error) {
-      throw refineHttpError(error, conflictAs);
+      const kind =
+        error instanceof SandboxAgentHttpError && error.status === 409
+          ? conflictKind?.(error.problem?.detail ?? error.bodyText ?? "")
+          : undefined;
+      throw refineHttpError(error, kind === undefined ? {} : { kind });
     }
   }
 

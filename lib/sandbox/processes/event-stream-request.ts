@@ -1,6 +1,6 @@
 import { readHttpProblem } from "../../internal/http.js";
 import type { HttpSettings } from "../control-plane.js";
-import { CallAbortedError, NetworkError, SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
+import { CallAbortedError, SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
 import { unreachable } from "../error-mapping.js";
 
 /**
@@ -41,6 +41,6 @@ export async function openEventStream(
     const { problem, bodyText } = await readHttpProblem(response);
     throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
   }
-  if (!response.body) throw new NetworkError(`${operation}: the response has no body`);
+  if (!response.body) throw new SandboxAgentError(`${operation}: the response has no body`, { kind: "network" });
   return response.body;
 }

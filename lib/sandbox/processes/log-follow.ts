@@ -1,7 +1,7 @@
 import { Observable } from "rxjs";
 import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../internal/backoff.js";
 import { readSseBody } from "../../internal/sse.js";
-import { SandboxAgentHttpError, SandboxAgentError, ProtocolError } from "../errors.js";
+import { SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
 import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
 import { unnameEvents } from "./named-event-adapter.js";
 import { LogEntryWireSchema, type LogStreamName, type ProcessInfo } from "./schemas.js";
@@ -126,7 +126,9 @@ export function followLogs(
           await readSseBody(unnameEvents(body, "log"), {
             onFrame: (frame) => {
               const parsed = v.safeParse(LogEntryWireSchema, safeJson(frame.data));
-              if (!parsed.success) throw new ProtocolError(`logs of ${processId}: unreadable log event`);
+              if (!parsed.success) {
+                throw new SandboxAgentError(`logs of ${processId}: unreadable log event`, { kind: "protocol" });
+              }
               deliver(toLogEntry(parsed.output));
             },
           });
@@ -134,7 +136,7 @@ export function followLogs(
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof SandboxAgentHttpError && FATAL.has(error.status)) return fail(error);
-          if (error instanceof ProtocolError) return fail(error);
+          if (error instanceof SandboxAgentError && error.kind === "protocol") return fail(error);
           failures = last !== before ? 1 : failures + 1;
           if (failures > policy.maxRetries) {
             const message = `${policy.maxRetries} reconnects failed in a row`;

@@ -175,7 +175,7 @@ export class Processes {
     return watchStatus((signal) => this.get(id, { signal }), options);
   }
 
-  /** Resizes a tty process's PTY over HTTP (no terminal socket needed); `NotATerminalError` otherwise. */
+  /** Resizes a tty process's PTY over HTTP (no terminal socket needed); a 409 of kind `not_a_terminal` otherwise. */
   resize(id: string, cols: number, rows: number, call?: CallOptions): Promise<s.TerminalSize> {
     const init = { json: { cols, rows }, ...call };
     return this.#call(id, "processes.resize", s.TerminalSizeSchema, "post", path(id, "/terminal/resize"), init);

@@ -1,7 +1,7 @@
 import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../internal/web-socket.js";
 import type { CallOptions } from "../call-options.js";
 import type { HttpSettings } from "../control-plane.js";
-import { CallTimeoutError, SandboxAgentHttpError, TerminalError } from "../errors.js";
+import { CallTimeoutError, SandboxAgentHttpError, terminalError } from "../errors.js";
 import { toProcessError } from "./process-errors.js";
 import type { ProcessInfo } from "./schemas.js";
 import type { TerminalConnector } from "./terminal.js";
@@ -48,7 +48,7 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
       } catch (error) {
         // A constructor's message may quote the URL, and with it an access token.
         const message = `could not open the socket: ${redact(String((error as Error).message))}`;
-        throw new TerminalError(deps.processId, message, { fromServer: false });
+        throw terminalError(deps.processId, message, { fromServer: false });
       }
     },
     diagnose: async (reason) => {
@@ -58,7 +58,7 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
       } catch (error) {
         if (!(error instanceof CallTimeoutError)) return error as Error;
         const lookup = `the server did not answer the lookup of the process within ${LOOKUP_TIMEOUT_MS} ms`;
-        return new TerminalError(deps.processId, `could not connect: ${redact(reason)}; ${lookup}`, {
+        return terminalError(deps.processId, `could not connect: ${redact(reason)}; ${lookup}`, {
           fromServer: false,
           cause: error,
         });
@@ -68,7 +68,7 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
         const answer = new SandboxAgentHttpError("processes.terminal", 409, problem, undefined);
         return toProcessError(answer, { processId: deps.processId }) as Error;
       }
-      return new TerminalError(deps.processId, `could not connect: ${redact(reason)}`, { fromServer: false });
+      return terminalError(deps.processId, `could not connect: ${redact(reason)}`, { fromServer: false });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Subject, type Observable } from "rxjs";
 import * as v from "valibot";
 import { WEB_SOCKET_OPEN, type WebSocketLike } from "../../internal/web-socket.js";
-import { TerminalError } from "../errors.js";
+import { terminalError, type SandboxAgentError } from "../errors.js";
 import { toBase64 } from "./bytes.js";
 import { TerminalServerFrameSchema } from "./schemas.js";
 import { PROCESS_DEFAULTS } from "../defaults.js";
@@ -43,8 +43,11 @@ export class Terminal {
   readonly processId: string;
   /** PTY output while connected; hot (no replay); completes when the socket closes, whatever the reason. */
   readonly output$: Observable<Uint8Array>;
-  /** The server's error frames (bad input and the like); the socket stays open. Completes at close. */
-  readonly errors$: Observable<TerminalError>;
+  /**
+   * The server's error frames (bad input and the like), as errors of kind `terminal_server`; the
+   * socket stays open. Completes at close.
+   */
+  readonly errors$: Observable<SandboxAgentError>;
   /** Resolves on the server's `ready` frame; rejects with a typed error when the socket cannot open. */
   readonly ready: Promise<void>;
   /** Resolves when the process exits; rejects when the socket closes first (the process may still run). */
@@ -53,7 +56,7 @@ export class Terminal {
   readonly closed: Promise<void>;
 
   readonly #output = new Subject<Uint8Array>();
-  readonly #errors = new Subject<TerminalError>();
+  readonly #errors = new Subject<SandboxAgentError>();
   readonly #queue: string[] = [];
   readonly #settle: { ready(error?: Error): void; exit(value: TerminalExit | Error): void; closed(): void };
   #socket: WebSocketLike | undefined;
@@ -84,7 +87,7 @@ export class Terminal {
     this.#timer = setTimeout(() => this.#abandon("no ready frame within the timeout"), readyTimeoutMs);
     const { signal } = options;
     if (signal?.aborted) {
-      this.#finish(new TerminalError(processId, "aborted", { fromServer: false }));
+      this.#finish(terminalError(processId, "aborted", { fromServer: false }));
       return;
     }
     if (signal) {
@@ -122,7 +125,7 @@ export class Terminal {
     } else {
       this.#state = "closing";
       socket?.close();
-      if (!socket) this.#finish(new TerminalError(this.processId, "closed before it connected", { fromServer: false }));
+      if (!socket) this.#finish(terminalError(this.processId, "closed before it connected", { fromServer: false }));
     }
   }
 
@@ -132,7 +135,7 @@ export class Terminal {
 
   #sendFrame(frame: object): void {
     if (this.#state === "closing" || this.#state === "closed") {
-      throw new TerminalError(this.processId, "the terminal is closed", { fromServer: false });
+      throw terminalError(this.processId, "the terminal is closed", { fromServer: false });
     }
     const text = JSON.stringify(frame);
     if (this.#state === "open" && this.#socket?.readyState === WEB_SOCKET_OPEN) this.#socket.send(text);
@@ -191,12 +194,12 @@ export class Terminal {
     this.#settle.exit({ exitCode: frame.exitCode });
   }
 
-  #localError(message: string): TerminalError {
-    return new TerminalError(this.processId, message, { fromServer: false });
+  #localError(message: string): SandboxAgentError {
+    return terminalError(this.processId, message, { fromServer: false });
   }
 
-  #serverError(message: string): TerminalError {
-    return new TerminalError(this.processId, message, { fromServer: true });
+  #serverError(message: string): SandboxAgentError {
+    return terminalError(this.processId, message, { fromServer: true });
   }
 
   #abandon(reason: string): void {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/config/index.js";
 import { SandboxAgentClient } from "../../../lib/sandbox/index.js";
-import { InvalidRequestError, NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
+import { NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { rejection } from "../../support/rejection.js";
 
@@ -76,15 +76,14 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
       expect(await config.getMcpConfig({ directory: dir, name: "web" })).toMatchObject({ type: "remote" });
     });
 
-    it("a shape the server cannot read is an InvalidRequestError with its reason", async () => {
+    it("a shape the server cannot read is an invalid_request error with the server's reason", async () => {
       const bogus = { type: "bogus" } as unknown as McpServerConfig;
       const variant = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, bogus));
-      expect(variant).toBeInstanceOf(InvalidRequestError);
-      expect((variant as InvalidRequestError).status).toBe(422);
-      expect((variant as InvalidRequestError).reason).toContain("unknown variant `bogus`");
+      expect(variant).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request", status: 422 });
+      expect((variant as SandboxAgentHttpError).message).toContain("unknown variant `bogus`");
       const noCommand = { type: "local" } as McpServerConfig;
       const field = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, noCommand));
-      expect((field as InvalidRequestError).reason).toContain("missing field `command`");
+      expect((field as SandboxAgentHttpError).message).toContain("missing field `command`");
       expect(await rejection(config.getMcpConfig({ directory: dir, name: "b" }))).toBeInstanceOf(NotFoundError);
     });
   });
@@ -103,8 +102,8 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
       expect(missing).toBeInstanceOf(NotFoundError);
       expect((missing as NotFoundError).problem?.detail).toBe("session not found: skills:nope");
       const shape = await rejection(config.setSkillsConfig({ directory: dir, name: "s2" }, {} as { sources: [] }));
-      expect(shape).toBeInstanceOf(InvalidRequestError);
-      expect((shape as InvalidRequestError).reason).toContain("missing field `sources`");
+      expect(shape).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request" });
+      expect((shape as SandboxAgentHttpError).message).toContain("missing field `sources`");
       await config.deleteSkillsConfig({ directory: dir, name: "s1" });
       expect(await rejection(config.getSkillsConfig({ directory: dir, name: "s1" }))).toBeInstanceOf(NotFoundError);
       await config.deleteSkillsConfig({ directory: dir, name: "s1" });
@@ -134,11 +133,9 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
       expect((await agents.getAgent("mock")).configOptions).toBeUndefined();
     });
 
-    it("an unknown agent is an InvalidRequestError of kind unsupported_agent", async () => {
+    it("an unknown agent is a 400 of kind unsupported_agent", async () => {
       const error = await rejection(agents.getAgent("no-such-agent"));
-      expect(error).toBeInstanceOf(InvalidRequestError);
-      expect((error as InvalidRequestError).status).toBe(400);
-      expect((error as InvalidRequestError).kind).toBe("unsupported_agent");
+      expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 400, kind: "unsupported_agent" });
     });
   });
 

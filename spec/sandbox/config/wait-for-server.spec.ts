@@ -3,9 +3,9 @@
 import { freePort } from "../../../examples/demo/server.js";
 import {
   CallTimeoutError,
-  ConflictError,
   NotFoundError,
   SandboxAgentClient,
+  SandboxAgentHttpError,
   UnsupportedFeatureError,
 } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -62,8 +62,8 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     const skills = c.config.getSkillsConfig({ directory: server.home, name: "none" });
     await expect(skills).rejects.toBeInstanceOf(NotFoundError);
     expect(await c.inspectorUrl()).toBe(`${server.baseUrl}/ui/`);
-    await expect(c.desktop.displayInfo()).rejects.toMatchObject({ name: "ConflictError", kind: "desktop_runtime_inactive" });
-    await expect(c.getAgent("no-such-agent")).rejects.toMatchObject({ name: "InvalidRequestError", status: 400 });
+    await expect(c.desktop.displayInfo()).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    await expect(c.getAgent("no-such-agent")).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 400 });
   });
 
   it("waitForHealth resolves at once on a live server", async () => {
@@ -71,7 +71,7 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     expect(result).toMatchObject({ status: 200, attempts: 1 });
   });
 
-  it("process errors are catchable by kind: not found is a NotFoundError, still running a ConflictError", async () => {
+  it("process errors are catchable by kind: not found is a NotFoundError, still running a 409 of kind process_running", async () => {
     const c = client!;
     const missing = await c.processes.get("no-such-process").catch((error: unknown) => error);
     expect(missing).toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
@@ -79,8 +79,8 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     const sleeper = await c.processes.spawn({ command: "sleep", args: ["30"] });
     try {
       const running = await c.processes.remove(sleeper.id).catch((error: unknown) => error);
-      expect(running).toMatchObject({ name: "ConflictError", kind: "process_running" });
-      expect(running).toBeInstanceOf(ConflictError);
+      expect(running).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process_running" });
+      expect(running).toBeInstanceOf(SandboxAgentHttpError);
     } finally {
       await c.processes.kill(sleeper.id).catch(() => undefined);
     }
@@ -129,6 +129,6 @@ describe("SandboxAgentClient against the v2 contract server: what it does not ha
     await expect(client.listAgents({ config: true })).rejects.toBeInstanceOf(UnsupportedFeatureError);
     await expect(client.getAgent("mock", { config: true })).rejects.toBeInstanceOf(UnsupportedFeatureError);
     await expect(client.listConnections()).rejects.toBeInstanceOf(UnsupportedFeatureError);
-    await expect(client.getAgent("nope")).rejects.toMatchObject({ name: "InvalidRequestError", status: 400 });
+    await expect(client.getAgent("nope")).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 400 });
   });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
 import WebSocket from "ws";
 import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
-import { DesktopDependenciesMissingError, DesktopStreamUnavailableError, SandboxAgentHttpError, NotFoundError } from "../../../lib/sandbox/errors.js";
+import { DesktopDependenciesMissingError, SandboxAgentHttpError, NotFoundError } from "../../../lib/sandbox/errors.js";
 import { rejection } from "../../support/rejection.js";
 import type { SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { startDesktopServer, type DesktopServer } from "./desktop-server.js";
@@ -69,8 +69,7 @@ describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
     expect(await rejection(desktop.recordings.get("rec_1"))).toBeInstanceOf(NotFoundError);
     expect(await desktop.stream.status()).toEqual({ active: false });
     const error = await rejection(desktop.stream.start());
-    expect(error).toBeInstanceOf(DesktopStreamUnavailableError);
-    expect((error as DesktopStreamUnavailableError).reason).toBe("desktop-inactive");
+    expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
   });
 
   it("the stream's signaling WebSocket takes the token as a header only", async () => {

@@ -63,8 +63,8 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
     counting.onStart = undefined;
   });
 
-  it("errors with a desktop_runtime_inactive ConflictError before the desktop is started", async () => {
-    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "ConflictError", kind: "desktop_runtime_inactive" });
+  it("errors with a desktop_runtime_inactive 409 before the desktop is started", async () => {
+    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
     await desktop.start({ width: 320, height: 200, displayNum: freeDisplayNumber(process.pid + 211) });
   });
 

@@ -1,6 +1,5 @@
 import { createServer } from "node:net";
 import {
-  AlreadyConnectedError,
   NotConnectedError,
   SandboxAgentError,
 } from "../../../lib/sandbox/index.js";
@@ -71,14 +70,14 @@ describe.each(BOTH)("lifecycle against the $name", (factory) => {
     await expect(c.newSession()).resolves.toMatchObject({ sessionId: expect.any(String) as string });
   });
 
-  it("holds one connection: connect() twice throws AlreadyConnectedError", async () => {
+  it("holds one connection: connect() twice throws an already_connected error", async () => {
     const c = client({ autoConnect: false });
     await c.connect();
-    await expect(c.connect()).rejects.toBeInstanceOf(AlreadyConnectedError);
+    await expect(c.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already_connected" });
     expect(c.state).toBe("connected");
     // A connect() while auto-connect is in flight is refused too.
     const auto = client();
-    await expect(auto.connect()).rejects.toBeInstanceOf(AlreadyConnectedError);
+    await expect(auto.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already_connected" });
     await expect(auto.ready).resolves.toMatchObject({ agent: "mock" });
   });
 

@@ -67,7 +67,7 @@ describe("spawned processes against the real server", () => {
     const stopped = await processes.stop(info.id, { waitMs: 2_000 });
     expect(stopped.status).toBe("exited");
     expect((await processes.get(info.id)).status).toBe("exited");
-    await expect(processes.input(info.id, "late\n")).rejects.toMatchObject({ name: "ConflictError", kind: "process_not_running" });
+    await expect(processes.input(info.id, "late\n")).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process_not_running" });
     expect((await processes.list()).map((p) => p.id)).toContain(info.id);
   });
 
@@ -91,10 +91,10 @@ describe("spawned processes against the real server", () => {
     expect(killed.exitCode ?? null).toBeNull();
   });
 
-  it("remove: running → a process_running ConflictError (409); exited → removed, then a process_not_found NotFoundError (404)", async () => {
+  it("remove: running → a 409 of kind process_running; exited → removed, then a process_not_found NotFoundError (404)", async () => {
     const info = await processes.spawn({ command: "sleep", args: ["30"] });
     const running = processes.remove(info.id);
-    await expect(running).rejects.toMatchObject({ name: "ConflictError", kind: "process_running" });
+    await expect(running).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process_running" });
     await expect(running).rejects.toMatchObject({ status: 409, processId: info.id });
     await processes.kill(info.id, { waitMs: 2_000 });
     await untilExited(() => processes.get(info.id));
@@ -123,12 +123,12 @@ describe("spawned processes against the real server", () => {
     expect((await processes.list({ owner: "system" })).map((p) => p.id)).not.toContain(info.id);
   });
 
-  it("resize over HTTP: a tty process answers its size; a pipe process is a not_a_terminal ConflictError", async () => {
+  it("resize over HTTP: a tty process answers its size; a pipe process is a 409 of kind not_a_terminal", async () => {
     const tty = await processes.spawn({ command: "sleep", args: ["10"], tty: true });
     expect(await processes.resize(tty.id, 100, 30)).toEqual({ cols: 100, rows: 30 });
     await processes.kill(tty.id);
     const pipe = await processes.spawn({ command: "sleep", args: ["10"] });
-    await expect(processes.resize(pipe.id, 100, 30)).rejects.toMatchObject({ name: "ConflictError", kind: "not_a_terminal" });
+    await expect(processes.resize(pipe.id, 100, 30)).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "not_a_terminal" });
     await processes.kill(pipe.id);
   });
 

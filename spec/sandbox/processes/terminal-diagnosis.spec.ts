@@ -31,7 +31,9 @@ describe("the lookup that explains a refused terminal socket", () => {
         () => undefined,
         (reason: unknown) => reason,
       );
-      expect(error).toMatchObject({ name: "TerminalError", processId: "proc_1", fromServer: false });
+      // A local failure (kind `terminal`, not the server's error frame, `terminal_server`), naming the process.
+      expect(error).toMatchObject({ name: "SandboxAgentError", kind: "terminal" });
+      expect((error as Error).message).toMatch(/^terminal proc_1: /);
       expect((error as Error).message).toContain("could not connect");
       expect((error as Error).message).toContain("did not answer the lookup of the process within");
       expect((error as Error).cause).toMatchObject({ name: "TimeoutError" });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import { WebSocketServer } from "ws";
-import { TerminalError } from "../../../lib/sandbox/errors.js";
+import {  } from "../../../lib/sandbox/errors.js";
 import { WebSocketUnavailableError } from "../../../lib/internal/web-socket.js";
 import type { Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -99,8 +99,8 @@ describe("terminal against the real server", () => {
     terminal.close();
     await terminal.closed;
     await done;
-    await expect(terminal.exit).rejects.toBeInstanceOf(TerminalError);
-    expect(() => terminal.send("x")).toThrow(TerminalError);
+    await expect(terminal.exit).rejects.toMatchObject({ name: "SandboxAgentError", kind: "terminal" });
+    expect(() => terminal.send("x")).toThrow(expect.objectContaining({ name: "SandboxAgentError", kind: "terminal" }));
     expect((await processes.get(info.id)).status).toBe("running");
     await processes.kill(info.id);
   });
@@ -111,19 +111,21 @@ describe("terminal against the real server", () => {
     await terminal.ready;
     const error = firstValueFrom(terminal.errors$);
     terminal.resize(-1, 70_000);
-    await expect(error).resolves.toMatchObject({ fromServer: true, processId: info.id });
+    // The server's error frame (kind `terminal_server`, not a local failure), naming the process.
+    await expect(error).resolves.toMatchObject({ name: "SandboxAgentError", kind: "terminal_server" });
+    expect((await error).message).toMatch(new RegExp(`^terminal ${info.id}: `));
     terminal.send("echo still-$((1+1))\n");
     await until(() => text(chunks).includes("still-2"), 10_000, "output after the error frame");
     await processes.kill(info.id);
   });
 
-  it("unknown process → a process_not_found NotFoundError; non-tty process → a not_a_terminal ConflictError", async () => {
+  it("unknown process → a process_not_found NotFoundError; non-tty process → a 409 of kind not_a_terminal", async () => {
     const unknown = attach("proc_nope").terminal;
     await expect(unknown.ready).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
     await expect(unknown.exit).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
     await unknown.closed;
     const pipe = await processes.spawn({ command: "sleep", args: ["30"] });
-    await expect(attach(pipe.id).terminal.ready).rejects.toMatchObject({ name: "ConflictError", kind: "not_a_terminal" });
+    await expect(attach(pipe.id).terminal.ready).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "not_a_terminal" });
     await processes.kill(pipe.id);
   });
 
@@ -141,7 +143,7 @@ describe("terminal against the real server", () => {
     await terminal.ready;
     controller.abort();
     await terminal.closed;
-    await expect(terminal.exit).rejects.toBeInstanceOf(TerminalError);
+    await expect(terminal.exit).rejects.toMatchObject({ name: "SandboxAgentError", kind: "terminal" });
     expect((await processes.get(info.id)).status).toBe("running");
     await processes.kill(info.id);
   });
