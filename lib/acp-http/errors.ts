@@ -8,6 +8,7 @@ import type { ProblemDetails } from "../internal/http.js";
 export { AcpError, type AcpErrorKind } from "../internal/errors.js";
 export type { ProblemDetails } from "../internal/http.js";
 export { AcpInvalidHeaderError } from "../internal/errors.js";
+export { WebSocketUnavailableError } from "../internal/web-socket.js";
 
 /** The caller aborted the request through its `AbortSignal` (or unsubscribed). */
 export class AcpAbortError extends AcpError {

@@ -14,6 +14,7 @@
  * - `network`: the HTTP exchange itself failed, no status (`AcpNetworkError`).
  * - `message-too-large`: one message passed `maxMessageBytes` (`AcpMessageTooLargeError`).
  * - `invalid-header`: a header value has CR or LF; nothing was sent (`AcpInvalidHeaderError`).
+ * - `websocket-unavailable`: no WebSocket was given and the runtime has none (`WebSocketUnavailableError`).
  */
 export type AcpErrorKind =
   | "aborted"
@@ -26,7 +27,8 @@ export type AcpErrorKind =
   | "protocol"
   | "network"
   | "message-too-large"
-  | "invalid-header";
+  | "invalid-header"
+  | "websocket-unavailable";
 
 /**
  * The base of every error this client throws, so callers can tell our failures

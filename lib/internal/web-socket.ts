@@ -1,5 +1,7 @@
 // The WebSocket shape both layers use (ACP over WebSocket, process terminals) and how an
 // implementation is found.
+import { AcpError } from "./errors.js";
+
 /**
  * Finding a WebSocket implementation without depending on one: the caller's constructor
  * when given, else the runtime's standard `WebSocket` (browsers, Deno, Bun, Node >= 22),
@@ -34,13 +36,15 @@ export interface WebSocketConstructor {
 }
 
 /** No WebSocket implementation was given and the runtime has none. */
-export class WebSocketUnavailableError extends Error {
+export class WebSocketUnavailableError extends AcpError {
   override name = "WebSocketUnavailableError";
+  declare readonly kind: "websocket-unavailable";
 
   constructor() {
     super(
       "no WebSocket implementation: this runtime has no global WebSocket (Node < 22). " +
         'Install the "ws" package and pass it, e.g. `import WebSocket from "ws"` then `{ WebSocket }` in the options.',
+      { kind: "websocket-unavailable" },
     );
   }
 }

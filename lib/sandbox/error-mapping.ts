@@ -14,6 +14,7 @@ import {
   type AcpProtocolError,
   type AcpRpcError,
   type AcpTimeoutError,
+  type WebSocketUnavailableError,
 } from "../acp-http/index.js";
 import {
   AgentError,
@@ -37,7 +38,8 @@ type ProtocolFailure =
   | AcpNetworkError
   | AcpProtocolError
   | AcpRpcError
-  | AcpTimeoutError;
+  | AcpTimeoutError
+  | WebSocketUnavailableError;
 
 type FromProtocol = {
   [K in AcpErrorKind]: (error: ProtocolFailure & { kind: K }, method: string) => unknown;
@@ -63,6 +65,8 @@ const FROM_PROTOCOL: FromProtocol = {
   "connection-rebuilt": (error) => error,
   "stream-lost": (error) => error,
   "message-too-large": (error) => error,
+  // No WebSocket (Node 20 without `ws`): the same advice, as this layer's error.
+  "websocket-unavailable": (error) => new SandboxAgentError(error.message, { cause: error, kind: "websocket_unavailable" }),
 };
 
 /**

@@ -39,6 +39,8 @@
  * - `protocol`: the server answered with something this client cannot read;
  * - `network`: the server could not be reached (refused, reset, DNS);
  * - `invalid_header`: a header value with CR or LF; nothing was sent;
+ * - `websocket_unavailable`: a terminal needs a WebSocket and the runtime has none (Node 20): install
+ *   `ws` and pass it as the client's `WebSocket` option;
  * - `terminal`: a terminal's socket failed or closed before the process exited;
  *   `terminal_server`: the server's error frame on `errors$` (the socket stays open);
  * - `log_stream`: `logs$` gave up reconnecting;
@@ -55,6 +57,7 @@ export type SandboxErrorKind =
   | "protocol"
   | "network"
   | "invalid_header"
+  | "websocket_unavailable"
   | "unsupported"
   | "http"
   | "not_found"

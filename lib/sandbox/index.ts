@@ -77,7 +77,6 @@ export {
   LeaseLostError,
   type SandboxErrorKind,
 } from "./errors.js";
-export { WebSocketUnavailableError } from "../internal/web-socket.js";
 
 // --- persistence ---------------------------------------------------------------------------
 export {

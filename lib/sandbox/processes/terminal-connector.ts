@@ -1,6 +1,12 @@
-import { resolveWebSocket, type WebSocketConstructor, type WebSocketLike } from "../../internal/web-socket.js";
+import {
+  resolveWebSocket,
+  type ResolvedWebSocket,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from "../../internal/web-socket.js";
 import type { CallOptions } from "../call-options.js";
 import type { HttpSettings } from "../control-plane.js";
+import { toSandboxError } from "../error-mapping.js";
 import { CallTimeoutError, SandboxAgentHttpError, terminalError } from "../errors.js";
 import { toProcessError } from "./process-errors.js";
 import type { ProcessInfo } from "./schemas.js";
@@ -32,7 +38,13 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
   const redact = (text: string) => (token ? text.split(token).join("***") : text);
   return {
     open: async (protocols) => {
-      const { WebSocket, supportsHeaders } = resolveWebSocket(deps.WebSocket);
+      let resolved: ResolvedWebSocket;
+      try {
+        resolved = resolveWebSocket(deps.WebSocket);
+      } catch (error) {
+        throw toSandboxError(error, "terminal"); // no WebSocket: kind `websocket_unavailable`, the same advice
+      }
+      const { WebSocket, supportsHeaders } = resolved;
       const source = deps.settings.token;
       token = typeof source === "function" ? await source() : source;
       const url = deps.url(supportsHeaders || !token ? undefined : token);

@@ -13,6 +13,7 @@ import {
   AcpProtocolError,
   AcpRpcError,
   AcpTimeoutError,
+  WebSocketUnavailableError,
   type AcpErrorKind,
 } from "../../../lib/acp-http/index.js";
 
@@ -28,6 +29,7 @@ const examples: Array<[AcpError, AcpErrorKind]> = [
   [new AcpNetworkError("POST /acp", new TypeError("fetch failed")), "network"],
   [new AcpMessageTooLargeError("stream", 2048, 1024), "message-too-large"],
   [new AcpInvalidHeaderError("x-trace"), "invalid-header"],
+  [new WebSocketUnavailableError(), "websocket-unavailable"],
 ];
 
 describe("protocol error kinds", () => {

@@ -129,10 +129,12 @@ describe("terminal against the real server", () => {
     await processes.kill(pipe.id);
   });
 
-  it("without a WebSocket implementation (Node 20, none injected) ready rejects with WebSocketUnavailableError", async () => {
+  it("without a WebSocket implementation (Node 20, none injected) ready rejects with kind websocket_unavailable", async () => {
     const bare = processesFor(server.baseUrl, undefined, {});
     const terminal = bare.terminal("proc_1");
-    await expect(terminal.ready).rejects.toBeInstanceOf(WebSocketUnavailableError);
+    await expect(terminal.ready).rejects.toMatchObject({ name: "SandboxAgentError", kind: "websocket_unavailable" });
+    await expect(terminal.ready).rejects.toThrow(/install the "ws" package/i);
+    await expect(terminal.ready).rejects.toHaveProperty("cause", expect.any(WebSocketUnavailableError));
     expect(String(terminal)).toBe("Terminal(proc_1, closed)");
   });
 
