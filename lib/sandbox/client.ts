@@ -3,7 +3,7 @@ import type * as v from "valibot";
 import { clientConnection } from "./client-connection.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import { sandboxName, type SandboxConnection } from "./connection.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions, CallSignal } from "./call-options.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
@@ -183,7 +183,7 @@ export class SandboxAgentClient {
   }
 
   /** Runs a session call on the live connection (waiting for one being made, within `call`'s bounds). */
-  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, call: CallOptions) => Promise<T>) {
+  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, call: CallSignal) => Promise<T>) {
     return this.#lifecycle.with(method, call, run);
   }
 

@@ -1,7 +1,7 @@
 import { filter, merge, type Observable } from "rxjs";
 import { AgentError, CallAbortedError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
-import type { CallOptions, Logger } from "./call-options.js";
+import type { CallOptions, CallSignal, Logger } from "./call-options.js";
 import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
@@ -224,7 +224,7 @@ export class RecordedSessions {
       .catch(() => undefined);
   }
 
-  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallOptions) => Promise<T>) {
+  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallSignal) => Promise<T>) {
     return this.#deps.lifecycle.with(method, call, run);
   }
 
