@@ -4,6 +4,7 @@ import { clientConnection } from "./client-connection.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import { sandboxName, type SandboxConnection } from "./connection.js";
 import type { CallOptions, CallSignal } from "./call-options.js";
+import { Bound } from "./deadline.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
@@ -163,9 +164,17 @@ export class SandboxAgentClient {
   async connect(options: ConnectOptions = {}): Promise<ConnectInfo> {
     const { waitForServer, ...bounds } = options;
     if (!waitForServer) return this.#lifecycle.connect(bounds);
-    const waited = await this.waitForHealth({ ...(waitForServer === true ? {} : waitForServer), ...bounds });
-    const left = bounds.timeoutMs === undefined ? undefined : Math.max(1, bounds.timeoutMs - waited.elapsedMs);
-    return this.#lifecycle.connect({ ...bounds, ...(left === undefined ? {} : { timeoutMs: left }) });
+    // One deadline for the wait and the connect together; the wait keeps its pace (and, without a
+    // `timeoutMs`, its own default bound) and stops when that deadline passes.
+    const bound = new Bound("connect", bounds);
+    try {
+      const pace = waitForServer === true ? {} : waitForServer;
+      const within = bounds.timeoutMs === undefined ? {} : { timeoutMs: bounds.timeoutMs };
+      await this.waitForHealth({ ...pace, ...within, ...bound.call });
+      return await this.#lifecycle.connect(bound.call);
+    } finally {
+      bound.dispose();
+    }
   }
 
   /**
