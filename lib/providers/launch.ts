@@ -4,7 +4,7 @@
 // client (`startSandbox`, in start-sandbox.ts, is this with `new SandboxAgentClient`).
 import type { ConnectInfo, SandboxAgentClientOptions } from "../sandbox/types.js";
 import { checkClientOptions } from "../sandbox/client-options.js";
-import { START_DEFAULTS } from "../sandbox/defaults.js";
+import { START_DEFAULTS } from "./defaults.js";
 import { waitForHealth } from "../sandbox/config/health.js";
 import { ControlPlaneHttp } from "../sandbox/control-plane.js";
 import { CallAbortedError, CallTimeoutError, SandboxStartError, SandboxProviderError } from "../sandbox/errors.js";

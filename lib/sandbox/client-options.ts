@@ -175,4 +175,4 @@ const isStore = (value: unknown): boolean =>
     isFunction((value as Record<string, unknown>)[method]),
   );
 
-export { CLIENT_DEFAULTS, START_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";
+export { CLIENT_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";

@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../../sandbox/errors.js";
+import { LOCAL_DEFAULTS } from "../defaults.js";
 import { pollHealth } from "../health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import type { LogSink } from "./log-sink.js";
@@ -31,7 +32,7 @@ export interface LocalProviderOptions {
   cors?: CorsOptions;
   /** Receives the server's log lines (tokens redacted), e.g. `process.stderr`; by default nothing is written. */
   log?: LogSink;
-  /** How long the server may take to answer `GET /v1/health`; default 15000 ms. */
+  /** How long the server may take to answer `GET /v1/health`; default 15000 ms (`LOCAL_DEFAULTS`). */
   startTimeoutMs?: number;
 }
 
@@ -63,10 +64,6 @@ interface Running {
   destroying?: Promise<void>;
 }
 
-const PORT_ATTEMPTS = 5;
-/** How long a failed start waits for the rest of the server's output before reporting it. */
-const OUTPUT_GRACE_MS = 1000;
-
 /** Starts sandbox-agent servers as child processes of this Node process. */
 export function local(options: LocalProviderOptions = {}): LocalProvider {
   const running = new Map<string, Running>();
@@ -94,7 +91,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
           running.set(started.info.id, started);
           return started.info;
         }
-        if (options.port !== undefined || attempt >= PORT_ATTEMPTS) {
+        if (options.port !== undefined || attempt >= LOCAL_DEFAULTS.portAttempts) {
           throw new SandboxStartError(name, "port-in-use", `127.0.0.1:${port} is in use`);
         }
       }
@@ -130,7 +127,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
       const outcome = await pollHealth(baseUrl, {
         ...(token !== undefined ? { token } : {}),
         ...(signal ? { signal } : {}),
-        timeoutMs: options.startTimeoutMs ?? 15_000,
+        timeoutMs: options.startTimeoutMs ?? LOCAL_DEFAULTS.startTimeoutMs,
         gone: server.exited,
         confirm: () => listening,
       });
@@ -149,7 +146,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
         return { info, server, dirs, marker };
       }
       await stop();
-      await settlesWithin(output.ended(), OUTPUT_GRACE_MS);
+      await settlesWithin(output.ended(), LOCAL_DEFAULTS.outputGraceMs);
       if (outcome === "timeout") {
         const detail = `sandbox-agent did not answer ${baseUrl}/v1/health in time`;
         throw new SandboxStartError(name, "timeout", detail, output.text());
