@@ -3,7 +3,7 @@
 import { consoleLogger } from "../acp-http/index.js";
 import type { Logger } from "./call-options.js";
 import { CLIENT_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";
-import { memoryStore } from "./persistence/client-side.js";
+import { memoryStore } from "./persistence/memory-store.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { HealthWaitOptions, SandboxAgentClientOptions } from "./types.js";
 

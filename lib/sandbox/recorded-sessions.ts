@@ -5,7 +5,7 @@ import type { CallOptions, CallSignal, Logger } from "./call-options.js";
 import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
-import type { SessionRecording } from "./persistence/client-side.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
 import { restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
 import type { ResumedSession } from "./persistence/resume.js";

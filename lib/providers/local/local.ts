@@ -7,8 +7,7 @@ import { CallAbortedError, SandboxProviderError, SandboxStartError } from "../..
 import { LOCAL_DEFAULTS } from "../defaults.js";
 import { pollHealth } from "../health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
-import type { LogSink } from "./log-sink.js";
-import { OutputTail } from "./output-tail.js";
+import { OutputTail, type LogSink } from "./output-tail.js";
 import { freePort } from "./ports.js";
 import { settlesWithin, spawnServer, type ServerProcess } from "./process-group.js";
 import { newSandboxMarker, SANDBOX_MARKER_VAR, stopSandbox } from "./process-tree.js";
