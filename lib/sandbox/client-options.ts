@@ -101,7 +101,8 @@ function checkBaseUrl(baseUrl: unknown): void {
   if (url.search || url.hash) fail("baseUrl", `${takes}, without a query or fragment`, baseUrl);
   // fetch refuses such URLs, and error messages quote baseUrl: credentials go in token or headers.
   if (url.username || url.password) {
-    fail("baseUrl", `${takes}, without user:password (pass credentials as token or headers)`, "a URL with credentials", false);
+    const expected = `${takes}, without user:password (pass credentials as token or headers)`;
+    fail("baseUrl", expected, "a URL with credentials", false);
   }
 }
 
@@ -168,7 +169,9 @@ const isHeaders = (value: unknown): boolean =>
   isObject(value) && Object.values(value).every((header) => typeof header === "string");
 const isDebug = (value: unknown): boolean =>
   isBoolean(value) ||
-  (isObject(value) && isFunction((value as { debug?: unknown }).debug) && isFunction((value as { warn?: unknown }).warn));
+  (isObject(value) &&
+    isFunction((value as { debug?: unknown }).debug) &&
+    isFunction((value as { warn?: unknown }).warn));
 const isStore = (value: unknown): boolean =>
   isObject(value) &&
   ["getSession", "listSessions", "updateSession", "listEvents", "insertEvent"].every((method) =>

@@ -30,7 +30,13 @@ import type { SessionConfigOption, SessionModes } from "./session-config.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
-import type { HealthWaitBounds, PermissionReply, ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
+import type {
+  HealthWaitBounds,
+  PermissionReply,
+  ReconnectAttempt,
+  SandboxAgentClientOptions,
+  SessionView,
+} from "./types.js";
 
 export type * from "./types.js";
 
@@ -199,7 +205,10 @@ export class SandboxAgentClient {
 
   // --- sessions ----------------------------------------------------------------------
 
-  /** Opens a new session (`session/new`) in `options.cwd` (default: the client's `cwd`); it is recorded in the store. */
+  /**
+   * Opens a new session (`session/new`) in `options.cwd` (default: the client's `cwd`); it is
+   * recorded in the store.
+   */
   newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
     return this.#sessions.newSession(options, call);
   }

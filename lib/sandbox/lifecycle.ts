@@ -4,7 +4,15 @@ import { linkSignal, untilAborted } from "../internal/abort.js";
 import { SandboxConnection, type ConnectionTap } from "./connection.js";
 import type { CallOptions, CallSignal } from "./call-options.js";
 import { Bound } from "./deadline.js";
-import { AlreadyConnectedError, CallAbortedError, CallTimeoutError, ConnectionLostError, NotConnectedError, type NotConnectedReason, SandboxAgentError } from "./errors.js";
+import {
+  AlreadyConnectedError,
+  CallAbortedError,
+  CallTimeoutError,
+  ConnectionLostError,
+  NotConnectedError,
+  type NotConnectedReason,
+  SandboxAgentError,
+} from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
 import type { SandboxEvent } from "./events.js";
 import { profileFor, type ServerApi } from "./profiles.js";

@@ -139,12 +139,14 @@ export class RecordedSessions {
           sessions.prompt(conn, id, blocks, bounds, logger),
         );
         const usage = usageOf(outcome.raw.usage);
-        recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: outcome.stopReason, ...(usage ? { usage } : {}) });
+        const { stopReason } = outcome;
+        recording.note({ kind: "turn-ended", sessionId: agentId, stopReason, ...(usage ? { usage } : {}) });
         return outcome;
       } catch (error) {
         // Given up from here (the signal): the turn was cancelled on the server as well.
-        if (error instanceof CallAbortedError) recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: "cancelled" });
-        else {
+        if (error instanceof CallAbortedError) {
+          recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: "cancelled" });
+        } else {
           const code = error instanceof AgentError ? { code: error.code } : {};
           recording.note({ kind: "turn-failed", sessionId: agentId, message: (error as Error).message, ...code });
         }

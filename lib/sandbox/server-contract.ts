@@ -60,7 +60,10 @@ export class ServerContract {
     return await untilAborted(failed, call?.signal, (reason) => stoppedBy(reason, operation));
   }
 
-  /** The control-plane routes for the user's call `operation`; on v2 most are extensions over the session connection. */
+  /**
+   * The control-plane routes for the user's call `operation`; on v2 most are extensions over the
+   * session connection.
+   */
   async routes(operation: string, call?: CallSignal): Promise<ControlRoutes> {
     return profileFor(await this.api(operation, call)).controlRoutes(this.#http, this.#extension);
   }

@@ -35,8 +35,9 @@ export interface DockerProviderOptions {
 }
 
 /** The options with their defaults filled in (`DOCKER_DEFAULTS`), once, when the provider is made. */
-export type DockerSettings = DockerProviderOptions &
-  Required<Pick<DockerProviderOptions, "networkMode" | "agentPort" | "binary" | "defaultCwd" | "startTimeoutMs" | "stopTimeoutSeconds">>;
+export type DockerSettings = DockerProviderOptions & Required<Pick<DockerProviderOptions, DefaultedOption>>;
+
+type DefaultedOption = "networkMode" | "agentPort" | "binary" | "defaultCwd" | "startTimeoutMs" | "stopTimeoutSeconds";
 
 export function dockerSettings(options: DockerProviderOptions): DockerSettings {
   const defaults = DOCKER_DEFAULTS;

@@ -24,7 +24,10 @@ const HealthBodySchema = v.looseObject({ status: v.string() });
  * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
  * `CallAbortedError`; every attempt is bounded by the time left.
  */
-export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitOptions = {}): Promise<HealthWaitResult> {
+export async function waitForHealth(
+  http: ControlPlaneHttp,
+  options: HealthWaitOptions = {},
+): Promise<HealthWaitResult> {
   const settings = healthWaitSettings(options);
   const { timeoutMs, signal, path, initialDelayMs, maxDelayMs, upStatuses, attemptTimeoutMs } = settings;
   const startedAt = Date.now();
