@@ -67,6 +67,8 @@ interface Running {
 export function local(options: LocalProviderOptions = {}): LocalProvider {
   const running = new Map<string, Running>();
   const name = "local";
+  // The options' defaults (LOCAL_DEFAULTS), filled in once; the rest are made per sandbox (port, token, dirs).
+  const startTimeoutMs = options.startTimeoutMs ?? LOCAL_DEFAULTS.startTimeoutMs;
 
   async function create(call: SandboxCallOptions = {}): Promise<SandboxInfo> {
     const binary = resolveBinary(options.binaryPath);
@@ -126,7 +128,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
       const outcome = await pollHealth(baseUrl, {
         ...(token !== undefined ? { token } : {}),
         ...(signal ? { signal } : {}),
-        timeoutMs: options.startTimeoutMs ?? LOCAL_DEFAULTS.startTimeoutMs,
+        timeoutMs: startTimeoutMs,
         gone: server.exited,
         confirm: () => listening,
       });
