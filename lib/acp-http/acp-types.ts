@@ -4,21 +4,26 @@ import * as v from "valibot";
  * The Agent Client Protocol shapes this client reads, as valibot schemas (the types
  * are inferred from them). Objects are loose: fields a newer protocol version adds
  * pass through untouched, and only what a caller relies on is required.
+ *
+ * The entry point (index.ts) re-exports the types a user meets in the public API's signatures
+ * (method params and results, the agent requests' handlers). The schemas stay inside this layer
+ * (client.ts and agent-requests.ts check answers and requests with them), except the three the
+ * sandbox layer reads, re-exported as `@internal`.
  */
 
 const Meta = v.optional(v.record(v.string(), v.unknown()));
 
-export const ContentBlockSchema = v.looseObject({ type: v.string() });
+const ContentBlockSchema = v.looseObject({ type: v.string() });
 export type ContentBlock = v.InferOutput<typeof ContentBlockSchema> & { text?: string };
 
-export const ImplementationSchema = v.looseObject({
+const ImplementationSchema = v.looseObject({
   name: v.string(),
   version: v.optional(v.string()),
   title: v.optional(v.nullable(v.string())),
 });
 export type Implementation = v.InferOutput<typeof ImplementationSchema>;
 
-export const AgentCapabilitiesSchema = v.looseObject({
+const AgentCapabilitiesSchema = v.looseObject({
   loadSession: v.optional(v.boolean()),
   promptCapabilities: v.optional(v.looseObject({})),
   mcpCapabilities: v.optional(v.looseObject({})),
@@ -67,11 +72,12 @@ export interface NewSessionParams {
 // Display names are informational: a server that leaves them out (or names the model id
 // `id`) still created the session, so its answer must not be refused for that.
 const DisplayName = v.optional(v.nullable(v.string()));
+/** @internal A session's modes as `session/new` and `session/load` answer them (read by the sandbox layer). */
 export const SessionModesSchema = v.looseObject({
   currentModeId: v.string(),
   availableModes: v.array(v.looseObject({ id: v.string(), name: DisplayName })),
 });
-export const SessionModelsSchema = v.looseObject({
+const SessionModelsSchema = v.looseObject({
   currentModelId: v.string(),
   availableModels: v.array(
     v.looseObject({ modelId: v.optional(v.string()), id: v.optional(v.string()), name: DisplayName }),
@@ -143,6 +149,7 @@ export interface ListSessionsParams {
   [key: string]: unknown;
 }
 
+/** @internal One entry of `session/list` (read by the sandbox layer). */
 export const SessionInfoSchema = v.looseObject({
   sessionId: v.string(),
   cwd: v.optional(v.string()),
@@ -180,15 +187,10 @@ export interface AuthenticateParams {
   [key: string]: unknown;
 }
 
+/** @internal The shape every `session/update` shares (the sandbox layer reads the rest by kind). */
 export const SessionUpdateSchema = v.looseObject({ sessionUpdate: v.string() });
-export const SessionNotificationSchema = v.looseObject({
-  sessionId: v.string(),
-  update: SessionUpdateSchema,
-  _meta: Meta,
-});
-export type SessionNotification = v.InferOutput<typeof SessionNotificationSchema>;
 
-export const PermissionOptionSchema = v.looseObject({ optionId: v.string(), name: v.string(), kind: v.string() });
+const PermissionOptionSchema = v.looseObject({ optionId: v.string(), name: v.string(), kind: v.string() });
 export const RequestPermissionParamsSchema = v.looseObject({
   sessionId: v.string(),
   toolCall: v.looseObject({ toolCallId: v.string() }),

@@ -1,7 +1,18 @@
 // The agent's requests to the client (permissions, files, terminals): the handlers a user gives,
 // and how each request is answered exactly once, cancelled with its turn, or withdrawn.
 import * as v from "valibot";
-import { ReadTextFileParamsSchema, RequestPermissionParamsSchema, TerminalParamsSchema, WriteTextFileParamsSchema, type ReadTextFileParams, type ReadTextFileResult, type RequestPermissionParams, type RequestPermissionResult, type TerminalParams, type WriteTextFileParams } from "./acp-types.js";
+import {
+  ReadTextFileParamsSchema,
+  RequestPermissionParamsSchema,
+  TerminalParamsSchema,
+  WriteTextFileParamsSchema,
+  type ReadTextFileParams,
+  type ReadTextFileResult,
+  type RequestPermissionParams,
+  type RequestPermissionResult,
+  type TerminalParams,
+  type WriteTextFileParams,
+} from "./acp-types.js";
 import { type AcpRequest, type JsonRpcErrorObject, idKey, type JsonRpcId, sessionOf } from "./envelope.js";
 import { AcpRpcError } from "./errors.js";
 import { linkSignal } from "../internal/abort.js";

@@ -3,7 +3,33 @@
 // deadline signal with one timer where the call is registered (RpcCorrelator.register, json-rpc.ts).
 import * as v from "valibot";
 import { type Observable as Obs, Observable } from "rxjs";
-import { ForkSessionResultSchema, InitializeResultSchema, ListSessionsResultSchema, LooseResultSchema, NewSessionResultSchema, PROTOCOL_VERSION, PromptResultSchema, type AuthenticateParams, type CancelParams, type CloseSessionParams, type ForkSessionResult, type InitializeParams, type InitializeResult, type ListSessionsParams, type ListSessionsResult, type LoadSessionParams, type LooseResult, type NewSessionParams, type NewSessionResult, type PromptParams, type PromptResult, type ResumeSessionParams, type SetSessionConfigOptionParams, type SetSessionModelParams, type SetSessionModeParams } from "./acp-types.js";
+import {
+  ForkSessionResultSchema,
+  InitializeResultSchema,
+  ListSessionsResultSchema,
+  LooseResultSchema,
+  NewSessionResultSchema,
+  PROTOCOL_VERSION,
+  PromptResultSchema,
+  type AuthenticateParams,
+  type CancelParams,
+  type CloseSessionParams,
+  type ForkSessionResult,
+  type InitializeParams,
+  type InitializeResult,
+  type ListSessionsParams,
+  type ListSessionsResult,
+  type LoadSessionParams,
+  type LooseResult,
+  type NewSessionParams,
+  type NewSessionResult,
+  type PromptParams,
+  type PromptResult,
+  type ResumeSessionParams,
+  type SetSessionConfigOptionParams,
+  type SetSessionModelParams,
+  type SetSessionModeParams,
+} from "./acp-types.js";
 import {
   resolveClientOptions,
   type AcpHttpClientOptions,

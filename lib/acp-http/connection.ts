@@ -1,7 +1,7 @@
 // One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
 // the agent's requests, the connection state, session conflicts (409) and the close policy.
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from "rxjs";
-import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
+import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import { joinUrl } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";

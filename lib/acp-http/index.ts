@@ -39,7 +39,44 @@ export {
   type JsonRpcId,
   type JsonRpcErrorObject,
 } from "./envelope.js";
-export * from "./acp-types.js";
+// The ACP shapes a user meets in the signatures above (params, results, the agent's requests).
+export {
+  PROTOCOL_VERSION,
+  type AgentCapabilities,
+  type AuthenticateParams,
+  type CancelParams,
+  type ClientCapabilities,
+  type CloseSessionParams,
+  type ContentBlock,
+  type ForkSessionResult,
+  type Implementation,
+  type InitializeParams,
+  type InitializeResult,
+  type ListSessionsParams,
+  type ListSessionsResult,
+  type LoadSessionParams,
+  type LooseResult,
+  type McpServer,
+  type NewSessionParams,
+  type NewSessionResult,
+  type PermissionOption,
+  type PromptParams,
+  type PromptResult,
+  type ReadTextFileParams,
+  type ReadTextFileResult,
+  type RequestPermissionOutcome,
+  type RequestPermissionParams,
+  type RequestPermissionResult,
+  type ResumeSessionParams,
+  type SessionInfo,
+  type SetSessionConfigOptionParams,
+  type SetSessionModeParams,
+  type SetSessionModelParams,
+  type TerminalParams,
+  type WriteTextFileParams,
+} from "./acp-types.js";
+// For the sandbox layer only (`@internal`: not in the reference).
+export { SessionInfoSchema, SessionModesSchema, SessionUpdateSchema } from "./acp-types.js";
 export * from "./errors.js";
 export type { AttachSessionOptions } from "./recovery.js";
 export { reattach, type AcpReattachment, type StoredConnection, type StoredSession } from "./reattach.js";

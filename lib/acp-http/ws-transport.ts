@@ -6,7 +6,12 @@ import { AcpNetworkError } from "./errors.js";
 import { assertHeaders, mergeHeaders, resolveToken, type TokenSource } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { oversize, ANSWER_HEAD_CHARS } from "./envelope.js";
-import { resolveWebSocket, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from "../internal/web-socket.js";
+import {
+  resolveWebSocket,
+  WEB_SOCKET_OPEN,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from "../internal/web-socket.js";
 import { normalizeTimeout } from "../internal/abort.js";
 import type { WebSocketWatchdogPolicy } from "../internal/backoff.js";
 

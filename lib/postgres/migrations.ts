@@ -96,7 +96,8 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     const { rows } = await client.query<{ value: number }>(`SELECT value FROM ${q("meta")} WHERE key = 'version'`);
     const at = rows[0]?.value ?? 0;
     if (at > SCHEMA_VERSION) {
-      throw new Error(`schema "${schema}" is at version ${at}; this version of the store knows up to ${SCHEMA_VERSION}`);
+      const knows = `this version of the store knows up to ${SCHEMA_VERSION}`;
+      throw new Error(`schema "${schema}" is at version ${at}; ${knows}`);
     }
     for (let version = at + 1; version <= SCHEMA_VERSION; version++) {
       await client.query((STEPS[version - 1] as (q: (name: string) => string) => string)(q));

@@ -164,7 +164,10 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     });
   };
 
-  /** Refuses the transaction when a fenced session's lease row holds another generation (row share-locked until commit). */
+  /**
+   * Refuses the transaction when a fenced session's lease row holds another generation (row
+   * share-locked until commit).
+   */
   const checkFences = async (client: pg.PoolClient, sessionIds: string[]) => {
     const fenced = sessionIds.filter((id) => fences.has(id));
     if (fenced.length === 0) return;
@@ -266,7 +269,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
          logged AS (
            INSERT INTO ${q("lease_log")} (session_id, generation, owner, claimed_at)
            SELECT session_id, generation, owner, claimed_at FROM taken)
-         SELECT session_id, owner, generation, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms FROM taken`,
+         SELECT session_id, owner, generation, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms
+         FROM taken`,
         [owner, ttlMs, Math.max(0, Math.floor(max))],
       );
       const claimed = rows.map(toLease);
@@ -282,7 +286,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
            heartbeat_at = clock_timestamp()
          FROM unnest($3::text[], $4::bigint[]) AS h(session_id, generation)
          WHERE l.session_id = h.session_id AND l.generation = h.generation AND l.owner = $1
-         RETURNING l.session_id, l.owner, l.generation, (extract(epoch FROM l.expires_at) * 1000)::bigint AS expires_ms`,
+         RETURNING l.session_id, l.owner, l.generation,
+           (extract(epoch FROM l.expires_at) * 1000)::bigint AS expires_ms`,
         [owner, ttlMs, held.map((lease) => lease.sessionId), held.map((lease) => lease.generation)],
       );
       return rows.map(toLease);

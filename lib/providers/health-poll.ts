@@ -1,7 +1,7 @@
 // Waiting for a server a provider just started: capped exponential backoff, a deadline, an abort
 // signal, a "gone" promise that ends the wait when the process or container died, and a check that
 // the answer came from our own server. Clients use config/health.ts instead.
-import { PROVIDER_HEALTH_DEFAULTS } from "../sandbox/defaults.js";
+import { PROVIDER_HEALTH_DEFAULTS } from "./defaults.js";
 import { CallAbortedError } from "../sandbox/errors.js";
 
 export interface HealthPollOptions {

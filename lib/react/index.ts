@@ -49,7 +49,11 @@ export interface ObservableStoreOptions {
  * `lingerMs` after the last one leaves), `getSnapshot()` returning the latest value (`initial` until
  * the first), the same object until the source emits another.
  */
-export function observableStore<T>(source: Observable<T>, initial: T, options: ObservableStoreOptions = {}): ObservableStore<T> {
+export function observableStore<T>(
+  source: Observable<T>,
+  initial: T,
+  options: ObservableStoreOptions = {},
+): ObservableStore<T> {
   const { lingerMs = 0, onIdle } = options;
   let current = initial;
   const listeners = new Set<() => void>();
@@ -174,7 +178,8 @@ export function useConnectionState(client: ConnectionClient): ConnectionState {
  * resubscribes each render.
  */
 export function useObservable<T>(source: Observable<T>, initial: T): T {
-  const store = useMemo(() => observableStore(source, initial), [source]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const store = useMemo(() => observableStore(source, initial), [source]);
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
 }
 

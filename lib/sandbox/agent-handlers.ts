@@ -28,15 +28,20 @@ export function agentHandlers(options: SandboxAgentClientOptions, deps: AgentHan
   };
   handlers.requestPermission = async (params, context) => {
     const request = { sessionId: params.sessionId, toolCall: params.toolCall, options: params.options };
-    const base = { kind: "permission-answered" as const, sessionId: params.sessionId, toolCallId: params.toolCall.toolCallId };
+    const { sessionId } = params;
+    const base = { kind: "permission-answered" as const, sessionId, toolCallId: params.toolCall.toolCallId };
     let reported = false;
     const report = (outcome: PermissionNote["outcome"], optionId?: string) => {
       if (reported) return;
       reported = true;
       deps.answered({ ...base, outcome, ...(optionId !== undefined ? { optionId } : {}) });
     };
-    // The signal's reason says who ended the request: a cancelled turn, or the agent (or the connection) letting go.
-    const aborted = () => report(/cancelled/.test(String((context.signal.reason as Error)?.message)) ? "cancelled" : "withdrawn");
+    // The signal's reason says who ended the request: a cancelled turn, or the agent (or the
+    // connection) letting go.
+    const aborted = () => {
+      const cancelled = /cancelled/.test(String((context.signal.reason as Error)?.message));
+      report(cancelled ? "cancelled" : "withdrawn");
+    };
     context.signal.addEventListener("abort", aborted, { once: true });
     try {
       const reply = await decide(request, context.signal);

@@ -11,6 +11,16 @@ export interface CallOptions {
 }
 
 /**
+ * A call's bounds below its boundary (`deadline.ts`): `{ signal, timeoutMs }` already made one
+ * signal, which aborts with a `CallTimeoutError` when the deadline passes. A `timeoutMs` is refused
+ * here by type, so no part below the boundary arms a second timer.
+ */
+export interface CallSignal {
+  signal?: AbortSignal;
+  timeoutMs?: never;
+}
+
+/**
  * Receives the client's debug and warning lines; callers pass ids and statuses, never tokens.
  * (The protocol layer's logger has the same shape; the public surface names neither layer.)
  */

@@ -2,7 +2,7 @@ import { agentHandlers } from "./agent-handlers.js";
 import { PermissionDesk } from "./permission-desk.js";
 import { ConnectionLifecycle, type LifecycleDeps } from "./lifecycle.js";
 import type { ClientSettings } from "./client-options.js";
-import { SessionRecording } from "./persistence/client-side.js";
+import { SessionRecording } from "./persistence/session-recording.js";
 import type { Logger } from "./call-options.js";
 
 /** What a client's session methods run on: its connection lifecycle, the store's recording of it, the logger. */

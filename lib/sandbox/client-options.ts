@@ -3,7 +3,7 @@
 import { consoleLogger } from "../acp-http/index.js";
 import type { Logger } from "./call-options.js";
 import { CLIENT_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";
-import { memoryStore } from "./persistence/client-side.js";
+import { memoryStore } from "./persistence/memory-store.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { HealthWaitOptions, SandboxAgentClientOptions } from "./types.js";
 
@@ -101,7 +101,8 @@ function checkBaseUrl(baseUrl: unknown): void {
   if (url.search || url.hash) fail("baseUrl", `${takes}, without a query or fragment`, baseUrl);
   // fetch refuses such URLs, and error messages quote baseUrl: credentials go in token or headers.
   if (url.username || url.password) {
-    fail("baseUrl", `${takes}, without user:password (pass credentials as token or headers)`, "a URL with credentials", false);
+    const expected = `${takes}, without user:password (pass credentials as token or headers)`;
+    fail("baseUrl", expected, "a URL with credentials", false);
   }
 }
 
@@ -168,11 +169,13 @@ const isHeaders = (value: unknown): boolean =>
   isObject(value) && Object.values(value).every((header) => typeof header === "string");
 const isDebug = (value: unknown): boolean =>
   isBoolean(value) ||
-  (isObject(value) && isFunction((value as { debug?: unknown }).debug) && isFunction((value as { warn?: unknown }).warn));
+  (isObject(value) &&
+    isFunction((value as { debug?: unknown }).debug) &&
+    isFunction((value as { warn?: unknown }).warn));
 const isStore = (value: unknown): boolean =>
   isObject(value) &&
   ["getSession", "listSessions", "updateSession", "listEvents", "insertEvent"].every((method) =>
     isFunction((value as Record<string, unknown>)[method]),
   );
 
-export { CLIENT_DEFAULTS, START_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";
+export { CLIENT_DEFAULTS, HEALTH_WAIT_DEFAULTS } from "./defaults.js";

@@ -3,12 +3,14 @@ import type * as v from "valibot";
 import { clientConnection } from "./client-connection.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import { sandboxName, type SandboxConnection } from "./connection.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions, CallSignal } from "./call-options.js";
+import { Bound } from "./deadline.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import type { SessionRecording, StoreError } from "./persistence/client-side.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
+import type { StoreError } from "./errors.js";
 import type { LeaseLost } from "./persistence/lease-keeper.js";
 import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
@@ -28,7 +30,13 @@ import type { SessionConfigOption, SessionModes } from "./session-config.js";
 import { promptStream, sessionView } from "./session-views.js";
 import * as sessions from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
-import type { HealthWaitBounds, PermissionReply, ReconnectAttempt, SandboxAgentClientOptions, SessionView } from "./types.js";
+import type {
+  HealthWaitBounds,
+  PermissionReply,
+  ReconnectAttempt,
+  SandboxAgentClientOptions,
+  SessionView,
+} from "./types.js";
 
 export type * from "./types.js";
 
@@ -163,9 +171,17 @@ export class SandboxAgentClient {
   async connect(options: ConnectOptions = {}): Promise<ConnectInfo> {
     const { waitForServer, ...bounds } = options;
     if (!waitForServer) return this.#lifecycle.connect(bounds);
-    const waited = await this.waitForHealth({ ...(waitForServer === true ? {} : waitForServer), ...bounds });
-    const left = bounds.timeoutMs === undefined ? undefined : Math.max(1, bounds.timeoutMs - waited.elapsedMs);
-    return this.#lifecycle.connect({ ...bounds, ...(left === undefined ? {} : { timeoutMs: left }) });
+    // One deadline for the wait and the connect together; the wait keeps its pace (and, without a
+    // `timeoutMs`, its own default bound) and stops when that deadline passes.
+    const bound = new Bound("connect", bounds);
+    try {
+      const pace = waitForServer === true ? {} : waitForServer;
+      const within = bounds.timeoutMs === undefined ? {} : { timeoutMs: bounds.timeoutMs };
+      await this.waitForHealth({ ...pace, ...within, ...bound.call });
+      return await this.#lifecycle.connect(bound.call);
+    } finally {
+      bound.dispose();
+    }
   }
 
   /**
@@ -183,13 +199,16 @@ export class SandboxAgentClient {
   }
 
   /** Runs a session call on the live connection (waiting for one being made, within `call`'s bounds). */
-  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, call: CallOptions) => Promise<T>) {
+  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, call: CallSignal) => Promise<T>) {
     return this.#lifecycle.with(method, call, run);
   }
 
   // --- sessions ----------------------------------------------------------------------
 
-  /** Opens a new session (`session/new`) in `options.cwd` (default: the client's `cwd`); it is recorded in the store. */
+  /**
+   * Opens a new session (`session/new`) in `options.cwd` (default: the client's `cwd`); it is
+   * recorded in the store.
+   */
   newSession(options: sessions.NewSessionOptions = {}, call?: CallOptions): Promise<sessions.SessionHandle> {
     return this.#sessions.newSession(options, call);
   }

@@ -1,7 +1,6 @@
 import { Subject, Subscription, filter, map, merge, share, takeUntil, tap, type Observable } from "rxjs";
 import {
   AcpHttpClient,
-  AcpTimeoutError,
   type AcpClientHandlers,
   type AcpEnvelope,
   type AcpLogger,
@@ -11,8 +10,8 @@ import {
   type RequestOptions,
   type TokenSource,
 } from "../acp-http/index.js";
-import { deadlineSignal, linkSignal } from "../internal/abort.js";
-import { agentExited, SandboxAgentError, UnsupportedFeatureError } from "./errors.js";
+import { linkSignal } from "../internal/abort.js";
+import { agentExited, CallTimeoutError, SandboxAgentError, UnsupportedFeatureError } from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
 import {
   endSessionsOnAgentExit,
@@ -23,7 +22,7 @@ import {
 } from "./events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
 import type { ServerProfile } from "./profiles.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallSignal } from "./call-options.js";
 
 /** What the connection calls for every inbound envelope and cursor move (the store's recording). */
 export interface ConnectionTap {
@@ -198,16 +197,19 @@ export class SandboxConnection {
     }
   }
 
-  /** Sends a request; its errors name `operation` (the user's call), by default the method's sandbox name. */
-  async call(method: string, params: unknown, options: CallOptions = {}, operation?: string): Promise<unknown> {
+  /**
+   * Sends a request; its errors name `operation` (the user's call), by default the method's sandbox
+   * name. `options.signal` carries the call's deadline already (made at its boundary, `deadline.ts`):
+   * no timer is armed here, and a deadline that fired fails the call with its `CallTimeoutError`.
+   */
+  async call(method: string, params: unknown, options: CallSignal = {}, operation?: string): Promise<unknown> {
     const name = operation ?? sandboxName(method);
     if (this.#agentExitCode !== undefined) throw agentExited(this.#agentExitCode, name);
-    // One controller per call, aborted by the caller's signal, its deadline (a timeout reason: the
-    // call fails as `CallTimeoutError`) or the agent's exit. Nothing listens on a connection-wide
-    // signal, so listeners never pile up over many calls.
-    const deadline = deadlineSignal(options, (ms) => new AcpTimeoutError(method, ms));
+    // One controller per call, aborted by the caller's signal (deadline included) or the agent's
+    // exit. Nothing listens on a connection-wide signal, so listeners never pile up over many calls.
+    const { signal } = options;
     const controller = new AbortController();
-    const unlink = linkSignal(deadline.signal, controller);
+    const unlink = linkSignal(signal, controller);
     this.#inFlight.add(controller);
     const requestOptions: RequestOptions = { signal: controller.signal };
     try {
@@ -215,11 +217,11 @@ export class SandboxConnection {
     } catch (error) {
       // Read again after the await: the agent may have exited while the call was pending.
       const exitCode = this.#agentExitCode as number | null | undefined;
-      if (exitCode !== undefined && !options.signal?.aborted) throw agentExited(exitCode, name);
+      if (exitCode !== undefined && !signal?.aborted) throw agentExited(exitCode, name);
+      if (signal?.aborted && signal.reason instanceof CallTimeoutError) throw signal.reason;
       throw toSandboxError(error, name);
     } finally {
       unlink();
-      deadline.dispose();
       this.#inFlight.delete(controller);
     }
   }

@@ -3,8 +3,9 @@ import * as v from "valibot";
 import type { TokenSource } from "../acp-http/index.js";
 import { linkSignal, startDeadline, normalizeTimeout } from "../internal/abort.js";
 import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues } from "../internal/http.js";
-import { CallAbortedError, CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
+import { CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
 import { toSandboxError, unreachable } from "./error-mapping.js";
+import { stoppedBy } from "./deadline.js";
 
 /** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
 export * from "./control-schemas.js";
@@ -133,7 +134,8 @@ export class ControlPlaneHttp {
       return await read(response);
     } catch (error) {
       if (timedOut) throw new CallTimeoutError(`${operation} timed out after ${timeoutMs} ms`, { cause: error });
-      if (init.signal?.aborted) throw new CallAbortedError(`${operation} was aborted`, { cause: init.signal.reason });
+      // A deadline made at the call's boundary aborts the signal with its CallTimeoutError.
+      if (init.signal?.aborted) throw stoppedBy(init.signal.reason, operation);
       if (error instanceof SandboxAgentError) throw error;
       throw unreachable(operation, error, this.#settings.baseUrl);
     } finally {

@@ -22,7 +22,10 @@ export type UpdateEvent<K extends SessionUpdateKind = SessionUpdateKind> = Omit<
  * Whether `event` is of one of `kinds`; narrows it to that kind:
  * `if (isEvent(event, "session-ended")) console.log(event.reason)`.
  */
-export function isEvent<E extends Kinded, K extends E["kind"]>(event: E, ...kinds: K[]): event is Extract<E, { kind: K }> {
+export function isEvent<E extends Kinded, K extends E["kind"]>(
+  event: E,
+  ...kinds: K[]
+): event is Extract<E, { kind: K }> {
   return (kinds as string[]).includes(event.kind);
 }
 

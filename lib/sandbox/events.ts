@@ -61,7 +61,10 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
   }),
 ]);
 
-/** An ACP `session/update` the client understands (message chunks, tool calls, plan, modes, ...), by `sessionUpdate`. */
+/**
+ * An ACP `session/update` the client understands (message chunks, tool calls, plan, modes, ...), by
+ * `sessionUpdate`.
+ */
 export type SessionUpdate = v.InferOutput<typeof SessionUpdateSchema>;
 export type SessionUpdateKind = SessionUpdate["sessionUpdate"];
 

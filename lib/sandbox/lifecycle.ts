@@ -1,9 +1,18 @@
 import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
-import { linkSignal, untilAborted, normalizeTimeout, startDeadline } from "../internal/abort.js";
+import { linkSignal, untilAborted } from "../internal/abort.js";
 import { SandboxConnection, type ConnectionTap } from "./connection.js";
-import type { CallOptions } from "./call-options.js";
-import { alreadyConnected, CallAbortedError, CallTimeoutError, connectionLost, NotConnectedError, type NotConnectedReason, SandboxAgentError } from "./errors.js";
+import type { CallOptions, CallSignal } from "./call-options.js";
+import { Bound } from "./deadline.js";
+import {
+  alreadyConnected,
+  CallAbortedError,
+  CallTimeoutError,
+  connectionLost,
+  NotConnectedError,
+  type NotConnectedReason,
+  SandboxAgentError,
+} from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
 import type { SandboxEvent } from "./events.js";
 import { profileFor, type ServerApi } from "./profiles.js";
@@ -33,32 +42,6 @@ export interface LifecycleDeps {
   logger: Logger | undefined;
   /** Persistence's view of each connection's inbound envelopes. */
   tap?: (connection: () => SandboxConnection | undefined) => ConnectionTap;
-}
-
-/** A deadline and a signal as one abort: `signal` aborts with the reason, `timedOut` says which. */
-export class Bound {
-  readonly #controller = new AbortController();
-  readonly #dispose: Array<() => void> = [];
-  timedOut = false;
-
-  constructor(call: CallOptions | undefined, readonly ms = normalizeTimeout(call?.timeoutMs)) {
-    this.#dispose.push(linkSignal(call?.signal, this.#controller));
-    this.#dispose.push(startDeadline(ms, () => ((this.timedOut = true), this.#controller.abort())));
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  /** The error for this bound having fired, as seen by `what`. */
-  error(what: string, reason: unknown): SandboxAgentError {
-    if (this.timedOut) return new CallTimeoutError(`${what} timed out after ${this.ms} ms`);
-    return new CallAbortedError(`${what} was aborted`, { cause: reason });
-  }
-
-  dispose(): void {
-    for (const undo of this.#dispose.splice(0)) undo();
-  }
 }
 
 /**
@@ -103,7 +86,7 @@ export class ConnectionLifecycle {
   connect(options?: CallOptions, target?: AttachTarget): Promise<ConnectInfo> {
     let bound: Bound;
     try {
-      bound = new Bound(options);
+      bound = new Bound("connect", options);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -153,9 +136,9 @@ export class ConnectionLifecycle {
   async live(method: string, bound: Bound): Promise<SandboxConnection> {
     if (this.#connecting) {
       try {
-        await untilAborted(this.#connecting, bound.signal, (reason) => bound.error(method, reason));
+        await untilAborted(this.#connecting, bound.signal, (reason) => bound.error(reason, method));
       } catch (error) {
-        if (bound.signal.aborted) throw error;
+        if (bound.signal?.aborted) throw error;
         throw new NotConnectedError(method, { cause: error, reason: "connect-failed" });
       }
     }
@@ -166,18 +149,18 @@ export class ConnectionLifecycle {
     return connection;
   }
 
-  /** Runs `run` on the live connection; `timeoutMs` covers the wait for it and the call together. */
+  /**
+   * Runs `run` on the live connection. The call's boundary: its `{ signal, timeoutMs }` become one
+   * signal here, which covers the wait for the connection and the call together; `run` gets it alone.
+   */
   async with<T>(
     method: string,
     call: CallOptions | undefined,
-    run: (connection: SandboxConnection, call: CallOptions) => Promise<T>,
+    run: (connection: SandboxConnection, call: CallSignal) => Promise<T>,
   ): Promise<T> {
-    const bound = new Bound(call);
-    const started = Date.now();
+    const bound = new Bound(method, call);
     try {
-      const connection = await this.live(method, bound);
-      const rest = bound.ms === undefined ? {} : { timeoutMs: Math.max(0, bound.ms - (Date.now() - started)) };
-      return await run(connection, { ...(call?.signal ? { signal: call.signal } : {}), ...rest });
+      return await run(await this.live(method, bound), bound.call);
     } finally {
       bound.dispose();
     }
@@ -189,7 +172,7 @@ export class ConnectionLifecycle {
     if (!agent) throw new SandboxAgentError("connect: no agent given; pass `agent` in the options");
     this.state.next("connecting");
     const stopped = (reason: unknown): SandboxAgentError =>
-      cancel.aborted ? new CallAbortedError("connect was cancelled by disconnect()") : bound.error("connect", reason);
+      cancel.aborted ? new CallAbortedError("connect was cancelled by disconnect()") : bound.error(reason);
     const either = new AbortController();
     const unlink = [linkSignal(cancel, either), linkSignal(bound.signal, either)];
     try {

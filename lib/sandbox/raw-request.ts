@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { SandboxConnection } from "./connection.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions, CallSignal } from "./call-options.js";
 import { validate } from "./control-plane.js";
 
 /** `request()`'s options: the call's bounds, and a schema the result must match. */
@@ -22,7 +22,7 @@ export async function rawRequest<TSchema extends v.GenericSchema | undefined>(
   method: string,
   params: Record<string, unknown> | unknown[] | undefined,
   options: RawRequestOptions<TSchema>,
-  bounds: CallOptions,
+  bounds: CallSignal,
 ): Promise<RequestResult<TSchema>> {
   const result = await connection.call(method, params ?? {}, bounds);
   if (!options.schema) return result as RequestResult<TSchema>;

@@ -1,11 +1,11 @@
 import { filter, merge, type Observable } from "rxjs";
 import { AgentError, CallAbortedError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
-import type { CallOptions, Logger } from "./call-options.js";
+import type { CallOptions, CallSignal, Logger } from "./call-options.js";
 import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
-import type { SessionRecording } from "./persistence/client-side.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
 import { restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
 import type { ResumedSession } from "./persistence/resume.js";
@@ -139,12 +139,14 @@ export class RecordedSessions {
           sessions.prompt(conn, id, blocks, bounds, logger),
         );
         const usage = usageOf(outcome.raw.usage);
-        recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: outcome.stopReason, ...(usage ? { usage } : {}) });
+        const { stopReason } = outcome;
+        recording.note({ kind: "turn-ended", sessionId: agentId, stopReason, ...(usage ? { usage } : {}) });
         return outcome;
       } catch (error) {
         // Given up from here (the signal): the turn was cancelled on the server as well.
-        if (error instanceof CallAbortedError) recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: "cancelled" });
-        else {
+        if (error instanceof CallAbortedError) {
+          recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: "cancelled" });
+        } else {
           const code = error instanceof AgentError ? { code: error.code } : {};
           recording.note({ kind: "turn-failed", sessionId: agentId, message: (error as Error).message, ...code });
         }
@@ -224,7 +226,7 @@ export class RecordedSessions {
       .catch(() => undefined);
   }
 
-  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallOptions) => Promise<T>) {
+  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallSignal) => Promise<T>) {
     return this.#deps.lifecycle.with(method, call, run);
   }
 

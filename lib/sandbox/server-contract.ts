@@ -1,8 +1,9 @@
-import { deadlineSignal, untilAborted } from "../internal/abort.js";
-import type { CallOptions } from "./call-options.js";
+import { untilAborted } from "../internal/abort.js";
+import type { CallSignal } from "./call-options.js";
+import { stoppedBy } from "./deadline.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
-import { CallAbortedError, CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "./errors.js";
+import { CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "./errors.js";
 import { unreachable, refineHttpError } from "./error-mapping.js";
 import { detectServerApi, profileFor, PROBE_ROUTE, PROBE_TIMEOUT_MS, type ServerApi } from "./profiles.js";
 
@@ -35,9 +36,10 @@ export class ServerContract {
 
   /**
    * The contract. `operation` is the user's call that needs it (its name is on any failure);
-   * `call` bounds this caller's wait (the shared probe has its own bound, `PROBE_TIMEOUT_MS`).
+   * `call`'s signal (its deadline included) bounds this caller's wait (the shared probe has its own
+   * bound, `PROBE_TIMEOUT_MS`).
    */
-  async api(operation: string, call?: CallOptions): Promise<ServerApi> {
+  async api(operation: string, call?: CallSignal): Promise<ServerApi> {
     const known = this.#given ?? this.#known;
     if (known) return known;
     if (!this.#probe) {
@@ -55,18 +57,14 @@ export class ServerContract {
     });
     // A caller whose own bound fired first no longer waits for this one.
     failed.catch(() => undefined);
-    const deadline = deadlineSignal(call ?? {}, (ms) => new CallTimeoutError(`${operation} timed out after ${ms} ms`));
-    try {
-      return await untilAborted(failed, deadline.signal, (reason) =>
-        reason instanceof CallTimeoutError ? reason : new CallAbortedError(`${operation} was aborted`, { cause: reason }),
-      );
-    } finally {
-      deadline.dispose();
-    }
+    return await untilAborted(failed, call?.signal, (reason) => stoppedBy(reason, operation));
   }
 
-  /** The control-plane routes for the user's call `operation`; on v2 most are extensions over the session connection. */
-  async routes(operation: string, call?: CallOptions): Promise<ControlRoutes> {
+  /**
+   * The control-plane routes for the user's call `operation`; on v2 most are extensions over the
+   * session connection.
+   */
+  async routes(operation: string, call?: CallSignal): Promise<ControlRoutes> {
     return profileFor(await this.api(operation, call)).controlRoutes(this.#http, this.#extension);
   }
 

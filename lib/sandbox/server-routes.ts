@@ -1,6 +1,6 @@
-import { normalizeTimeout } from "../internal/abort.js";
 import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions, CallSignal } from "./call-options.js";
+import { Bound } from "./deadline.js";
 import { ControlPlaneHttp } from "./control-plane.js";
 import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
 import type { ServerConnection } from "./control-schemas.js";
@@ -46,21 +46,22 @@ export class ServerRoutes {
   }
 
   /**
-   * Runs a control-plane call on the routes of the server's contract. The call's `timeoutMs`
-   * covers asking the server for its contract too (the route gets what is left), and a failure to
-   * ask is reported as this call's (`operation`).
+   * Runs a control-plane call on the routes of the server's contract: the call's boundary. Its
+   * `{ signal, timeoutMs }` become one signal here, which covers asking the server for its contract
+   * too; a failure to ask is reported as this call's (`operation`).
    */
   async #route<T>(
     operation: string,
     call: CallOptions | undefined,
-    run: (routes: ControlRoutes, call: CallOptions | undefined) => Promise<T>,
+    run: (routes: ControlRoutes, call: CallSignal) => Promise<T>,
   ): Promise<T> {
     // A negative or NaN deadline is a TypeError before anything is sent; none (or too long) stays none.
-    const timeoutMs = normalizeTimeout(call?.timeoutMs);
-    const started = Date.now();
-    const routes = await this.contract.routes(operation, call);
-    if (timeoutMs === undefined) return run(routes, call);
-    return run(routes, { ...call, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started)) });
+    const bound = new Bound(operation, call);
+    try {
+      return await run(await this.contract.routes(operation, bound.call), bound.call);
+    } finally {
+      bound.dispose();
+    }
   }
 
   health(call?: CallOptions): Promise<Health> {

@@ -284,7 +284,8 @@ export class SessionSettings {
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
     const target = { configId, ...(option?.category ? { category: option.category } : {}) };
-    const { answer, reported } = await this.#watched(sessionId, target, "session/set_config_option", { configId, value }, call);
+    const method = "session/set_config_option";
+    const { answer, reported } = await this.#watched(sessionId, target, method, { configId, value }, call);
     const answered = v.safeParse(SessionConfigOptionsSchema, (answer as { configOptions?: unknown })?.configOptions);
     if (answered.success && answered.output.length > 0) {
       // The agent's answer says what every option now is, the mode included.
@@ -351,7 +352,9 @@ export class SessionSettings {
       const reported = v.safeParse(SessionConfigOptionsSchema, update.configOptions);
       const options = reported.success ? reported.output : [];
       this.#reported(sessionId, (watch) =>
-        options.some((option) => option.id === watch.configId || (!!watch.category && option.category === watch.category)),
+        options.some(
+          (option) => option.id === watch.configId || (!!watch.category && option.category === watch.category),
+        ),
       );
       this.record(sessionId, { configOptions: update.configOptions });
     }

@@ -1,12 +1,11 @@
 // The session methods on the wire: what they take and give back, the shapes their results are
 // checked against, and the calls themselves on a live connection (`session/new`, `session/prompt`, ...).
 import * as v from "valibot";
-import { AcpTimeoutError, SessionInfoSchema } from "../acp-http/index.js";
-import { deadlineSignal } from "../internal/abort.js";
-import type { CallOptions, Logger } from "./call-options.js";
+import { SessionInfoSchema } from "../acp-http/index.js";
+import type { CallSignal, Logger } from "./call-options.js";
 import type { SandboxConnection } from "./connection.js";
 import { validate } from "./control-plane.js";
-import { CallAbortedError } from "./errors.js";
+import { stoppedBy } from "./deadline.js";
 import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta } from "./metadata.js";
 import type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 
@@ -117,7 +116,7 @@ export async function newSession(
   conn: SandboxConnection,
   options: NewSessionOptions,
   defaultCwd: string,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<SessionHandle> {
   const result = await conn.call("session/new", sessionParams(conn, options, defaultCwd), call);
   const sessionId = validate("newSession", NewSessionWireSchema, result).sessionId;
@@ -130,7 +129,7 @@ export async function loadSession(
   sessionId: string,
   options: NewSessionOptions,
   defaultCwd: string,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<SessionHandle> {
   const result = await conn.call("session/load", { sessionId, ...sessionParams(conn, options, defaultCwd) }, call);
   return opened(conn, sessionId, result);
@@ -158,7 +157,7 @@ function opened(conn: SandboxConnection, sessionId: string, result: unknown): Se
 }
 
 /**
- * `session/prompt`. When the call's signal aborts or its `timeoutMs` passes before the outcome, the
+ * `session/prompt`. When the call's signal aborts (its deadline included) before the outcome, the
  * turn is cancelled on the server too (`session/cancel`): a turn given up must not keep running (and
  * refuse the session's next prompt). A timeout still fails as `CallTimeoutError`.
  */
@@ -166,7 +165,7 @@ export async function prompt(
   conn: SandboxConnection,
   sessionId: string,
   input: PromptInput,
-  call: CallOptions = {},
+  call: CallSignal = {},
   logger?: Logger,
 ): Promise<PromptOutcome> {
   const cancel = (): void => {
@@ -174,19 +173,17 @@ export async function prompt(
       logger?.warn("cancel after an aborted or timed-out prompt failed", { error: (error as Error).message });
     });
   };
-  if (call.signal?.aborted) throw new CallAbortedError("prompt was aborted", { cause: call.signal.reason });
-  // The signal and the deadline as one: the turn is cancelled whichever ends it.
-  const deadline = deadlineSignal(call, (ms) => new AcpTimeoutError("session/prompt", ms));
-  const signal = deadline.signal;
+  // The call's signal carries its deadline (made at the boundary): the turn is cancelled whichever ends it.
+  const { signal } = call;
+  if (signal?.aborted) throw stoppedBy(signal.reason, "prompt");
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     const params = { sessionId, prompt: toPromptBlocks(input) };
-    const answer = await conn.call("session/prompt", params, signal ? { signal } : {});
+    const answer = await conn.call("session/prompt", params, call);
     const result = validate("prompt", PromptWireSchema, answer);
     return { stopReason: result.stopReason, raw: result };
   } finally {
     signal?.removeEventListener("abort", cancel);
-    deadline.dispose();
   }
 }
 
@@ -195,7 +192,7 @@ export async function forkSession(
   conn: SandboxConnection,
   sessionId: string,
   cwd: string,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<SessionHandle> {
   const forked = await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call);
   return opened(conn, validate("forkSession", NewSessionWireSchema, forked).sessionId, forked);
@@ -206,7 +203,7 @@ export async function resumeSession(
   conn: SandboxConnection,
   sessionId: string,
   cwd: string,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<SessionHandle> {
   return opened(conn, sessionId, await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call));
 }
@@ -214,7 +211,7 @@ export async function resumeSession(
 export async function listSessions(
   conn: SandboxConnection,
   params: { cwd?: string; cursor?: string },
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<SessionList> {
   const result = validate("listSessions", ListWireSchema, await conn.call("session/list", params, call));
   return {
@@ -236,7 +233,7 @@ export async function listSessions(
 export async function listModels(
   conn: SandboxConnection,
   sessionId: string | undefined,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<ModelList> {
   const method = "_sandboxagent/session/list_models";
   conn.requireExtension("listModels", "sessionListModels", method);
@@ -255,14 +252,14 @@ export async function setMetadata(
   conn: SandboxConnection,
   sessionId: string,
   metadata: SessionMetadata,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<void> {
   const method = "_sandboxagent/session/set_metadata";
   conn.requireExtension("setMetadata", "sessionSetMetadata", method);
   await conn.call(method, { sessionId, metadata: safeCopy(metadata) }, call);
 }
 
-export async function detachSession(conn: SandboxConnection, sessionId: string, call?: CallOptions): Promise<void> {
+export async function detachSession(conn: SandboxConnection, sessionId: string, call?: CallSignal): Promise<void> {
   const method = "_sandboxagent/session/detach";
   conn.requireExtension("detachSession", "sessionDetach", method);
   await conn.call(method, { sessionId }, call);
@@ -272,7 +269,7 @@ export async function detachSession(conn: SandboxConnection, sessionId: string, 
 export async function terminateSession(
   conn: SandboxConnection,
   sessionId: string,
-  call?: CallOptions,
+  call?: CallSignal,
 ): Promise<TerminateResult> {
   const method = "_sandboxagent/session/terminate";
   conn.requireExtension("terminateSession", "sessionTerminate", method);

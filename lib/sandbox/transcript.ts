@@ -455,7 +455,8 @@ class Snapshot implements Transcript {
 
   toJSON(): object {
     const { entries, isRunning, pendingPermission, currentModeId, currentModelId, usage, title, ended } = this;
-    return { entries, isRunning, pendingPermission: pendingPermission?.id, currentModeId, currentModelId, usage, title, ended };
+    const pending = pendingPermission?.id;
+    return { entries, isRunning, pendingPermission: pending, currentModeId, currentModelId, usage, title, ended };
   }
 }
 
@@ -558,10 +559,12 @@ export class TranscriptBuilder {
         return this.#prompt(input.prompt, at);
       case "turn-ended":
         return this.#turnEnded(input.stopReason, input.usage, at);
-      case "turn-failed":
+      case "turn-failed": {
         this.#settlePermissions("withdrawn", at);
-        this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "prompt", message: input.message, code: input.code });
+        const { message, code } = input;
+        this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "prompt", message, code });
         return this.#changed({ isRunning: false });
+      }
       case "permission-request":
         return this.#permissionAsked(input.toolCall, input.options, at);
       case "permission-answered":
@@ -577,9 +580,11 @@ export class TranscriptBuilder {
         this.#append({ kind: "events-lost", id: this.#id("gap"), at, stream, firstMissing, lastMissing });
         return;
       }
-      case "parse-error":
-        this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "output", message: input.error, code: undefined });
+      case "parse-error": {
+        const message = input.error;
+        this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "output", message, code: undefined });
         return;
+      }
       case "agent-exited":
         return;
       case "notification":
@@ -649,10 +654,12 @@ export class TranscriptBuilder {
     const last = this.#list.get(lastIndex);
     // Chunks coalesce into the latest entry while it is the same kind of message (and, when the agent
     // numbers messages, the same message).
-    if (last instanceof Message && last.kind === kind && last.replayed === replayed && (messageId === undefined || last.messageId === messageId)) {
+    const sameMessage = messageId === undefined || (last instanceof Message && last.messageId === messageId);
+    if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
       this.#replace(lastIndex, last.append(part));
     } else {
-      this.#append(new Message(kind, this.#id(kind === "thought" ? "thought" : "message"), at, replayed, messageId, [], 0).append(part));
+      const id = this.#id(kind === "thought" ? "thought" : "message");
+      this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
     }
     if (!replayed && !this.#derived.isRunning && !this.#derived.ended) this.#changed({ isRunning: true });
   }
@@ -663,7 +670,8 @@ export class TranscriptBuilder {
    */
   #isEcho(part: string | ContentBlock): boolean {
     const echo = this.#echo;
-    if (!echo || typeof part !== "string" || echo.index !== this.#list.size - 1 || !echo.rest.startsWith(part)) return false;
+    if (!echo || typeof part !== "string") return false;
+    if (echo.index !== this.#list.size - 1 || !echo.rest.startsWith(part)) return false;
     echo.rest = echo.rest.slice(part.length);
     return true;
   }
@@ -730,7 +738,9 @@ export class TranscriptBuilder {
     const modeId = str(mode?.currentValue) ?? this.#derived.currentModeId;
     if (modelId !== undefined && modelId !== this.#derived.currentModelId) {
       // The first model the events name is what the session had, not a change to it.
-      if (this.#derived.currentModelId !== undefined) this.#append({ kind: "model-change", id: this.#id("model"), at, modelId });
+      if (this.#derived.currentModelId !== undefined) {
+        this.#append({ kind: "model-change", id: this.#id("model"), at, modelId });
+      }
       this.#changed({ currentModelId: modelId, currentModeId: modeId });
     } else if (modeId !== this.#derived.currentModeId) {
       this.#changed({ currentModeId: modeId });
@@ -772,7 +782,12 @@ export class TranscriptBuilder {
     this.#changed({ pending: [...this.#derived.pending, index] });
   }
 
-  #permissionAnswered(toolCallId: string, outcome: PermissionEntry["status"], optionId: string | undefined, at: number) {
+  #permissionAnswered(
+    toolCallId: string,
+    outcome: PermissionEntry["status"],
+    optionId: string | undefined,
+    at: number,
+  ) {
     const index = this.#derived.pending.find((i) => (this.#list.get(i) as PermissionEntry).toolCallId === toolCallId);
     if (index === undefined) return;
     this.#settle(index, outcome, optionId, at);
@@ -810,7 +825,8 @@ export class TranscriptBuilder {
       }
       if (isPlainObject(payload.error)) {
         const code = num(payload.error.code);
-        return { kind: "turn-failed", sessionId, message: String(payload.error.message ?? "error"), ...(code !== undefined ? { code } : {}) };
+        const message = String(payload.error.message ?? "error");
+        return { kind: "turn-failed", sessionId, message, ...(code !== undefined ? { code } : {}) };
       }
       return undefined;
     }
@@ -837,7 +853,15 @@ function permissionNote(sessionId: string, note: PlainObject): TranscriptNote {
 export function usageOf(value: unknown): TokenUsage | undefined {
   if (!isPlainObject(value)) return undefined;
   const usage: TokenUsage = {};
-  for (const key of ["inputTokens", "outputTokens", "totalTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens"] as const) {
+  const keys = [
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+    "thoughtTokens",
+    "cachedReadTokens",
+    "cachedWriteTokens",
+  ] as const;
+  for (const key of keys) {
     const n = num(value[key]);
     if (n !== undefined) usage[key] = n;
   }
@@ -953,9 +977,10 @@ function summarise(run: readonly TranscriptEntry[]): ActivitySummary {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One session's events (live `SandboxEvent`s, the client's `TranscriptNote`s, or stored `HistoryEvent`s,
- * in any mix; filter the client's `events$` with `forSession`, or use a view's) → transcript snapshots. Emits the empty transcript first, then a snapshot for each event
- * that changed it; consecutive snapshots share every entry that did not change.
+ * One session's events (live `SandboxEvent`s, the client's `TranscriptNote`s, or stored
+ * `HistoryEvent`s, in any mix; filter the client's `events$` with `forSession`, or use a view's) →
+ * transcript snapshots. Emits the empty transcript first, then a snapshot for each event that
+ * changed it; consecutive snapshots share every entry that did not change.
  */
 export function toTranscript(options: TranscriptOptions = {}): OperatorFunction<TranscriptSource, Transcript> {
   return (source) =>

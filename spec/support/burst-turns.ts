@@ -49,18 +49,29 @@ export async function runBurstTurns(baseUrl: string, kind: TurnClient, turns: nu
   return kind === "AcpHttpClient" ? acpTurns(baseUrl, turns) : sandboxTurns(baseUrl, turns);
 }
 
-function tally(): { record(turn: number, delivered: number): void; result(ms: number): TurnTally } {
-  let turns = 0;
+/**
+ * Runs `turns` prompts in turn (`prompt(turn)`), `delivered()` being the updates of the session
+ * counted so far, and tallies the turns whose prompt resolved before all of their updates arrived.
+ */
+async function timedTurns(
+  turns: number,
+  delivered: () => number,
+  prompt: (turn: number) => Promise<unknown>,
+): Promise<TurnTally> {
   let fewest = Infinity;
   const earlyTurns: TurnTally["earlyTurns"] = [];
-  return {
-    record(turn, delivered) {
-      turns++;
-      fewest = Math.min(fewest, delivered);
-      if (delivered < UPDATES_PER_TURN) earlyTurns.push({ turn, delivered });
-    },
-    result: (ms) => ({ turns, early: earlyTurns.length, fewestDelivered: fewest, earlyTurns, ms }),
-  };
+  const start = performance.now();
+  for (let turn = 1; turn <= turns; turn++) {
+    const before = delivered();
+    await prompt(turn);
+    const arrived = delivered() - before;
+    fewest = Math.min(fewest, arrived);
+    if (arrived < UPDATES_PER_TURN) earlyTurns.push({ turn, delivered: arrived });
+    // The rest of an early turn's updates would count for the next one: wait for them (bounded).
+    await settleCount(() => delivered() - before >= UPDATES_PER_TURN);
+  }
+  const ms = performance.now() - start;
+  return { turns, early: earlyTurns.length, fewestDelivered: fewest, earlyTurns, ms };
 }
 
 /** `responseEcho` left at its default ("auto"): the server never echoes, so answers are held as for `false`. */
@@ -73,17 +84,10 @@ async function acpTurns(baseUrl: string, turns: number): Promise<TurnTally> {
     const subscription = client.envelopes$.subscribe((envelope) => {
       if (messageChunk(envelope)?.sessionId === sessionId) delivered++;
     });
-    const counts = tally();
-    const start = performance.now();
     try {
-      for (let turn = 1; turn <= turns; turn++) {
-        const before = delivered;
-        await client.prompt({ sessionId, prompt: [{ type: "text", text: promptText(turn) }] });
-        counts.record(turn, delivered - before);
-        // The rest of an early turn's updates would count for the next one: wait for them (bounded).
-        await settleCount(() => delivered - before >= UPDATES_PER_TURN);
-      }
-      return counts.result(performance.now() - start);
+      return await timedTurns(turns, () => delivered, (turn) =>
+        client.prompt({ sessionId, prompt: [{ type: "text", text: promptText(turn) }] }),
+      );
     } finally {
       subscription.unsubscribe();
     }
@@ -101,16 +105,8 @@ async function sandboxTurns(baseUrl: string, turns: number): Promise<TurnTally> 
     const subscription = client.session(sessionId).events$.subscribe((event) => {
       if (event.kind === "update" && event.update.sessionUpdate === "agent_message_chunk") delivered++;
     });
-    const counts = tally();
-    const start = performance.now();
     try {
-      for (let turn = 1; turn <= turns; turn++) {
-        const before = delivered;
-        await client.prompt(sessionId, promptText(turn));
-        counts.record(turn, delivered - before);
-        await settleCount(() => delivered - before >= UPDATES_PER_TURN);
-      }
-      return counts.result(performance.now() - start);
+      return await timedTurns(turns, () => delivered, (turn) => client.prompt(sessionId, promptText(turn)));
     } finally {
       subscription.unsubscribe();
     }

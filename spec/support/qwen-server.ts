@@ -16,6 +16,7 @@ import { startFakeOpenAi } from "./fake-openai.js";
 import { ensureInstalled } from "./interop-install.js";
 import type { FakeOpenAi } from "./fake-openai.js";
 import { settlesWithin } from "../../examples/demo/server.js";
+import { readEntry } from "../../lib/providers/local/process-tree.js";
 
 export interface QwenServeOptions {
   /** Bearer token the daemon demands on /acp (`--token`). */
@@ -89,19 +90,10 @@ interface ProcessId {
   startTime: string;
 }
 
-/** Field 22 of /proc/<pid>/stat plus the state letter; undefined when the process is gone. */
-function readStat(pid: number): { state: string; startTime: string } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may contain spaces and parentheses; fields after it are plain.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const state = fields[0];
-  const startTime = fields[19];
-  return state !== undefined && startTime !== undefined ? { state, startTime } : undefined;
+/** Field 22 of /proc/<pid>/stat and whether it is a zombie; undefined when the process is gone. */
+function readStat(pid: number): { zombie: boolean; startTime: string } | undefined {
+  const entry = readEntry(pid);
+  return entry && entry.start !== "" ? { zombie: entry.zombie, startTime: entry.start } : undefined;
 }
 
 function identify(pid: number): ProcessId | undefined {
@@ -112,7 +104,7 @@ function identify(pid: number): ProcessId | undefined {
 /** Zombies count as gone: they hold no resources and only wait for their (new) parent to reap them. */
 function isAlive(proc: ProcessId): boolean {
   const stat = readStat(proc.pid);
-  return stat !== undefined && stat.startTime === proc.startTime && stat.state !== "Z";
+  return stat !== undefined && stat.startTime === proc.startTime && !stat.zombie;
 }
 
 function childPids(pid: number): number[] {
@@ -405,7 +397,7 @@ export async function startQwenServe(options: QwenServeOptions = {}): Promise<Qw
 export function processExists(pid: number): boolean {
   if (existsSync("/proc")) {
     const stat = readStat(pid);
-    return stat !== undefined && stat.state !== "Z";
+    return stat !== undefined && !stat.zombie;
   }
   try {
     process.kill(pid, 0);

@@ -2,8 +2,8 @@
 // answers, read from what that request wrote into it (so reconnect and resume need no state).
 import type Dockerode from "dockerode";
 import type { SandboxInfo } from "../contract.js";
-import { IMAGE_LAYOUT } from "./image.js";
-import type { DockerProviderOptions, Lazy } from "./options.js";
+import { IMAGE_LAYOUT } from "../defaults.js";
+import type { DockerSettings, Lazy } from "./options.js";
 
 /** What one container is made for: its host port, its token (none with `--no-token`), its labels. */
 export interface ContainerPlan {
@@ -12,17 +12,15 @@ export interface ContainerPlan {
   labels: Record<string, string>;
 }
 
-const isHostNetwork = (options: DockerProviderOptions): boolean => (options.networkMode ?? "host") === "host";
-
 export async function containerSpec(
-  options: DockerProviderOptions,
+  options: DockerSettings,
   plan: ContainerPlan,
 ): Promise<Dockerode.ContainerCreateOptions> {
-  const hostNetwork = isHostNetwork(options);
+  const hostNetwork = options.networkMode === "host";
   const { port, token } = plan;
-  const serverPort = hostNetwork ? port : (options.agentPort ?? 2468);
+  const serverPort = hostNetwork ? port : options.agentPort;
   const bind = hostNetwork ? "127.0.0.1" : "0.0.0.0";
-  const binary = options.binary ?? IMAGE_LAYOUT.binary;
+  const { binary } = options;
   const cmd = [binary, "server", "--no-telemetry", "-H", bind, "-p", String(serverPort)];
   cmd.push(token === undefined ? "--no-token" : `--token=${token}`);
   const binds = await resolve(options.binds);
@@ -44,7 +42,7 @@ export async function containerSpec(
     Image: options.image,
     Cmd: cmd,
     Env: [...env, ...(await resolve(options.env))],
-    WorkingDir: options.defaultCwd ?? IMAGE_LAYOUT.home,
+    WorkingDir: options.defaultCwd,
     Labels: { ...options.labels, ...plan.labels },
     ...(hostNetwork ? {} : { ExposedPorts: { [`${serverPort}/tcp`]: {} } }),
     HostConfig: host,

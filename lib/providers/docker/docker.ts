@@ -10,8 +10,8 @@ import { freePort } from "../local/ports.js";
 import { dockerClient } from "./client.js";
 import { containerSpec, infoFromContainer } from "./container-spec.js";
 import { engineCall, removeContainer, shortId } from "./engine-call.js";
-import { IMAGE_LAYOUT } from "./image.js";
-import type { DockerProviderOptions } from "./options.js";
+import { DOCKER_DEFAULTS } from "../defaults.js";
+import { dockerSettings, type DockerProviderOptions } from "./options.js";
 import { LABELS, ownerLabels, ownerState } from "./ownership.js";
 import { startAndWait } from "./startup.js";
 
@@ -26,10 +26,9 @@ export interface DockerProvider extends SandboxProvider {
   sweep(options?: SandboxCallOptions & { all?: boolean }): Promise<string[]>;
 }
 
-const PORT_ATTEMPTS = 5;
-
 /** Sandboxes as Docker containers. */
-export function docker(options: DockerProviderOptions): DockerProvider {
+export function docker(given: DockerProviderOptions): DockerProvider {
+  const options = dockerSettings(given);
   const name = "docker";
   const providerId = randomUUID();
   const owned = new Map<string, SandboxInfo>();
@@ -49,8 +48,8 @@ export function docker(options: DockerProviderOptions): DockerProvider {
         port,
         token,
         signal: call.signal,
-        timeoutMs: options.startTimeoutMs ?? 30_000,
-        defaultCwd: options.defaultCwd ?? IMAGE_LAYOUT.home,
+        timeoutMs: options.startTimeoutMs,
+        defaultCwd: options.defaultCwd,
       };
       const started = await startAndWait(container, wait).catch(async (error: unknown) => {
         await removeContainer(container);
@@ -61,7 +60,7 @@ export function docker(options: DockerProviderOptions): DockerProvider {
         return started;
       }
       await removeContainer(container);
-      if (attempt >= PORT_ATTEMPTS) {
+      if (attempt >= DOCKER_DEFAULTS.portAttempts) {
         throw new SandboxStartError(name, "port-in-use", `no free port after ${attempt} attempts`);
       }
     }
@@ -69,7 +68,7 @@ export function docker(options: DockerProviderOptions): DockerProvider {
 
   async function destroy(id: string): Promise<void> {
     const container = (await engine()).getContainer(id);
-    await container.stop({ t: options.stopTimeoutSeconds ?? 2 }).catch(() => undefined);
+    await container.stop({ t: options.stopTimeoutSeconds }).catch(() => undefined);
     await removeContainer(container);
     owned.delete(id);
   }

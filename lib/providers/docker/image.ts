@@ -7,6 +7,7 @@ import { providerError } from "../../sandbox/errors.js";
 import { resolveBinary } from "../local/server-setup.js";
 import { tarArchive, type TarEntry } from "./tar.js";
 import { dockerClient } from "./client.js";
+import { IMAGE_LAYOUT } from "../defaults.js";
 
 export interface BuildImageOptions {
   /** Image name and tag, e.g. `sandbox-agent-rx/sandbox-agent:0.4.2`. */
@@ -20,9 +21,6 @@ export interface BuildImageOptions {
   /** Symlinks to add, e.g. `{ path: "/lib64", target: "usr/lib64" }` for a bind-mounted `/usr`. */
   symlinks?: { path: string; target: string }[];
 }
-
-/** Where the image puts things: the server binary, its HOME, and its XDG_DATA_HOME. */
-export const IMAGE_LAYOUT = { binary: "/bin/sandbox-agent", home: "/home/sandbox", dataHome: "/data" } as const;
 
 /** Imports the image and resolves with its tag once the engine has it. */
 export async function buildSandboxImage(options: BuildImageOptions): Promise<string> {

@@ -6,5 +6,6 @@
  */
 export { docker, type DockerProvider } from "./docker.js";
 export type { DockerProviderOptions } from "./options.js";
-export { buildSandboxImage, IMAGE_LAYOUT, type BuildImageOptions } from "./image.js";
+export { buildSandboxImage, type BuildImageOptions } from "./image.js";
+export { IMAGE_LAYOUT } from "../defaults.js";
 export { LABELS as DOCKER_LABELS } from "./ownership.js";

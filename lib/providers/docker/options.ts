@@ -1,5 +1,6 @@
 // What a docker() provider is configured with: the image, the engine, and what each container gets.
 import type Dockerode from "dockerode";
+import { DOCKER_DEFAULTS } from "../defaults.js";
 
 /** A value, or a function giving it per sandbox. */
 export type Lazy<T> = T | (() => T | Promise<T>);
@@ -13,7 +14,7 @@ export interface DockerProviderOptions {
   env?: Lazy<string[]>;
   /** Bind mounts (`host:container[:ro]`), or a function giving them per sandbox. */
   binds?: Lazy<string[]>;
-  /** Docker network mode; default `host`. */
+  /** Docker network mode; default `host` (`DOCKER_DEFAULTS`, as for every default below). */
   networkMode?: string;
   /** Server port inside the container when the network mode is not `host`; default 2468. */
   agentPort?: number;
@@ -31,4 +32,22 @@ export interface DockerProviderOptions {
   startTimeoutMs?: number;
   /** Seconds `destroy` lets the server stop before the engine kills it; default 2. */
   stopTimeoutSeconds?: number;
+}
+
+/** The options with their defaults filled in (`DOCKER_DEFAULTS`), once, when the provider is made. */
+export type DockerSettings = DockerProviderOptions & Required<Pick<DockerProviderOptions, DefaultedOption>>;
+
+type DefaultedOption = "networkMode" | "agentPort" | "binary" | "defaultCwd" | "startTimeoutMs" | "stopTimeoutSeconds";
+
+export function dockerSettings(options: DockerProviderOptions): DockerSettings {
+  const defaults = DOCKER_DEFAULTS;
+  return {
+    ...options,
+    networkMode: options.networkMode ?? defaults.networkMode,
+    agentPort: options.agentPort ?? defaults.agentPort,
+    binary: options.binary ?? defaults.binary,
+    defaultCwd: options.defaultCwd ?? defaults.defaultCwd,
+    startTimeoutMs: options.startTimeoutMs ?? defaults.startTimeoutMs,
+    stopTimeoutSeconds: options.stopTimeoutSeconds ?? defaults.stopTimeoutSeconds,
+  };
 }

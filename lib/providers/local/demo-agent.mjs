@@ -15,8 +15,8 @@
 // tool call -> edit completes (allowed) or fails (rejected/cancelled) -> streamed markdown answer
 // -> {stopReason:"end_turn"}. An allowed edit really writes src/greeting.ts: through the client's
 // fs/write_text_file when the client offers it at initialize, else directly, in the session's cwd
-// when that is inside the sandbox (HOME), else in HOME itself (a client's default cwd may be "/"). Choosing "Always allow" skips the permission request for later
-// turns of that session.
+// when that is inside the sandbox (HOME), else in HOME itself (a client's default cwd may be "/").
+// Choosing "Always allow" skips the permission request for later turns of that session.
 // Prompt words that change the script:
 //   fail   after a short plan, answer the prompt with JSON-RPC error -32000
 //   quick  no delays at all (for tests)
@@ -254,7 +254,8 @@ async function writeGreetingFile(turn) {
   turn.startToolCall({ ...toolCall, locations: [{ path: filePath }], rawInput: { path: filePath } });
 
   if (!(await editApproved(turn, toolCall))) {
-    turn.updateToolCall(toolCallId, { status: "failed", content: [textContent("Edit not approved; nothing was written.")] });
+    const content = [textContent("Edit not approved; nothing was written.")];
+    turn.updateToolCall(toolCallId, { status: "failed", content });
     return "rejected";
   }
   turn.updateToolCall(toolCallId, { status: "in_progress" });
@@ -264,19 +265,27 @@ async function writeGreetingFile(turn) {
   const before = await readFile(filePath, "utf8").catch(() => null);
   const failure = await writeTextFile(turn, filePath, GREETING_SOURCE);
   if (failure) {
-    turn.updateToolCall(toolCallId, { status: "failed", content: [textContent(`Could not write ${filePath}: ${failure}`)] });
+    const content = [textContent(`Could not write ${filePath}: ${failure}`)];
+    turn.updateToolCall(toolCallId, { status: "failed", content });
     return { failed: failure };
   }
   turn.updateToolCall(toolCallId, {
     status: "completed",
     // A new file as the usual unified diff; an existing one as ACP's structured diff of old and new.
-    content: [before === null ? textContent(GREETING_DIFF) : { type: "diff", path: filePath, oldText: before, newText: GREETING_SOURCE }],
+    content: [
+      before === null
+        ? textContent(GREETING_DIFF)
+        : { type: "diff", path: filePath, oldText: before, newText: GREETING_SOURCE },
+    ],
     rawOutput: { path: filePath, linesAdded: 3, linesRemoved: before === null ? 0 : before.split("\n").length - 1 },
   });
   return "written";
 }
 
-/** Writes through the client when it offered fs/write_text_file, else directly. Resolves to an error message or undefined. */
+/**
+ * Writes through the client when it offered fs/write_text_file, else directly. Resolves to an error
+ * message or undefined.
+ */
 async function writeTextFile(turn, filePath, content) {
   if (clientCapabilities?.fs?.writeTextFile === true) {
     const response = await requestClient(
@@ -326,9 +335,11 @@ function answerFor(prompt, edit) {
   // Backticks in the prompt would end the code block early.
   const quoted = summarise(prompt, 60).replace(/`/g, "'") || "(empty prompt)";
   const intro = written
-    ? `## Added a greeting helper\n\nI read \`${ENTRY_FILE}\` and created \`${TARGET_FILE}\` with one small function.\n\n`
+    ? `## Added a greeting helper\n\nI read \`${ENTRY_FILE}\` and created \`${TARGET_FILE}\`` +
+      " with one small function.\n\n"
     : edit === "rejected"
-      ? `## Change not applied\n\nI read \`${ENTRY_FILE}\` but did not write \`${TARGET_FILE}\`, because the edit was not approved.\n\n`
+      ? `## Change not applied\n\nI read \`${ENTRY_FILE}\` but did not write \`${TARGET_FILE}\`` +
+        ", because the edit was not approved.\n\n"
       : `## Change not applied\n\nI read \`${ENTRY_FILE}\` but could not write \`${TARGET_FILE}\`: ${edit.failed}\n\n`;
   const bullets = written
     ? [
@@ -396,7 +407,8 @@ function newSessionId() {
 function newSession(params) {
   const sessionId = newSessionId();
   const cwd = typeof params?.cwd === "string" && params.cwd ? params.cwd : process.cwd();
-  sessions.set(sessionId, { sessionId, cwd, workDir: workDirFor(cwd), title: null, alwaysAllowEdits: false, turn: null });
+  const session = { sessionId, cwd, workDir: workDirFor(cwd), title: null, alwaysAllowEdits: false, turn: null };
+  sessions.set(sessionId, session);
   return { sessionId };
 }
 

@@ -5,5 +5,4 @@
  * @module sandbox-agent-rx/local
  */
 export { local, type LocalProviderOptions, type LocalProvider, type LocalSandbox } from "./local.js";
-export { demoAgent } from "./demo-agent-path.js";
-export { resolveBinary, sandboxAgentBinary, type CorsOptions } from "./server-setup.js";
+export { demoAgent, resolveBinary, sandboxAgentBinary, type CorsOptions } from "./server-setup.js";

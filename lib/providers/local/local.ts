@@ -4,10 +4,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { CallAbortedError, sandboxNotFound, SandboxStartError } from "../../sandbox/errors.js";
+import { LOCAL_DEFAULTS } from "../defaults.js";
 import { pollHealth } from "../health-poll.js";
 import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
-import type { LogSink } from "./log-sink.js";
-import { OutputTail } from "./output-tail.js";
+import { OutputTail, type LogSink } from "./output-tail.js";
 import { freePort } from "./ports.js";
 import { settlesWithin, spawnServer, type ServerProcess } from "./process-group.js";
 import { newSandboxMarker, SANDBOX_MARKER_VAR, stopSandbox } from "./process-tree.js";
@@ -31,7 +31,7 @@ export interface LocalProviderOptions {
   cors?: CorsOptions;
   /** Receives the server's log lines (tokens redacted), e.g. `process.stderr`; by default nothing is written. */
   log?: LogSink;
-  /** How long the server may take to answer `GET /v1/health`; default 15000 ms. */
+  /** How long the server may take to answer `GET /v1/health`; default 15000 ms (`LOCAL_DEFAULTS`). */
   startTimeoutMs?: number;
 }
 
@@ -63,14 +63,12 @@ interface Running {
   destroying?: Promise<void>;
 }
 
-const PORT_ATTEMPTS = 5;
-/** How long a failed start waits for the rest of the server's output before reporting it. */
-const OUTPUT_GRACE_MS = 1000;
-
 /** Starts sandbox-agent servers as child processes of this Node process. */
 export function local(options: LocalProviderOptions = {}): LocalProvider {
   const running = new Map<string, Running>();
   const name = "local";
+  // The options' defaults (LOCAL_DEFAULTS), filled in once; the rest are made per sandbox (port, token, dirs).
+  const startTimeoutMs = options.startTimeoutMs ?? LOCAL_DEFAULTS.startTimeoutMs;
 
   async function create(call: SandboxCallOptions = {}): Promise<SandboxInfo> {
     const binary = resolveBinary(options.binaryPath);
@@ -94,7 +92,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
           running.set(started.info.id, started);
           return started.info;
         }
-        if (options.port !== undefined || attempt >= PORT_ATTEMPTS) {
+        if (options.port !== undefined || attempt >= LOCAL_DEFAULTS.portAttempts) {
           throw new SandboxStartError(name, "port-in-use", `127.0.0.1:${port} is in use`);
         }
       }
@@ -130,7 +128,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
       const outcome = await pollHealth(baseUrl, {
         ...(token !== undefined ? { token } : {}),
         ...(signal ? { signal } : {}),
-        timeoutMs: options.startTimeoutMs ?? 15_000,
+        timeoutMs: startTimeoutMs,
         gone: server.exited,
         confirm: () => listening,
       });
@@ -149,7 +147,7 @@ export function local(options: LocalProviderOptions = {}): LocalProvider {
         return { info, server, dirs, marker };
       }
       await stop();
-      await settlesWithin(output.ended(), OUTPUT_GRACE_MS);
+      await settlesWithin(output.ended(), LOCAL_DEFAULTS.outputGraceMs);
       if (outcome === "timeout") {
         const detail = `sandbox-agent did not answer ${baseUrl}/v1/health in time`;
         throw new SandboxStartError(name, "timeout", detail, output.text());

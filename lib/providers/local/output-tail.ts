@@ -1,7 +1,14 @@
 // The server's output (its log lines on stderr when SANDBOX_AGENT_LOG_STDOUT is set): kept as a
 // bounded tail for error messages, and passed on to a stream only when the user asks for one.
 import type { Readable } from "node:stream";
-import type { LogSink } from "./log-sink.js";
+
+/**
+ * Where the server's log lines go: any writable stream (`process.stderr`, a `PassThrough`) fits.
+ * Structural on purpose, so the emitted declarations need no Node types.
+ */
+export interface LogSink {
+  write(chunk: string): unknown;
+}
 
 const MAX_LINES = 60;
 const MAX_LINE_CHARS = 2000;

@@ -28,12 +28,13 @@ export interface ProcessRef {
   start: string;
 }
 
-interface ProcEntry extends ProcessRef {
+export interface ProcEntry extends ProcessRef {
   ppid: number;
   zombie: boolean;
 }
 
-function readEntry(pid: number): ProcEntry | undefined {
+/** A process's parent, zombie state and start time from /proc/<pid>/stat; undefined once it is gone. */
+export function readEntry(pid: number): ProcEntry | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");

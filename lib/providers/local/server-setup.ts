@@ -2,10 +2,28 @@
 // environment. Server facts (0.4.2): it runs `$XDG_DATA_HOME/sandbox-agent/bin/agent_processes/
 // mock-acp` for `?agent=mock` but never creates that file itself, and it keeps its state and
 // (unless SANDBOX_AGENT_LOG_STDOUT is set) its logs under `$XDG_DATA_HOME/sandbox-agent/`.
+// The demo agent ships with the package so that a first turn needs no API key and no network: a
+// scripted ACP agent (demo-agent.mjs, emitted next to this module by the build) that streams a plan,
+// a thought, tool calls, a permission request and a markdown answer, without any model. (No module
+// is named demo-agent.ts: a resolver that tries .mjs before .ts would load the script instead.)
 import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Path of the demo agent, an executable ACP agent script. Install it as the local server's `mock`
+ * agent and drive it with `agent: "mock"`:
+ *
+ * ```ts
+ * const client = await SandboxAgentClient.start({ sandbox: local({ mockAgent: demoAgent }), agent: "mock" });
+ * ```
+ *
+ * It reacts to two words in a prompt: `quick` (no pauses between updates) and `fail` (the turn
+ * fails with a JSON-RPC error).
+ */
+export const demoAgent: string = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
 
 export interface CorsOptions {
   /** Each becomes one `--cors-allow-origin`. */

@@ -34,7 +34,9 @@ const entry = (pid) => {
   } catch { return undefined; }
 };
 const marked = (pid, wanted) => {
-  try { return readFileSync("/proc/" + pid + "/environ", "latin1").split("\\0").includes(wanted); } catch { return false; }
+  try {
+    return readFileSync("/proc/" + pid + "/environ", "latin1").split("\\0").includes(wanted);
+  } catch { return false; }
 };
 const scan = (marker, roots) => {
   let names;

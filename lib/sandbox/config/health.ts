@@ -5,6 +5,7 @@ import type { HealthWaitOptions } from "../types.js";
 export type { HealthWaitOptions };
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { CallAbortedError, CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "../errors.js";
+import { stoppedBy } from "../deadline.js";
 
 /** How the wait ended. */
 export interface HealthWaitResult {
@@ -23,7 +24,10 @@ const HealthBodySchema = v.looseObject({ status: v.string() });
  * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
  * `CallAbortedError`; every attempt is bounded by the time left.
  */
-export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitOptions = {}): Promise<HealthWaitResult> {
+export async function waitForHealth(
+  http: ControlPlaneHttp,
+  options: HealthWaitOptions = {},
+): Promise<HealthWaitResult> {
   const settings = healthWaitSettings(options);
   const { timeoutMs, signal, path, initialDelayMs, maxDelayMs, upStatuses, attemptTimeoutMs } = settings;
   const startedAt = Date.now();
@@ -32,7 +36,7 @@ export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitO
   let attempts = 0;
   let lastFailure: unknown;
   for (;;) {
-    if (signal?.aborted) throw new CallAbortedError("waitForHealth was aborted", { cause: signal.reason });
+    if (signal?.aborted) throw stoppedBy(signal.reason, "waitForHealth");
     const left = deadline - Date.now();
     if (left <= 0) break;
     attempts++;
@@ -45,6 +49,8 @@ export async function waitForHealth(http: ControlPlaneHttp, options: HealthWaitO
       }
       lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
     } catch (error) {
+      // The caller's signal (with a deadline made above, e.g. by connect): not an attempt's failure.
+      if (signal?.aborted) throw stoppedBy(signal.reason, "waitForHealth");
       if (error instanceof CallAbortedError) throw error;
       if (error instanceof SandboxAgentHttpError && upStatuses.includes(error.status)) {
         return { status: error.status, attempts, elapsedMs: Date.now() - startedAt };
@@ -67,7 +73,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new CallAbortedError("waitForHealth was aborted", { cause: signal?.reason }));
+      reject(stoppedBy(signal?.reason, "waitForHealth"));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

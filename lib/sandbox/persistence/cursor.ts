@@ -30,7 +30,12 @@ export function eventsCursor(sessionId: string, lastIndex: number): string {
  * A page of events from rows read with one beyond `limit` (that one says whether more follow):
  * the stores read their rows each their own way and page them alike.
  */
-export function eventsPage<R>(rows: readonly R[], limit: number, sessionId: string, toEvent: (row: R) => SessionEvent): ListPage<SessionEvent> {
+export function eventsPage<R>(
+  rows: readonly R[],
+  limit: number,
+  sessionId: string,
+  toEvent: (row: R) => SessionEvent,
+): ListPage<SessionEvent> {
   const items = rows.slice(0, limit).map(toEvent);
   const last = items.at(-1);
   return rows.length > limit && last ? { items, nextCursor: eventsCursor(sessionId, last.eventIndex) } : { items };

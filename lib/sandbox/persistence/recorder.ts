@@ -54,7 +54,8 @@ export interface Recorder {
  */
 export function createRecorder(store: SessionStore, options: RecorderOptions = {}): Recorder {
   const batched = typeof store.insertEvents === "function";
-  const maxBacklog = Math.max(1, Math.floor(options.maxBacklog ?? (batched ? DEFAULT_MAX_BACKLOG_BATCHED : DEFAULT_MAX_BACKLOG)));
+  const backlog = options.maxBacklog ?? (batched ? DEFAULT_MAX_BACKLOG_BATCHED : DEFAULT_MAX_BACKLOG);
+  const maxBacklog = Math.max(1, Math.floor(backlog));
   const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
   const queue: NewSessionEvent[] = [];
   const accepted = new Subject<NewSessionEvent>();
@@ -76,7 +77,10 @@ export function createRecorder(store: SessionStore, options: RecorderOptions = {
    * A batch is all or nothing. When it fails with several sessions in it, each session's part is
    * written again on its own, so one session's refusal (a lost lease) does not cost the others.
    */
-  const writeBatch = async (batch: NewSessionEvent[], insertEvents: (e: NewSessionEvent[]) => Promise<InsertOutcome[]>) => {
+  const writeBatch = async (
+    batch: NewSessionEvent[],
+    insertEvents: (e: NewSessionEvent[]) => Promise<InsertOutcome[]>,
+  ) => {
     try {
       const outcomes = await insertEvents(batch);
       for (const outcome of outcomes) if (outcome.inserted) stored.next(outcome.event);

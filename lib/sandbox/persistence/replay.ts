@@ -47,7 +47,8 @@ interface Prior {
 }
 
 function compose(sorted: ReplaySource[], options: ReplayOptions, prior: Prior | undefined): ReplayText | null {
-  const maxChars = Math.max(HEADER.length + FOOTER.length + NOTICE_ROOM + 1, options.maxChars ?? PERSISTENCE_DEFAULTS.replayMaxChars);
+  const least = HEADER.length + FOOTER.length + NOTICE_ROOM + 1;
+  const maxChars = Math.max(least, options.maxChars ?? PERSISTENCE_DEFAULTS.replayMaxChars);
   const all = replayLines(sorted);
   if (all.length === 0) return null;
   let room = maxChars - HEADER.length - FOOTER.length - NOTICE_ROOM;

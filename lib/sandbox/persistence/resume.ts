@@ -36,7 +36,7 @@ export interface ResumeDeps {
   /** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
   connect(target: AttachTarget, call?: CallOptions): Promise<boolean>;
   /** Runs on the live connection (as every session call does). */
-  on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallOptions) => Promise<T>):
+  on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: Omit<CallOptions, "timeoutMs">) => Promise<T>):
   Promise<T>;
   connected(): boolean;
   cwd: string;

@@ -1,5 +1,5 @@
 import { Subject, merge, type Observable } from "rxjs";
-import type { AcpEnvelope, CursorAdvance } from "../../acp-http/index.js";
+import type { AcpEnvelope } from "../../acp-http/index.js";
 import type { ConnectionTap, SandboxConnection } from "../connection.js";
 import type { NewSessionOptions, PromptBlock, SessionHandle } from "../sessions.js";
 import { StoreError } from "../errors.js";

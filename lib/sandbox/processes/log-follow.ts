@@ -140,7 +140,8 @@ export function followLogs(
           failures = last !== before ? 1 : failures + 1;
           if (failures > policy.maxRetries) {
             const message = `${policy.maxRetries} reconnects failed in a row`;
-            return fail(new SandboxAgentError(`logs of ${processId}: ${message}`, { kind: "log_stream", cause: error }));
+            const why = { kind: "log_stream", cause: error };
+            return fail(new SandboxAgentError(`logs of ${processId}: ${message}`, why));
           }
           await sleep(reconnectDelay(policy, failures), signal);
         }

@@ -81,6 +81,22 @@ function prompt(client: AcpHttpClient, text = "hi"): Promise<PromptResult> {
 }
 
 /** The n-th POST of `method` (1-based), once it has arrived. */
+/**
+ * Holds the POST of `session/prompt` open (every other POST gets `other()`); the returned function
+ * answers the held POST with a response once it has arrived.
+ */
+function holdPromptPost(server: FakeAcpServer, other: () => Response | Promise<Response>): (response: Response) => void {
+  let release: ((response: Response) => void) | undefined;
+  server.onPost = (request) => {
+    if (bodyOf(request).method !== "session/prompt") return other();
+    return new Promise<Response>((resolve) => (release = resolve));
+  };
+  return (response) => {
+    if (!release) throw new Error("the prompt's POST has not arrived");
+    release(response);
+  };
+}
+
 function postOf(server: FakeAcpServer, method: string, n = 1): Promise<RecordedRequest> {
   return server.until(() => server.requestsOf("POST").filter((request) => bodyOf(request).method === method)[n - 1]);
 }
@@ -145,11 +161,7 @@ describe("a session stream that ends on a server that cannot replay it", () => {
 
   it("also fails a prompt whose POST was still open when the stream ended and then got 202", async () => {
     const { server, client, sessionStream } = await rig(false);
-    let release!: (response: Response) => void;
-    server.onPost = (request) => {
-      if (bodyOf(request).method !== "session/prompt") return accepted();
-      return new Promise<Response>((resolve) => (release = resolve));
-    };
+    const release = holdPromptPost(server, accepted);
     const turn = prompt(client);
     await postOf(server, "session/prompt");
     sessionStream.end();
@@ -163,11 +175,7 @@ describe("a session stream that ends on a server that cannot replay it", () => {
 
   it("leaves alone a request answered in its POST body", async () => {
     const { server, client, sessionStream } = await rig(false);
-    let release!: (response: Response) => void;
-    server.onPost = (request) => {
-      if (bodyOf(request).method !== "session/prompt") return never();
-      return new Promise<Response>((resolve) => (release = resolve));
-    };
+    const release = holdPromptPost(server, never);
     const turn = prompt(client);
     const post = await postOf(server, "session/prompt");
     sessionStream.end();

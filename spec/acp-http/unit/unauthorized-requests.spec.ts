@@ -34,14 +34,23 @@ function postsOf(h: Harness, method: string): RecordedRequest[] {
   return h.server.requestsOf("POST").filter((request) => bodyOf(request).method === method);
 }
 
+/**
+ * Bootstraps, then makes the server refuse every POST with `status` except `_ext/hang`, which it
+ * never answers; returns that call, pending, once its POST has arrived.
+ */
+async function refusingWithCallPending(h: Harness, status: number) {
+  await within(bootstrap(h), BOUND_MS, "bootstrap");
+  h.server.onPost = (request) => (bodyOf(request).method === "_ext/hang" ? never() : refused(status));
+  const pending = h.client.request("_ext/hang");
+  const pendingOutcome = watch(pending);
+  await within(h.server.until(() => postsOf(h, "_ext/hang")[0]), BOUND_MS, "the pending call's POST");
+  return { pending, pendingOutcome };
+}
+
 describe("a 401/403 on a request of a live connection", () => {
   it.each([401, 403])("with a static token, %d closes the connection as unauthorized and fails what is pending", async (status) => {
     const h = createHarness({ token: "static-token", closeTimeoutMs: 100 });
-    await within(bootstrap(h), BOUND_MS, "bootstrap");
-    h.server.onPost = (request) => (bodyOf(request).method === "_ext/hang" ? never() : refused(status));
-    const pending = h.client.request("_ext/hang");
-    const pendingOutcome = watch(pending);
-    await within(h.server.until(() => postsOf(h, "_ext/hang")[0]), BOUND_MS, "the pending call's POST");
+    const { pending, pendingOutcome } = await refusingWithCallPending(h, status);
 
     const refusedCall = await failureOf(h.client.request("_ext/refused"));
     expect(refusedCall).toBeInstanceOf(AcpConnectionClosedError);
@@ -91,11 +100,7 @@ describe("a 401/403 on a request of a live connection", () => {
 
   it("with a token function whose fresh token is refused too, closes as unauthorized after exactly one retry", async () => {
     const h = createHarness({ token: () => "always-refused", closeTimeoutMs: 100 });
-    await within(bootstrap(h), BOUND_MS, "bootstrap");
-    h.server.onPost = (request) => (bodyOf(request).method === "_ext/hang" ? never() : refused(401));
-    const pending = h.client.request("_ext/hang");
-    const pendingOutcome = watch(pending);
-    await within(h.server.until(() => postsOf(h, "_ext/hang")[0]), BOUND_MS, "the pending call's POST");
+    const { pending, pendingOutcome } = await refusingWithCallPending(h, 401);
 
     const failure = await failureOf(h.client.request("_ext/refused"));
     expect(failure).toBeInstanceOf(AcpConnectionClosedError);

@@ -1,3 +1,4 @@
+import { jest } from "@jest/globals";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { SandboxAgentClient, SandboxAgentHttpError } from "../../../lib/sandbox/index.js";
@@ -119,6 +120,22 @@ describe("control plane against the real 0.4.2 server", () => {
     await client.fs.deleteEntry(moved);
     await client.fs.deleteEntry(join(dir, "up"), { recursive: true });
     expect((await client.fs.listEntries(sub)).length).toBe(0);
+  });
+
+  it("a call's timeoutMs arms one timer, the server version probe it waits for included", async () => {
+    // A client that has not asked the server for its contract yet: this call waits for that probe.
+    const fresh = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", autoConnect: false });
+    // A deadline no other timer of the client uses: the timers armed for it are this call's.
+    const timeoutMs = 987_654;
+    const armed = jest.spyOn(globalThis, "setTimeout");
+    try {
+      expect(await fresh.fs.stat(dir, { timeoutMs })).toMatchObject({ entryType: "directory" });
+      const deadlines = armed.mock.calls.filter(([, ms]) => typeof ms === "number" && ms > timeoutMs - 60_000);
+      expect(deadlines.map(([, ms]) => ms)).toEqual([timeoutMs]);
+    } finally {
+      armed.mockRestore();
+      await fresh.disconnect();
+    }
   });
 
   it("reading a missing file is a 400 invalid_request problem", async () => {

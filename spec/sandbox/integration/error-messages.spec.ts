@@ -12,7 +12,7 @@ import {
 } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { neverAnswer, serveLoopback, type LoopbackServer } from "../../support/loopback-server.js";
-import { rejection } from "../../support/rejection.js";
+import { rejection, settled } from "../../support/rejection.js";
 
 /** A loopback port with nothing listening on it (taken, then released). */
 async function closedPort(): Promise<number> {
@@ -21,17 +21,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-/** How `promise` settled within `ms`: its error, its value, or "pending" (a hang, not a jest timeout). */
-async function settled(promise: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise((resolve) => (timer = setTimeout(() => resolve("pending"), ms)));
-  try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => error), pending]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const clients: SandboxAgentClient[] = [];

@@ -14,6 +14,7 @@ import {
   type LoopbackHandler,
   type LoopbackServer,
 } from "../../support/loopback-server.js";
+import { settled } from "../../support/rejection.js";
 
 /** Answers every request with `body` as JSON. */
 function answering(body: unknown): LoopbackHandler {
@@ -28,17 +29,6 @@ const stalling: LoopbackHandler = (_req, res) => {
   res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
   res.write('{"path":"/tmp/x",');
 };
-
-/** How `promise` settled within `ms` (a hang shows as "pending" instead of a jest timeout). */
-async function settled(promise: Promise<unknown>, ms = 5000): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise((resolve) => (timer = setTimeout(() => resolve("pending"), ms)));
-  try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => error), pending]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe("control-plane headers", () => {
   let server: LoopbackServer;

@@ -3,6 +3,7 @@
  * `session/cancel` so the agent stops the turn, the call still fails as `CallTimeoutError`, and
  * the session's next prompt runs at once.
  */
+import { jest } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { CallTimeoutError, SandboxAgentClient } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -64,6 +65,22 @@ describe("prompt() past its timeoutMs, against the real sandbox-agent 0.4.2", ()
     expect((await client.prompt(sessionId, "chunks 1", { timeoutMs: 15_000 })).stopReason).toBe("end_turn");
     await sleep(100);
     expect(cancelsSent(recorder)).toEqual([]);
+  }, 60_000);
+
+  it("arms one timer for a prompt's timeoutMs, however many parts the call goes through", async () => {
+    client = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock" });
+    await client.ready;
+    const { sessionId } = await client.newSession({ cwd: server.home });
+    // A deadline no other timer of the client uses: the timers armed for it are this call's.
+    const timeoutMs = 987_654;
+    const armed = jest.spyOn(globalThis, "setTimeout");
+    try {
+      expect((await client.prompt(sessionId, "chunks 1", { timeoutMs })).stopReason).toBe("end_turn");
+      const deadlines = armed.mock.calls.filter(([, ms]) => typeof ms === "number" && ms > timeoutMs - 60_000);
+      expect(deadlines.map(([, ms]) => ms)).toEqual([timeoutMs]);
+    } finally {
+      armed.mockRestore();
+    }
   }, 60_000);
 });
 

@@ -47,6 +47,27 @@ afterAll(async () => {
 });
 
 const collect = (entries: ProcessLogEntry[]) => entries.map((e) => e.text).join("");
+
+/**
+ * Follows process `id` behind the buffering proxy (`tail` entries first), then writes `go` to it
+ * once the held stream is open, and returns what `logs$` delivered by the time it completed.
+ */
+async function followHeldUntilExit(id: string, tail: number): Promise<ProcessLogEntry[]> {
+  const entries: ProcessLogEntry[] = [];
+  let completed = false;
+  const subscription = held.logs$(id, { tail, pollIntervalMs: 20 }).subscribe({
+    next: (entry) => entries.push(entry),
+    complete: () => (completed = true),
+  });
+  try {
+    await until(() => holding.streams.size > 0, 5_000, "the held stream to open");
+    await direct.input(id, "go\n");
+    await until(() => completed, 10_000, "logs$ to complete after exit");
+  } finally {
+    subscription.unsubscribe();
+  }
+  return entries;
+}
 const fast = { pollIntervalMs: 100, reconnect: { initialDelayMs: 10, maxDelayMs: 100, maxRetries: 10 } };
 
 describe("logs$ (follow) against the real server", () => {
@@ -186,19 +207,7 @@ describe("logs$ (follow) against the real server", () => {
       const info = await direct.spawn({ command: "sh", args: ["-c", script], interactive: true });
       await until(async () => collect(await direct.logs(info.id)).endsWith("row40\n"), 10_000, "the first 40 rows");
       const before = await direct.logs(info.id);
-      const entries: ProcessLogEntry[] = [];
-      let completed = false;
-      const subscription = held.logs$(info.id, { tail: 5, pollIntervalMs: 20 }).subscribe({
-        next: (entry) => entries.push(entry),
-        complete: () => (completed = true),
-      });
-      try {
-        await until(() => holding.streams.size > 0, 5_000, "the held stream to open");
-        await direct.input(info.id, "go\n");
-        await until(() => completed, 10_000, "logs$ to complete after exit");
-      } finally {
-        subscription.unsubscribe();
-      }
+      const entries = await followHeldUntilExit(info.id, 5);
       const all = await direct.logs(info.id);
       const firstKept = (before[before.length - 5] as ProcessLogEntry).sequence;
       expect(sequences(entries)).toEqual(sequences(all.filter((e) => e.sequence >= firstKept)));
@@ -209,19 +218,7 @@ describe("logs$ (follow) against the real server", () => {
       const script = `${rows(20)}; read go; echo after1; sleep 0.05; echo after2`;
       const info = await direct.spawn({ command: "sh", args: ["-c", script], interactive: true });
       await until(async () => collect(await direct.logs(info.id)).endsWith("row20\n"), 10_000, "the first 20 rows");
-      const entries: ProcessLogEntry[] = [];
-      let completed = false;
-      const subscription = held.logs$(info.id, { tail: 0, pollIntervalMs: 20 }).subscribe({
-        next: (entry) => entries.push(entry),
-        complete: () => (completed = true),
-      });
-      try {
-        await until(() => holding.streams.size > 0, 5_000, "the held stream to open");
-        await direct.input(info.id, "go\n");
-        await until(() => completed, 10_000, "logs$ to complete after exit");
-      } finally {
-        subscription.unsubscribe();
-      }
+      const entries = await followHeldUntilExit(info.id, 0);
       expect(collect(entries)).toBe("after1\nafter2\n");
     });
   });
