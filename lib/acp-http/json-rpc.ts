@@ -703,7 +703,8 @@ class Pending {
   reject: (error: unknown) => void = noop;
   /** Until the POST's answer has been read (or it failed): only an open POST needs letting go. */
   postOpen: boolean;
-  release: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** When an answered request's POST still open is let go (Date.now()); see RpcCorrelator.#releasing. */
+  releaseAt = 0;
   onAbort: (() => void) | undefined = undefined;
   /** Drops the deadline's timer and its link to the caller's signal (set only with a deadline). */
   cancelDeadline: (() => void) | undefined = undefined;
@@ -750,8 +751,14 @@ export class RpcCorrelator {
    * (twice per request) as `idKey` would.
    */
   readonly #pending = new Map<JsonRpcId, Pending>();
-  /** Answered requests whose POST is still open, waiting to be let go. */
+  /**
+   * Answered requests whose POST is still open, waiting to be let go, in the order they are due
+   * (each is due `#postReleaseMs` after its answer). One timer serves them all, armed for the
+   * oldest: on a server that echoes answers to the stream most answers come that way while
+   * their POST is still being read, and a timer armed and cleared per request cost about 1 µs.
+   */
   readonly #releasing = new Set<Pending>();
+  #releaseTimer: ReturnType<typeof setTimeout> | undefined;
   #nextId: number;
   /** How long a POST may stay open after its response arrived on the stream. */
   readonly #postReleaseMs: number;
@@ -815,7 +822,6 @@ export class RpcCorrelator {
     if (!post) return { response, postSignal: undefined, postFinished: noop };
     const postFinished = (): void => {
       entry.postOpen = false;
-      if (entry.release !== undefined) clearTimeout(entry.release);
       this.#releasing.delete(entry);
     };
     return { response, postSignal: post.signal, postFinished };
@@ -832,14 +838,9 @@ export class RpcCorrelator {
     this.#pending.delete(response.id);
     entry.dispose();
     if (fromStream && entry.postOpen) {
-      const release = setTimeout(() => {
-        this.#releasing.delete(entry);
-        entry.post?.abort();
-      }, this.#postReleaseMs);
-      // A pending release must never keep a process alive on its own.
-      (release as { unref?: () => void }).unref?.();
-      entry.release = release;
+      entry.releaseAt = Date.now() + this.#postReleaseMs;
       this.#releasing.add(entry);
+      if (this.#releaseTimer === undefined) this.#armRelease(this.#postReleaseMs);
     }
     entry.resolve(response);
     return true;
@@ -855,6 +856,24 @@ export class RpcCorrelator {
     return true;
   }
 
+  #armRelease(ms: number): void {
+    const timer = setTimeout(() => this.#releaseDue(), ms);
+    // A pending release must never keep a process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+    this.#releaseTimer = timer;
+  }
+
+  /** Aborts the POSTs that are due, then waits for the next one (none left: no timer). */
+  #releaseDue(): void {
+    this.#releaseTimer = undefined;
+    const now = Date.now();
+    for (const entry of this.#releasing) {
+      if (entry.releaseAt > now) return this.#armRelease(entry.releaseAt - now);
+      this.#releasing.delete(entry);
+      entry.post?.abort();
+    }
+  }
+
   /** The caller gave up on a pending request: it fails, its POST ends, the agent is told. */
   #abandon(id: JsonRpcId, error: unknown): void {
     if (this.reject(id, error, { abortPost: true })) this.#onAbandon?.(id);
@@ -862,11 +881,11 @@ export class RpcCorrelator {
 
   /** Rejects every pending request (the connection is gone) and aborts their POSTs. */
   rejectAll(makeError: (method: string) => unknown): void {
-    for (const entry of this.#releasing) {
-      clearTimeout(entry.release);
-      entry.post?.abort();
-    }
+    clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = undefined;
+    const releasing = [...this.#releasing];
     this.#releasing.clear();
+    for (const entry of releasing) entry.post?.abort();
     const entries = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of entries) {
