@@ -407,11 +407,13 @@ interface SessionTraffic {
  */
 export class ResponseHolds {
   readonly #options: ResponseHoldsOptions;
-  readonly #held = new Map<string, Held>();
+  // This map and the two below are made on first use: an idle connection holds nothing and may
+  // never see a session's frame, and each empty Map or Set costs it ~150 bytes.
+  #held: Map<string, Held> | undefined;
   /** Each session's frames on any stream (bounded: the oldest entries go first). */
-  readonly #sessions = new Map<string, SessionTraffic>();
+  #sessions: Map<string, SessionTraffic> | undefined;
   /** Sessions with frames in the stream read being dispatched now. */
-  readonly #inRead = new Set<string>();
+  #inRead: Set<string> | undefined;
   #lastFrameAt = 0;
   /** The session of the last frame, and the time it was recorded at: a repeat changes nothing. */
   #lastSession: string | undefined;
@@ -431,8 +433,8 @@ export class ResponseHolds {
     if (session === undefined || (session === this.#lastSession && now === this.#lastSessionAt)) return;
     this.#lastSession = session;
     this.#lastSessionAt = now;
-    this.#inRead.add(session);
-    const sessions = this.#sessions;
+    (this.#inRead ??= new Set()).add(session);
+    const sessions = (this.#sessions ??= new Map());
     const known = sessions.get(session);
     if (known) {
       known.frameAt = now;
@@ -449,18 +451,19 @@ export class ResponseHolds {
   readDone(): void {
     // The next chunk records its sessions afresh, even within the same clock reading.
     this.#lastSession = undefined;
-    if (this.#inRead.size === 0) return;
-    for (const session of this.#inRead) {
-      const traffic = this.#sessions.get(session);
+    const inRead = this.#inRead;
+    if (inRead === undefined || inRead.size === 0) return;
+    for (const session of inRead) {
+      const traffic = this.#sessions?.get(session);
       if (traffic) traffic.reads++;
     }
     // Holds of these sessions may now need a shorter window than their timers were set for.
-    if (this.#held.size > 0) {
+    if (this.#held !== undefined && this.#held.size > 0) {
       for (const [key, held] of [...this.#held]) {
-        if (held.kind === "quiet" && held.timer !== undefined && this.#inRead.has(held.session ?? "")) this.#recheck(key, held);
+        if (held.kind === "quiet" && held.timer !== undefined && inRead.has(held.session ?? "")) this.#recheck(key, held);
       }
     }
-    this.#inRead.clear();
+    inRead.clear();
   }
 
   /**
@@ -484,25 +487,26 @@ export class ResponseHolds {
     session?: string,
     quietMs = QUIET_MS,
   ): void {
-    const readsAtArrival = session === undefined ? 0 : (this.#sessions.get(session)?.reads ?? 0);
+    const readsAtArrival = session === undefined ? 0 : (this.#sessions?.get(session)?.reads ?? 0);
     const since = Date.now();
     const held: Held = { response, answers, kind, session, since, quietMs, readsAtArrival, lostAt: 0, timer: undefined };
-    this.#held.set(key, held);
+    (this.#held ??= new Map()).set(key, held);
     // Always on a timer, even with nothing to wait for: frames already read get their turn first.
     held.timer = setTimeout(() => this.#check(key, held), this.#waitFor(held, held.since));
   }
 
   /** Takes the response held under `key` off hold (its stream copy arrived); undefined if none. */
   take(key: string): { response: AcpResponse; answers: JsonRpcId | undefined } | undefined {
-    const held = this.#held.get(key);
+    const held = this.#held?.get(key);
     if (!held) return undefined;
     clearTimeout(held.timer);
-    this.#held.delete(key);
+    this.#held?.delete(key);
     return held;
   }
 
   /** Releases everything held, oldest first (they are real answers). */
   releaseAll(): void {
+    if (this.#held === undefined) return;
     for (const key of [...this.#held.keys()]) {
       const held = this.take(key);
       if (held) this.#options.release(held.response, held.answers);
@@ -511,14 +515,14 @@ export class ResponseHolds {
 
   /** Events were lost for good: a promised copy may have been among them. */
   eventsLost(): void {
-    for (const [key, held] of [...this.#held]) {
+    for (const [key, held] of [...(this.#held ?? [])]) {
       held.lostAt = Date.now();
       this.#recheck(key, held);
     }
   }
 
   #recheck(key: string, held: Held): void {
-    if (this.#held.get(key) !== held) return;
+    if (this.#held?.get(key) !== held) return;
     clearTimeout(held.timer);
     this.#check(key, held);
   }
@@ -538,13 +542,13 @@ export class ResponseHolds {
    * that brought frames of its session (then the window starts again).
    */
   #confirm(key: string, held: Held): void {
-    const traffic = held.session === undefined ? undefined : this.#sessions.get(held.session);
+    const traffic = held.session === undefined ? undefined : this.#sessions?.get(held.session);
     const frameAt = traffic?.frameAt;
     const reads = traffic?.reads;
     held.timer = undefined;
     afterPendingIo(() => {
-      if (this.#held.get(key) !== held) return;
-      const now = held.session === undefined ? undefined : this.#sessions.get(held.session);
+      if (this.#held?.get(key) !== held) return;
+      const now = held.session === undefined ? undefined : this.#sessions?.get(held.session);
       const moved = now?.frameAt !== frameAt || now?.reads !== reads;
       if (moved) this.#check(key, held);
       else this.#release(key, held);
@@ -552,7 +556,7 @@ export class ResponseHolds {
   }
 
   #release(key: string, held: Held): void {
-    this.#held.delete(key);
+    this.#held?.delete(key);
     this.#options.release(held.response, held.answers);
   }
 
@@ -579,7 +583,7 @@ export class ResponseHolds {
   #quietWait(held: Held, now: number): number {
     // A reconnecting stream brings what it missed when it is back: wait for it (within the cap).
     if (this.#options.streamReconnecting()) return QUIET_MS;
-    const traffic = held.session === undefined ? undefined : this.#sessions.get(held.session);
+    const traffic = held.session === undefined ? undefined : this.#sessions?.get(held.session);
     // Measured from the arrival: frames before it (a previous turn's) say nothing about this one.
     const last = Math.max(held.since, traffic?.frameAt ?? 0);
     const readAfter = traffic !== undefined && traffic.reads > held.readsAtArrival;
@@ -645,12 +649,13 @@ interface Waiting {
  * number per session whose stream was ever lost.
  */
 export class StreamWaits {
-  readonly #waiting = new Map<JsonRpcId, Waiting>();
-  readonly #losses = new Map<string, number>();
+  // Made on first use: only the RFD profile's requests ever wait here (see ResponseHolds.#held).
+  #waiting: Map<JsonRpcId, Waiting> | undefined;
+  #losses: Map<string, number> | undefined;
 
   /** A request about to go out whose answer would come on `session`'s stream. */
   sent(id: JsonRpcId, method: string, session: string): void {
-    this.#waiting.set(id, { method, session, losses: this.#losses.get(session) ?? 0, accepted: false });
+    (this.#waiting ??= new Map()).set(id, { method, session, losses: this.#losses?.get(session) ?? 0, accepted: false });
   }
 
   /**
@@ -658,19 +663,19 @@ export class StreamWaits {
    * was lost meanwhile (its answer may have been written while no stream was attached): fail it now.
    */
   accepted(id: JsonRpcId): boolean {
-    const entry = this.#waiting.get(id);
+    const entry = this.#waiting?.get(id);
     if (!entry) return false;
-    if ((this.#losses.get(entry.session) ?? 0) === entry.losses) {
+    if ((this.#losses?.get(entry.session) ?? 0) === entry.losses) {
       entry.accepted = true;
       return false;
     }
-    this.#waiting.delete(id);
+    this.#waiting?.delete(id);
     return true;
   }
 
   /** The request settled (or failed): nothing waits for it any more. */
   settled(id: JsonRpcId): void {
-    this.#waiting.delete(id);
+    this.#waiting?.delete(id);
   }
 
   /**
@@ -679,11 +684,14 @@ export class StreamWaits {
    * to `accepted`, which fails them if the POST brings no answer.
    */
   lost(session: string): Array<[JsonRpcId, string]> {
-    this.#losses.set(session, (this.#losses.get(session) ?? 0) + 1);
+    const losses = (this.#losses ??= new Map());
+    losses.set(session, (losses.get(session) ?? 0) + 1);
     const failed: Array<[JsonRpcId, string]> = [];
-    for (const [id, entry] of this.#waiting) {
+    const waiting = this.#waiting;
+    if (waiting === undefined) return failed;
+    for (const [id, entry] of waiting) {
       if (entry.session !== session || !entry.accepted) continue;
-      this.#waiting.delete(id);
+      waiting.delete(id);
       failed.push([id, entry.method]);
     }
     return failed;
@@ -756,8 +764,9 @@ export class RpcCorrelator {
    * (each is due `#postReleaseMs` after its answer). One timer serves them all, armed for the
    * oldest: on a server that echoes answers to the stream most answers come that way while
    * their POST is still being read, and a timer armed and cleared per request cost about 1 µs.
+   * Made on first use (see ResponseHolds.#held).
    */
-  readonly #releasing = new Set<Pending>();
+  #releasing: Set<Pending> | undefined;
   #releaseTimer: ReturnType<typeof setTimeout> | undefined;
   #nextId: number;
   /** How long a POST may stay open after its response arrived on the stream. */
@@ -822,7 +831,7 @@ export class RpcCorrelator {
     if (!post) return { response, postSignal: undefined, postFinished: noop };
     const postFinished = (): void => {
       entry.postOpen = false;
-      this.#releasing.delete(entry);
+      this.#releasing?.delete(entry);
     };
     return { response, postSignal: post.signal, postFinished };
   }
@@ -839,7 +848,7 @@ export class RpcCorrelator {
     entry.dispose();
     if (fromStream && entry.postOpen) {
       entry.releaseAt = Date.now() + this.#postReleaseMs;
-      this.#releasing.add(entry);
+      (this.#releasing ??= new Set()).add(entry);
       if (this.#releaseTimer === undefined) this.#armRelease(this.#postReleaseMs);
     }
     entry.resolve(response);
@@ -867,9 +876,10 @@ export class RpcCorrelator {
   #releaseDue(): void {
     this.#releaseTimer = undefined;
     const now = Date.now();
-    for (const entry of this.#releasing) {
+    const releasing = this.#releasing ?? [];
+    for (const entry of releasing) {
       if (entry.releaseAt > now) return this.#armRelease(entry.releaseAt - now);
-      this.#releasing.delete(entry);
+      this.#releasing?.delete(entry);
       entry.post?.abort();
     }
   }
@@ -883,8 +893,8 @@ export class RpcCorrelator {
   rejectAll(makeError: (method: string) => unknown): void {
     clearTimeout(this.#releaseTimer);
     this.#releaseTimer = undefined;
-    const releasing = [...this.#releasing];
-    this.#releasing.clear();
+    const releasing = [...(this.#releasing ?? [])];
+    this.#releasing?.clear();
     for (const entry of releasing) entry.post?.abort();
     const entries = [...this.#pending.values()];
     this.#pending.clear();
