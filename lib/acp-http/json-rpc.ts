@@ -8,6 +8,7 @@ import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type Acp
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
 import { afterPendingIo, deadlineSignal } from "../internal/abort.js";
+import { FanOutSubject } from "../internal/fan-out-subject.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
@@ -79,7 +80,8 @@ const ECHO_GRACE_MS = 1500;
  * after every notification the agent sent ahead of it.
  */
 export class Inbound {
-  readonly envelopes = new Subject<AcpEnvelope>();
+  /** Often subscribed many times over (each session view, each consumer): see FanOutSubject. */
+  readonly envelopes = new FanOutSubject<AcpEnvelope>();
   readonly parseErrors = new Subject<AcpParseError>();
   readonly #options: InboundOptions;
   readonly #delivered = new BoundedSet(DELIVERED_MEMORY);
