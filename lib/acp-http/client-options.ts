@@ -31,6 +31,11 @@ export interface AcpHttpClientOptions {
   bootstrapQuery?: Record<string, string>;
   headers?: Record<string, string>;
   token?: TokenSource;
+  /**
+   * The `fetch` every request goes through (default: the global one, looked up per call). It is
+   * called as `fetch(url, init)`; `init.headers` is a `Headers` or a plain record (a fresh one per
+   * call), so a wrapper reads it with `new Headers(init.headers)`.
+   */
   fetch?: typeof globalThis.fetch;
   /**
    * How a dropped event stream (and, with `recover`, a lost connection) comes back: the one bound on
