@@ -1,10 +1,18 @@
-// Every default of the sandbox layer's options, in one module that imports nothing (so any part,
-// the store drivers included, can read it without an import cycle). client-options.ts applies the
-// client's; each area's code reads its own group here and sets none of its own. `startSandbox`'s and
-// the providers' defaults are lib/providers/defaults.ts's.
+// Every default of the sandbox layer's options, in one module that imports nothing (so any part can
+// read it without an import cycle). client-options.ts applies the client's; each area's code reads
+// its own group here and sets none of its own. The providers' defaults (`local()`, `docker()`) are
+// lib/providers/defaults.ts's.
 
 /** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s, a layer down). */
 export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+
+/** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
+export const START_DEFAULTS = {
+  /** How long the sandbox's server may take to answer its health route. */
+  healthTimeoutMs: 30_000,
+  /** The health wait polls a server it just created: soon and often. */
+  healthDelays: { initialDelayMs: 25, maxDelayMs: 1000 },
+} as const;
 
 /** The defaults of a health wait (`waitForHealth`, `connect({ waitForServer })`, `startSandbox`). */
 export const HEALTH_WAIT_DEFAULTS = {

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import type Dockerode from "dockerode";
-import { providerError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/kit.js";
 import { resolveBinary } from "../local/server-setup.js";
 import { tarArchive, type TarEntry } from "./tar.js";
 import { dockerClient } from "./client.js";
