@@ -1,6 +1,8 @@
 // The JSON-RPC message: its shape (schemas and the checked parse), the session it belongs to, a
 // batch split into members, and the size rule (a message over the limit is refused, and an oversize
 // answer still settles its request by the id read from its head).
+import { ACP_DEFAULTS } from "./defaults.js";
+
 /**
  * JSON-RPC 2.0 envelopes. The rule that decides what is one is `checkEnvelope` below (one rule,
  * written out by hand because it runs for every frame); these types say what it lets through.
@@ -315,7 +317,7 @@ function isObject(value: unknown): boolean {
 }
 
 /** Default `maxMessageBytes`: 32 MiB, as the official ACP SDK has it. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = ACP_DEFAULTS.maxMessageBytes;
 
 const encoder = new TextEncoder();
 

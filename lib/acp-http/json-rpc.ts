@@ -8,6 +8,7 @@ import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type Acp
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
 import { afterPendingIo, deadlineSignal } from "../internal/abort.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
@@ -70,7 +71,7 @@ export interface SentEnvelope {
 }
 
 const DELIVERED_MEMORY = 4096;
-const ECHO_GRACE_MS = 1500;
+const ECHO_GRACE_MS = ACP_DEFAULTS.echoGraceMs;
 
 /**
  * Merges the two ways envelopes arrive (stream frames and POST bodies) into one

@@ -1,5 +1,6 @@
 import { Observable } from "rxjs";
 import type { CallOptions } from "../call-options.js";
+import { DESKTOP_DEFAULTS } from "../defaults.js";
 import { CallAbortedError } from "../errors.js";
 import type { DesktopFile } from "./routes.js";
 import type { Region, ScreenshotOptions } from "./schemas.js";
@@ -41,7 +42,12 @@ export type TakeScreenshot = (
  * errors the stream with its typed error (`DesktopInactiveError` before `desktop.start()`).
  */
 export function screenStream(take: TakeScreenshot, options: ScreenOptions = {}): Observable<ScreenFrame> {
-  const { intervalMs = 1000, timeoutMs = 10_000, region, ...shot } = options;
+  const {
+    intervalMs = DESKTOP_DEFAULTS.screenIntervalMs,
+    timeoutMs = DESKTOP_DEFAULTS.screenTimeoutMs,
+    region,
+    ...shot
+  } = options;
   return new Observable<ScreenFrame>((subscriber) => {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
