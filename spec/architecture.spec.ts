@@ -36,6 +36,12 @@ describe("lib/ import graph", () => {
     expect(deep.map(describeEdge)).toEqual([]);
   });
 
+  it("keeps reattach() opt-in: lib/acp-http/reattach.ts is an entry point of its own that nothing in lib/ imports", () => {
+    const into = edges.filter((edge) => edge.to === "lib/acp-http/reattach.ts");
+    expect(into.map(describeEdge)).toEqual([]);
+    expect(edges.some((edge) => edge.from === "lib/acp-http/reattach.ts")).toBe(true);
+  });
+
   it("keeps the protocol layer free of the sandbox: lib/acp-http imports only itself and lib/internal", () => {
     const outward = edges.filter(
       (edge) => layerOf(edge.from) === "acp-http" && !["acp-http", "internal"].includes(layerOf(edge.to) ?? ""),
