@@ -14,6 +14,7 @@ import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
 import type { PendingOptions, ResponseEcho } from "./json-rpc.js";
 import { normalizeWatchdogPolicy, type NormalizedWatchdogPolicy } from "./ws-transport.js";
 
+/** The options of `new AcpHttpClient(options)`: only `baseUrl` is required; each default is on its option. */
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
   baseUrl: string;

@@ -16,6 +16,7 @@ export type JsonRpcId = string | number | null;
 /** Params of a request or notification: by position or by name. */
 export type JsonRpcParams = unknown[] | Record<string, unknown>;
 
+/** The `error` member of a JSON-RPC error response: a code, a message, optional data. */
 export interface JsonRpcErrorObject {
   /** An integer. */
   code: number;
@@ -24,6 +25,7 @@ export interface JsonRpcErrorObject {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC request: a method, an id to answer, params. */
 export interface AcpRequest {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -32,6 +34,7 @@ export interface AcpRequest {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC notification: a method and params, no id, no answer. */
 export interface AcpNotification {
   jsonrpc: "2.0";
   method: string;
@@ -39,6 +42,7 @@ export interface AcpNotification {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC answer with a `result`. */
 export interface AcpSuccessResponse {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -46,6 +50,7 @@ export interface AcpSuccessResponse {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC answer with an `error`. */
 export interface AcpErrorResponse {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -53,7 +58,9 @@ export interface AcpErrorResponse {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC answer: a result or an error, for the request with the same id. */
 export type AcpResponse = AcpSuccessResponse | AcpErrorResponse;
+/** One JSON-RPC message, as `envelopes$` carries it: a request, a notification or an answer. */
 export type AcpEnvelope = AcpRequest | AcpNotification | AcpResponse;
 
 export type EnvelopeParse = { ok: true; envelope: AcpEnvelope } | { ok: false; error: string };
@@ -94,18 +101,22 @@ export function envelopeKind(o: Record<string, unknown>): EnvelopeKind | undefin
   return undefined;
 }
 
+/** Whether the envelope is an answer (it has no `method`). */
 export function isResponse(envelope: AcpEnvelope): envelope is AcpResponse {
   return !("method" in envelope);
 }
 
+/** Whether the envelope is a request (a `method` and an `id`): the agent waits for its answer. */
 export function isRequest(envelope: AcpEnvelope): envelope is AcpRequest {
   return "method" in envelope && "id" in envelope;
 }
 
+/** Whether the envelope is a notification (a `method`, no `id`), e.g. `session/update`. */
 export function isNotification(envelope: AcpEnvelope): envelope is AcpNotification {
   return "method" in envelope && !("id" in envelope);
 }
 
+/** Whether the answer is an error (it has an `error` member). */
 export function isErrorResponse(envelope: AcpResponse): envelope is AcpErrorResponse {
   return "error" in envelope;
 }

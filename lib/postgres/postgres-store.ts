@@ -35,6 +35,7 @@ interface CommonOptions {
   retries?: number;
 }
 
+/** The options of `postgresStore()`: a pool of your own or a connection string, and the store's settings. */
 export type PostgresStoreOptions = CommonOptions &
   (
     | {

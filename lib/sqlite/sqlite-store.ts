@@ -15,6 +15,7 @@ import {
   type SessionStore,
 } from "../sandbox/kit.js";
 
+/** The options of `sqliteStore()`: the database, and a table prefix. */
 export interface SqliteStoreOptions {
   /** A database file path (created if missing), `":memory:"`, or an open better-sqlite3 database. */
   database: string | Database.Database;

@@ -9,6 +9,7 @@ import { tarArchive, type TarEntry } from "./tar.js";
 import { dockerClient } from "./client.js";
 import { IMAGE_LAYOUT } from "../defaults.js";
 
+/** The options of `buildSandboxImage()`. */
 export interface BuildImageOptions {
   /** Image name and tag, e.g. `sandbox-agent-rx/sandbox-agent:0.4.2`. */
   tag: string;

@@ -15,6 +15,7 @@ import { createServerDirs, resolveBinary, serverArgs, serverEnv } from "./server
 import type { CorsOptions, ServerDirs } from "./server-setup.js";
 import { unwatch, watch } from "./watchdog.js";
 
+/** The options of `local()`: the binary, the token, the ports and directories, and the start's bound. */
 export interface LocalProviderOptions {
   /** The sandbox-agent binary; default `$SANDBOX_AGENT_BIN`, else the pinned `@sandbox-agent/cli` package's. */
   binaryPath?: string;
