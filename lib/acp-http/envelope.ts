@@ -1,6 +1,6 @@
-// The JSON-RPC message: its shape (schemas and the checked parse), the session it belongs to, a
-// batch split into members, and the size rule (a message over the limit is refused, and an oversize
-// answer still settles its request by the id read from its head).
+// The JSON-RPC message: its shape (the types, and the parse checked by `checkEnvelope`), the session
+// it belongs to, a batch split into members, and the size rule (a message over the limit is
+// refused, and an oversize answer still settles its request by the id read from its head).
 import { ACP_DEFAULTS } from "./defaults.js";
 
 /**

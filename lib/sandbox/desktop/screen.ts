@@ -39,7 +39,8 @@ export type TakeScreenshot = (
  * one request in flight; the next starts `intervalMs` after the previous one started, or as soon
  * as the subscriber's `next` returns when that took longer, so a slow consumer slows the loop
  * down instead of queueing frames. Unsubscribing aborts the request in flight. A failed request
- * errors the stream with its typed error (`DesktopInactiveError` before `desktop.start()`).
+ * errors the stream with its typed error (before `desktop.start()`, a `SandboxAgentHttpError` of
+ * kind `desktop_runtime_inactive`).
  */
 export function screenStream(take: TakeScreenshot, options: ScreenOptions = {}): Observable<ScreenFrame> {
   const {
