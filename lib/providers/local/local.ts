@@ -3,10 +3,16 @@
 // and writes nothing to the terminal unless given a `log` stream.
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { CallAbortedError, sandboxNotFound, SandboxStartError } from "../../sandbox/kit.js";
+import {
+  CallAbortedError,
+  sandboxNotFound,
+  SandboxStartError,
+  type SandboxCallOptions,
+  type SandboxInfo,
+  type SandboxProvider,
+} from "../../sandbox/kit.js";
 import { LOCAL_DEFAULTS } from "../defaults.js";
 import { pollHealth } from "../health-poll.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../../sandbox/kit.js";
 import { OutputTail, type LogSink } from "./output-tail.js";
 import { freePort } from "./ports.js";
 import { settlesWithin, spawnServer, type ServerProcess } from "./process-group.js";
