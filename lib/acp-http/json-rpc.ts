@@ -9,6 +9,7 @@ import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./error
 import type { SseFrame } from "../internal/sse.js";
 import { afterPendingIo, deadlineSignal } from "../internal/abort.js";
 import { FanOutSubject } from "../internal/fan-out-subject.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
@@ -71,7 +72,7 @@ export interface SentEnvelope {
 }
 
 const DELIVERED_MEMORY = 4096;
-const ECHO_GRACE_MS = 1500;
+const ECHO_GRACE_MS = ACP_DEFAULTS.echoGraceMs;
 
 /**
  * Merges the two ways envelopes arrive (stream frames and POST bodies) into one

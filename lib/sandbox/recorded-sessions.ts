@@ -23,7 +23,7 @@ export interface RecordedSessionsDeps {
   cwd(): string;
   /** The session-configuration layer takes the modes and options of the agent's answer. */
   recordConfig(agentSessionId: string, result: unknown): void;
-  /** ... or a stored session's (see `SandboxSessionConfig.restoreSessionConfig`). */
+  /** ... or a stored session's (see `SessionSettings.restoreStored`). */
   restoreConfig(
     agentSessionId: string,
     result: unknown,
