@@ -96,6 +96,11 @@ describeWith([CHROMIUM])("examples/web in headless Chromium", () => {
     await tab.click("#cancel");
     await tab.waitForSelector("#permission", { ...WAIT, state: "hidden" });
     await web.stopReason(tab, "cancelled");
+    // The stop reason is written when the prompt settles; the transcript is drawn on the next
+    // animation frame, which a loaded machine can hold back: wait (bounded) for the tool's row.
+    await tab
+      .waitForFunction(() => document.querySelectorAll(".item.tool")[1]?.getAttribute("data-status") === "failed", undefined, WAIT)
+      .catch(() => undefined);
     expect(await tab.getAttribute(".item.tool >> nth=1", "data-status")).toBe("failed");
     await tab.close();
   }, TIMEOUT);
