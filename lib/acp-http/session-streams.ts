@@ -94,6 +94,11 @@ export class SessionStreams {
     return this.#streams.size > 0;
   }
 
+  /** The RFD profile's per-session streams (over HTTP): their GETs need the connection id. */
+  get perSession(): boolean {
+    return this.#settings.sessionHeader !== undefined;
+  }
+
   /** The connection stream's cursor: persist it to resume after a reload. */
   get lastEventId(): string | undefined {
     return this.#connection?.lastEventId ?? this.#settings.lastEventId;
