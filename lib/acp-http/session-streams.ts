@@ -55,6 +55,8 @@ export class SessionStreamStoppedError extends Error {
 }
 
 const CONNECTION_STREAM = "connection";
+/** No headers: shared, since a transport only reads them. */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** A session stream refused with 409 is held elsewhere (RFD): retrying cannot win it back, `session/load` can. */
 const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 409]);
 /** Methods whose result names the session (a new one). */
@@ -108,8 +110,10 @@ export class SessionStreams implements EventStreamOwner {
   /** The session header for a POST whose params name a session (RFD profile only). */
   headersFor(params: unknown): Record<string, string> {
     const header = this.#settings.sessionHeader;
+    // Every envelope out asks (over a WebSocket too): without the header, nothing is read or made.
+    if (!header) return NO_HEADERS;
     const sessionId = sessionOf(params);
-    return header && sessionId !== undefined ? { [header]: sessionId } : {};
+    return sessionId !== undefined ? { [header]: sessionId } : NO_HEADERS;
   }
 
   /**
