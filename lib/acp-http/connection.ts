@@ -316,7 +316,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   resetTransports(): void {
     this.#transport.reset();
     this.streams.reset();
-    this.http.reset(); // over HTTP the transport itself: forgetting twice is forgetting once
+    this.http.reset(); // the GETs' and the DELETE's (over HTTP the transport itself: once more changes nothing)
   }
 
   async recoveryRequest(method: string, params: unknown): Promise<unknown> {
@@ -368,22 +368,23 @@ export function createTransports(options: ResolvedClientOptions, sink: FrameSink
     protocolVersion: options.protocolVersion,
     maxMessageBytes,
   });
-  const webSocket =
-    options.transport === "websocket" && options.watchdog
-      ? new WebSocketTransport({
-          url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
-          WebSocket: options.WebSocket,
-          connectionIdHeader,
-          headers: options.headers,
-          token: options.token,
-          cookies,
-          maxMessageBytes,
-          watchdog: options.watchdog,
-          logger,
-          sink,
-        }, owner)
-      : undefined;
-  return { http, transport: webSocket ?? http };
+  if (options.transport !== "websocket" || !options.watchdog) return { http, transport: http };
+  const socket = new WebSocketTransport(
+    {
+      url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
+      WebSocket: options.WebSocket,
+      connectionIdHeader,
+      headers: options.headers,
+      token: options.token,
+      cookies,
+      maxMessageBytes,
+      watchdog: options.watchdog,
+      logger,
+      sink,
+    },
+    owner,
+  );
+  return { http, transport: socket };
 }
 
 /**
