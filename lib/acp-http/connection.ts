@@ -71,7 +71,6 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
     const logger = (this.#logger = options.logger);
     const policy = options.reconnectPolicy;
     const maxMessageBytes = options.maxMessageBytes;
-    const websocket = options.transport === "websocket";
     this.inbound = new Inbound({
       correlator: this.#correlator,
       responseEcho: options.responseEcho,
@@ -82,11 +81,9 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
       onAgentRequest: (request) => this.#agentRequests.handle(request),
       onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });
-    // Both transports hand what they read to the core through this one interface.
-    const sink = new FrameIntake(this.inbound, maxMessageBytes, websocket ? "websocket" : "stream");
-    const transports = createTransports(options, sink, this);
-    this.http = transports.http;
-    this.#transport = transports.transport;
+    const { http, transport, sink, sessionHeader } = createTransports(options, this.inbound, this);
+    this.http = http;
+    this.#transport = transport;
     this.#closeTimeoutMs = options.closeTimeoutMs;
     this.#ownCookies = options.ownCookies ? options.cookies : undefined;
     this.#isConnectionGone = options.isConnectionGone;
@@ -96,8 +93,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
         http: this.http,
         policy,
         logger,
-        // Over a WebSocket everything arrives on the socket: no GET streams at all.
-        sessionHeader: websocket ? undefined : options.sessionStreams?.header,
+        sessionHeader,
         lastEventId: options.lastEventId,
         contiguousIds: options.contiguousEventIds,
         onCursor: options.onCursor,
@@ -343,14 +339,19 @@ export interface Transports {
   http: HttpTransport;
   /** What every envelope goes out through: `http`, or for `transport: "websocket"` the socket. */
   transport: Transport;
+  /** Where both transports hand what they read: one interface to the JSON-RPC core. */
+  sink: FrameSink;
+  /** The RFD profile's per-session stream header; none over a WebSocket, where everything arrives on the socket. */
+  sessionHeader: string | undefined;
 }
 
 /**
- * The HTTP transport (always: DELETE and the RFD GETs use it) and, for `transport: "websocket"`,
- * the socket, sharing one cookie store; `transport` is the one envelopes go out through. Without a
- * store (a browser) the page's cookie jar serves, with fetch's credentials mode as the caller set it.
+ * The one place the `transport` option is read. The HTTP transport (always: DELETE and the RFD GETs
+ * use it) and, for `transport: "websocket"`, the socket, sharing one cookie store; `transport` is the
+ * one envelopes go out through. Without a store (a browser) the page's cookie jar serves, with
+ * fetch's credentials mode as the caller set it.
  */
-export function createTransports(options: ResolvedClientOptions, sink: FrameSink, owner: SocketOwner): Transports {
+export function createTransports(options: ResolvedClientOptions, inbound: Inbound, owner: SocketOwner): Transports {
   const { cookies, credentials, path, connectionIdHeader, logger, maxMessageBytes } = options;
   const http = new HttpTransport({
     baseUrl: options.baseUrl,
@@ -368,7 +369,11 @@ export function createTransports(options: ResolvedClientOptions, sink: FrameSink
     protocolVersion: options.protocolVersion,
     maxMessageBytes,
   });
-  if (options.transport !== "websocket" || !options.watchdog) return { http, transport: http };
+  if (options.transport !== "websocket" || !options.watchdog) {
+    const sink = new FrameIntake(inbound, maxMessageBytes, "stream");
+    return { http, transport: http, sink, sessionHeader: options.sessionStreams?.header };
+  }
+  const sink = new FrameIntake(inbound, maxMessageBytes, "websocket");
   const socket = new WebSocketTransport(
     {
       url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
@@ -384,7 +389,7 @@ export function createTransports(options: ResolvedClientOptions, sink: FrameSink
     },
     owner,
   );
-  return { http, transport: socket };
+  return { http, transport: socket, sink, sessionHeader: undefined };
 }
 
 /**
