@@ -1,49 +1,45 @@
 import { filter, merge, type Observable } from "rxjs";
 import { AgentError, CallAbortedError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
-import type { CallOptions, CallSignal, Logger } from "./call-options.js";
+import type { CallOptions, Logger } from "./call-options.js";
+import type { ClientSettings } from "./client-options.js";
 import { concerns, type SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
-import { restoreStored, resumeDeps, resumeStored, type ResumeDeps } from "./persistence/resume.js";
-import type { ResumedSession } from "./persistence/resume.js";
-import type { SessionState, StoredSessionState } from "./session-config.js";
+import { restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
+import type { SessionSettings } from "./session-config.js";
 import * as sessions from "./sessions.js";
 import type { NewSessionOptions, PromptBlock, PromptInput, PromptOutcome, SessionHandle } from "./sessions.js";
 import type { ViewSource } from "./session-views.js";
 import { toTranscript, usageOf, type TranscriptSource } from "./transcript.js";
 
-/** What the recorded sessions need from the client. */
-export interface RecordedSessionsDeps {
-  recording: SessionRecording;
-  lifecycle: ConnectionLifecycle;
-  logger: Logger | undefined;
-  cwd(): string;
-  /** The session-configuration layer takes the modes and options of the agent's answer. */
-  recordConfig(agentSessionId: string, result: unknown): void;
-  /** ... or a stored session's (see `SandboxSessionConfig.restoreSessionConfig`). */
-  restoreConfig(
-    agentSessionId: string,
-    result: unknown,
-    stored: StoredSessionState,
-    call?: CallOptions,
-  ): Promise<{ state: SessionState; failures: unknown[] }>;
-}
-
 /**
  * The client's sessions as the store sees them: every way of opening one records it (the session
  * record, then its events) and tells the configuration layer what the agent answered with; a
- * prompt carries a resumed session's pending replay; the views run on local ids.
+ * prompt carries a resumed session's pending replay; the views run on local ids. Every call runs
+ * through `lifecycle.with`, the call's one boundary.
  */
-export class RecordedSessions {
-  readonly #deps: RecordedSessionsDeps;
+export class RecordedSessions implements ResumeParts {
+  readonly lifecycle: ConnectionLifecycle;
+  readonly recording: SessionRecording;
+  readonly settings: SessionSettings;
+  readonly cwd: string;
+  readonly logger: Logger | undefined;
   readonly #claims: SessionClaims;
 
-  constructor(deps: RecordedSessionsDeps) {
-    this.#deps = deps;
-    const { recording } = deps;
+  constructor(
+    options: ClientSettings,
+    lifecycle: ConnectionLifecycle,
+    recording: SessionRecording,
+    settings: SessionSettings,
+  ) {
+    this.lifecycle = lifecycle;
+    this.recording = recording;
+    this.settings = settings;
+    this.cwd = options.cwd;
+    this.logger = options.logger;
     this.#claims = new SessionClaims(recording.store, recording.storeErrors$, (lost) => this.#leaseLost(lost));
   }
 
@@ -53,21 +49,21 @@ export class RecordedSessions {
   }
 
   newSession(options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
-    return this.#on("newSession", call, async (conn, bounds) =>
-      this.#opened(conn, await sessions.newSession(conn, options, this.#deps.cwd(), bounds), options),
+    return this.lifecycle.with("newSession", call, async (conn, bounds) =>
+      this.#opened(conn, await sessions.newSession(conn, options, this.cwd, bounds), options),
     );
   }
 
   loadSession(sessionId: string, options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
-    return this.#on("loadSession", call, async (conn, bounds) =>
-      this.#opened(conn, await sessions.loadSession(conn, sessionId, options, this.#deps.cwd(), bounds), options),
+    return this.lifecycle.with("loadSession", call, async (conn, bounds) =>
+      this.#opened(conn, await sessions.loadSession(conn, sessionId, options, this.cwd, bounds), options),
     );
   }
 
   /** `session/fork` of a session (a local id or the agent's): the fork is recorded with a link to it. */
   forkSession(parentId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {
-    const { recording } = this.#deps;
-    return this.#on("forkSession", call, async (conn, bounds) => {
+    const { recording } = this;
+    return this.lifecycle.with("forkSession", call, async (conn, bounds) => {
       const handle = await sessions.forkSession(conn, recording.agentId(parentId), cwd, bounds);
       this.#configured(recording.forked(conn, handle, parentId, cwd));
       return { sessionId: handle.sessionId };
@@ -76,18 +72,18 @@ export class RecordedSessions {
 
   /** ACP `session/resume` of a session the store has no record of: recorded from now on. */
   async agentResume(sessionId: string, cwd: string, call?: CallOptions): Promise<void> {
-    await this.#on("resumeSession", call, async (conn, bounds) =>
+    await this.lifecycle.with("resumeSession", call, async (conn, bounds) =>
       this.#opened(conn, await sessions.resumeSession(conn, sessionId, cwd, bounds), { cwd }),
     );
   }
 
   /** A stored session back (see `resumeStored`); undefined when the store has no record of `localId`. */
   resumeStored(localId: string, call?: CallOptions): Promise<ResumedSession | undefined> {
-    return resumeStored(this.#resumeDeps(), localId, call);
+    return resumeStored(this, localId, call);
   }
 
   restoreStored(call?: CallOptions): Promise<ResumedSession[]> {
-    return restoreStored(this.#resumeDeps(), call);
+    return restoreStored(this, call);
   }
 
   /**
@@ -100,7 +96,7 @@ export class RecordedSessions {
     const leases = await keeper.claim(options.max);
     if (leases.length === 0) return [];
     try {
-      return await restoreStored(this.#resumeDeps(), call, leases.map((lease) => lease.sessionId));
+      return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
     } catch (error) {
       await Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
       throw error;
@@ -109,7 +105,7 @@ export class RecordedSessions {
 
   /** Gives up the lease of a claimed session (another worker may claim it at once). */
   async releaseSession(localId: string): Promise<void> {
-    const { recording } = this.#deps;
+    const { recording } = this;
     if (!this.#claims.active) return;
     // Its last events first: once released, a write of this worker's would be refused.
     await recording.flush();
@@ -118,20 +114,20 @@ export class RecordedSessions {
 
   async releaseLeases(): Promise<void> {
     if (!this.#claims.active) return;
-    await this.#deps.recording.flush();
+    await this.recording.flush();
     await this.#claims.releaseAll();
   }
 
   /** A turn; what the user sent and how the turn ended become transcript notes (see `SessionRecording.note`). */
   prompt(sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
-    const { recording, logger } = this.#deps;
+    const { recording, logger } = this;
     try {
       // A claimed session is driven only while its lease is held.
       this.#claims.check(recording.localId(sessionId));
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#on("prompt", call, async (conn, bounds) => {
+    return this.lifecycle.with("prompt", call, async (conn, bounds) => {
       const agentId = recording.agentId(sessionId);
       recording.note({ kind: "prompt-sent", sessionId: agentId, prompt: sessions.toPromptBlocks(input) });
       try {
@@ -166,7 +162,7 @@ export class RecordedSessions {
     input: PromptInput,
     send: (sessionId: string, blocks: PromptBlock[]) => Promise<PromptOutcome>,
   ): Promise<PromptOutcome> {
-    const { recording } = this.#deps;
+    const { recording } = this;
     const sessionId = recording.agentId(id);
     const blocks = sessions.toPromptBlocks(input);
     recording.outbound(conn, sessionId, blocks);
@@ -184,13 +180,13 @@ export class RecordedSessions {
   }
 
   cancel(sessionId: string): Promise<void> {
-    const id = this.#deps.recording.agentId(sessionId);
-    return this.#on("cancel", undefined, (conn) => conn.notify("session/cancel", { sessionId: id }));
+    const id = this.recording.agentId(sessionId);
+    return this.lifecycle.with("cancel", undefined, (conn) => conn.notify("session/cancel", { sessionId: id }));
   }
 
   /** What the session views are made of. */
   views(events$: Observable<SandboxEvent>): ViewSource {
-    const { recording, lifecycle } = this.#deps;
+    const { recording, lifecycle } = this;
     return {
       events$,
       connectionEnded$: lifecycle.ended,
@@ -217,7 +213,7 @@ export class RecordedSessions {
 
   /** A lease gone: stop recording the session and cancel its turn (best effort), before `leaseLost$` says so. */
   #leaseLost(lost: LeaseLost): void {
-    const { recording, lifecycle } = this.#deps;
+    const { recording, lifecycle } = this;
     const agentSessionId = recording.record(lost.sessionId)?.agentSessionId;
     recording.forget(lost.sessionId);
     if (agentSessionId === undefined || !lifecycle.connected) return;
@@ -226,27 +222,12 @@ export class RecordedSessions {
       .catch(() => undefined);
   }
 
-  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: CallSignal) => Promise<T>) {
-    return this.#deps.lifecycle.with(method, call, run);
-  }
-
   #opened(conn: SandboxConnection, handle: SessionHandle, options: NewSessionOptions): SessionHandle {
-    return this.#configured(this.#deps.recording.opened(conn, handle, options, this.#deps.cwd()));
+    return this.#configured(this.recording.opened(conn, handle, options, this.cwd));
   }
 
   #configured(handle: SessionHandle): SessionHandle {
-    this.#deps.recordConfig(handle.sessionId, handle.raw);
+    this.settings.record(handle.sessionId, handle.raw);
     return handle;
-  }
-
-  #resumeDeps(): ResumeDeps {
-    const { recording, lifecycle, logger } = this.#deps;
-    return resumeDeps(recording, lifecycle, this.#deps.cwd(), async (id, result, record, call) => {
-      const { state, failures } = await this.#deps.restoreConfig(id, result, record, call);
-      for (const error of failures) {
-        logger?.warn("a stored session setting was not re-applied", { id, error: (error as Error).message });
-      }
-      return state;
-    });
   }
 }
