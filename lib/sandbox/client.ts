@@ -14,7 +14,6 @@ import type { LeaseLost } from "./persistence/lease-keeper.js";
 import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
 import { PermissionDesk } from "./permission-desk.js";
-import { RecordedSessions } from "./recorded-sessions.js";
 import { launchSandbox, type Launched, type StartSandboxOptions } from "../providers/launch.js";
 import type { SandboxCallOptions, SandboxInfo } from "../providers/contract.js";
 import type { HealthWaitResult, ServerConfig } from "./config/index.js";
@@ -27,8 +26,8 @@ import { ServerContract } from "./server-contract.js";
 import { ServerRoutes } from "./server-routes.js";
 import { SessionSettings } from "./session-config.js";
 import type { SessionConfigOption, SessionModes } from "./session-config.js";
-import { promptStream, sessionView } from "./session-views.js";
-import * as sessions from "./sessions.js";
+import type * as sessions from "./session-calls.js";
+import { Sessions } from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
 import type {
   HealthWaitBounds,
@@ -45,7 +44,7 @@ export type * from "./types.js";
  * observables, the sessions' configuration, and the server's own routes (health, agents, files,
  * processes, desktop, config). One class made of parts it owns, each a plain object: the control
  * plane (`ServerRoutes`), the connection (`ConnectionLifecycle`), the store's recording
- * (`SessionRecording`), the sessions (`RecordedSessions`) and their configuration (`SessionSettings`).
+ * (`SessionRecording`), the sessions (`Sessions`) and their configuration (`SessionSettings`).
  */
 export class SandboxAgentClient {
   /** Every session event of the current connection (and later ones); hot, no replay. */
@@ -78,7 +77,7 @@ export class SandboxAgentClient {
   readonly #settings: SessionSettings;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #recording: SessionRecording;
-  readonly #sessions: RecordedSessions;
+  readonly #sessions: Sessions;
   readonly #desk: PermissionDesk;
   #sandbox: Launched<SandboxAgentClient> | undefined;
 
@@ -106,7 +105,7 @@ export class SandboxAgentClient {
     this.#lifecycle = new ConnectionLifecycle(options, contract, handlers, this.#recording);
     this.#server = new ServerRoutes(options, contract, this.#lifecycle);
     this.#settings = new SessionSettings(options, this.#lifecycle, this.#server, this.#recording);
-    this.#sessions = new RecordedSessions(options, this.#lifecycle, this.#recording, this.#settings);
+    this.#sessions = new Sessions(options, this.#lifecycle, this.#recording, this.#settings);
     this.processes = this.#server.processes;
     this.desktop = this.#server.desktop;
     this.config = this.#server.config;
@@ -214,7 +213,7 @@ export class SandboxAgentClient {
    * then a `stop` event, then completion. Unsubscribing before the end cancels the turn.
    */
   prompt$(sessionId: string, prompt: sessions.PromptInput): Observable<PromptEvent> {
-    return promptStream(this.#sessions.views(this.events$), this.#recording.agentId(sessionId), prompt);
+    return this.#sessions.prompt$(sessionId, prompt);
   }
 
   /** Cancels the session's running turn (`session/cancel`, a notification: nothing to wait for but the send). */
@@ -236,7 +235,7 @@ export class SandboxAgentClient {
 
   /** The agent's sessions (`session/list`), a page at a time (`cursor`). */
   listSessions(params: { cwd?: string; cursor?: string } = {}, call?: CallOptions): Promise<sessions.SessionList> {
-    return this.#lifecycle.with("listSessions", call, (c, b) => sessions.listSessions(c, params, b));
+    return this.#sessions.list(params, call);
   }
 
   /** `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent. */
@@ -249,11 +248,8 @@ export class SandboxAgentClient {
    * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined
    * (the session is recorded from then on).
    */
-  async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
-    const stored = await this.#sessions.resumeStored(sessionId, call);
-    if (stored) return stored;
-    await this.#sessions.agentResume(sessionId, options.cwd ?? this.#options.cwd, call);
-    return undefined;
+  resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
+    return this.#sessions.resumeSession(sessionId, options.cwd ?? this.#options.cwd, call);
   }
 
   /**
@@ -284,22 +280,22 @@ export class SandboxAgentClient {
 
   /** The models the agent offers (for a session, or in general). */
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
-    return this.#lifecycle.with("listModels", call, (c, b) => sessions.listModels(c, sessionId, b));
+    return this.#sessions.listModels(sessionId, call);
   }
 
   /** Sets the server's metadata of a session (title and the like). */
   setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
-    return this.#lifecycle.with("setMetadata", call, (c, b) => sessions.setMetadata(c, sessionId, metadata, b));
+    return this.#sessions.setMetadata(sessionId, metadata, call);
   }
 
   /** Detaches the session from this connection on the server; it goes on running for a later reattach. */
   detachSession(sessionId: string, call?: CallOptions): Promise<void> {
-    return this.#lifecycle.with("detachSession", call, (c, b) => sessions.detachSession(c, sessionId, b));
+    return this.#sessions.detach(sessionId, call);
   }
 
   /** Ends the session on the server for good (its agent stops working on it). */
   terminateSession(sessionId: string, call?: CallOptions): Promise<sessions.TerminateResult> {
-    return this.#lifecycle.with("terminateSession", call, (c, b) => sessions.terminateSession(c, sessionId, b));
+    return this.#sessions.terminate(sessionId, call);
   }
 
   /**
@@ -313,7 +309,7 @@ export class SandboxAgentClient {
 
   /** A view of one session: its events (completing when it ends or its connection closes) and its calls. */
   session(sessionId: string): SessionView {
-    return sessionView(this.#sessions.views(this.events$), sessionId);
+    return this.#sessions.view(sessionId);
   }
 
   // --- session configuration ----------------------------------------------------------

@@ -1,9 +1,9 @@
 import type { CallOptions, Logger } from "../call-options.js";
 import type { ClaimOptions } from "./lease-keeper.js";
 import type { AttachTarget, ConnectionLifecycle } from "../lifecycle.js";
-import * as sessions from "../sessions.js";
+import * as calls from "../session-calls.js";
 import type { SessionSettings, SessionState } from "../session-config.js";
-import type { NewSessionOptions, SessionHandle } from "../sessions.js";
+import type { NewSessionOptions, SessionHandle } from "../session-calls.js";
 import { replayFromStore, type ReplayText } from "./replay.js";
 import type { SessionRecord } from "./schemas.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
@@ -29,7 +29,7 @@ export interface RestoreOptions extends CallOptions {
   claim?: boolean | ClaimOptions;
 }
 
-/** The parts a resume works with: the client's sessions part implements it (`RecordedSessions`). */
+/** The parts a resume works with: the client's sessions part implements it (`Sessions`). */
 export interface ResumeParts {
   readonly lifecycle: ConnectionLifecycle;
   readonly recording: SessionRecording;
@@ -136,7 +136,7 @@ export async function resumeStored(
       // The agent replays the history it has: the store holds it already, so it is neither stored again nor emitted.
       recording.mute(record.agentSessionId, true);
       try {
-        const handle = await sessions.loadSession(conn, record.agentSessionId, options, cwd, bounds);
+        const handle = await calls.loadSession(conn, record.agentSessionId, options, cwd, bounds);
         recording.opened(conn, handle, options, cwd, localId);
         return { ...handle, localId, resumedBy: "loaded" } satisfies ResumedSession;
       } finally {
@@ -149,7 +149,7 @@ export async function resumeStored(
     } catch (error) {
       recording.report(error, `could not read session ${localId} for its replay`);
     }
-    const handle = await sessions.newSession(conn, options, cwd, bounds);
+    const handle = await calls.newSession(conn, options, cwd, bounds);
     recording.opened(conn, handle, options, cwd, localId);
     recording.setReplay(localId, replay);
     return { ...handle, localId, resumedBy: "replayed", ...(replay ? { replay } : {}) } satisfies ResumedSession;
