@@ -101,7 +101,7 @@ export class SandboxAgentClient {
     const contract = new ServerContract(options);
     this.#recording = new SessionRecording(options.store, options.replay);
     this.#desk = new PermissionDesk();
-    const handlers = agentHandlers(options, { desk: this.#desk, answered: (note) => this.#recording.note(note) });
+    const handlers = agentHandlers(options, this.#desk, this.#recording);
     this.#lifecycle = new ConnectionLifecycle(options, contract, handlers, this.#recording);
     this.#server = new ServerRoutes(options, contract, this.#lifecycle);
     this.#settings = new SessionSettings(options, this.#lifecycle, this.#server, this.#recording);
