@@ -98,10 +98,6 @@ export {
 } from "./persistence/index.js";
 
 // --- sandboxes -----------------------------------------------------------------------------
-export {
-  startSandbox,
-  type SandboxProvider,
-  type SandboxInfo,
-  type StartSandboxOptions,
-  type StartedSandbox,
-} from "../providers/index.js";
+export { startSandbox, type StartedSandbox } from "./start-sandbox.js";
+export type { StartSandboxOptions } from "./launch.js";
+export type { SandboxProvider, SandboxInfo } from "./provider-contract.js";

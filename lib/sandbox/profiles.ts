@@ -22,7 +22,8 @@ export interface ServerProfile {
     connectionIdHeader: string;
     bootstrapQuery: Record<string, string> | undefined;
     responseEcho: boolean;
-    closeTimeoutMs: number;
+    /** The bound of the DELETE on `disconnect()`; absent: the protocol client's default. */
+    closeTimeoutMs?: number;
   };
   /** Whether `initialize` and `session/new` must name the agent in their metadata. */
   agentInMeta: boolean;
@@ -53,7 +54,6 @@ export const V2_PROFILE: ServerProfile = {
     connectionIdHeader: "x-acp-connection-id",
     bootstrapQuery: undefined,
     responseEcho: false,
-    closeTimeoutMs: 2000,
   }),
   agentInMeta: true,
   needsConnectionHeader: true,

@@ -4,6 +4,7 @@
  */
 import { EventStream, type CursorAdvance, type EventGap, type EventStreamOptions, type EventStreamStatus } from "../../../lib/acp-http/event-stream.js";
 import { normalizeReconnectPolicy } from "../../../lib/internal/backoff.js";
+import { ACP_DEFAULTS } from "../../../lib/acp-http/defaults.js";
 import type { SseFrame } from "../../../lib/internal/sse.js";
 
 const silent = { debug: () => undefined, warn: () => undefined };
@@ -36,7 +37,7 @@ function rig(options: Partial<EventStreamOptions> & { stallTimeoutMs?: number } 
       r.opens.push({ lastEventId, push: (text) => controller.enqueue(encoder.encode(text)), end: () => controller.close() });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     },
-    policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: options.stallTimeoutMs }),
+    policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: options.stallTimeoutMs }, ACP_DEFAULTS.reconnect),
     lastEventId: options.lastEventId,
     ...(options.contiguousIds === undefined ? {} : { contiguousIds: options.contiguousIds }),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
