@@ -36,11 +36,75 @@ describe("lib/ import graph", () => {
     expect(deep.map(describeEdge)).toEqual([]);
   });
 
+  it("keeps reattach() opt-in: lib/acp-http/reattach.ts is an entry point of its own that nothing in lib/ imports", () => {
+    const into = edges.filter((edge) => edge.to === "lib/acp-http/reattach.ts");
+    expect(into.map(describeEdge)).toEqual([]);
+    expect(edges.some((edge) => edge.from === "lib/acp-http/reattach.ts")).toBe(true);
+  });
+
   it("keeps the protocol layer free of the sandbox: lib/acp-http imports only itself and lib/internal", () => {
     const outward = edges.filter(
       (edge) => layerOf(edge.from) === "acp-http" && !["acp-http", "internal"].includes(layerOf(edge.to) ?? ""),
     );
     expect(outward.map(describeEdge)).toEqual([]);
+  });
+
+  // The sandbox layer owns two contracts, `SessionStore` and `SandboxProvider`; lib/sqlite,
+  // lib/postgres and lib/providers implement them, lib/react renders the client. They sit beside
+  // the layer and enter it through two declared modules only: `index.ts`, the public entry (what a
+  // user's code could import), and `kit.ts`, what an implementer needs beyond it (the contracts'
+  // types, the cursor and record checks every store shares, the builders of provider errors). The
+  // kit loads no client, so a store or a provider does not load the whole sandbox layer.
+  const SANDBOX_ENTRIES: Record<string, readonly string[]> = {
+    react: ["lib/sandbox/index.ts"],
+    sqlite: ["lib/sandbox/kit.ts"],
+    postgres: ["lib/sandbox/kit.ts"],
+    providers: ["lib/sandbox/kit.ts"],
+  };
+
+  it("knows every folder of lib/ (a new one gets its layer line here)", () => {
+    const folders = new Set(edges.flatMap((edge) => [layerOf(edge.from), layerOf(edge.to)]));
+    expect([...folders].sort()).toEqual(["acp-http", "internal", "sandbox", ...Object.keys(SANDBOX_ENTRIES)].sort());
+  });
+
+  it("is entered from beside lib/sandbox only through its declared entries (index.ts, kit.ts)", () => {
+    const deep = edges.filter((edge) => {
+      const from = layerOf(edge.from) ?? "";
+      return from in SANDBOX_ENTRIES && layerOf(edge.to) === "sandbox" && !SANDBOX_ENTRIES[from]!.includes(edge.to);
+    });
+    expect(deep.map(describeEdge)).toEqual([]);
+  });
+
+  it("keeps lib/sandbox free of what implements its contracts: it imports no store, provider or React file", () => {
+    const outward = edges.filter(
+      (edge) => layerOf(edge.from) === "sandbox" && (layerOf(edge.to) ?? "") in SANDBOX_ENTRIES,
+    );
+    expect(outward.map(describeEdge)).toEqual([]);
+  });
+
+  it("keeps the kit light: lib/sandbox/kit.ts never loads the client", () => {
+    const runtime = edges.filter((edge) => !edge.typeOnly);
+    const reached = new Set(["lib/sandbox/kit.ts"]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const edge of runtime) {
+        if (reached.has(edge.from) && !reached.has(edge.to)) {
+          reached.add(edge.to);
+          grew = true;
+        }
+      }
+    }
+    expect(reached.has("lib/sandbox/errors.ts")).toBe(true);
+    expect([...reached].filter((file) => ["lib/sandbox/client.ts", "lib/sandbox/index.ts", "lib/acp-http/index.ts"].includes(file))).toEqual([]);
+  });
+
+  it("keeps the store drivers and the providers apart from each other and from lib/react", () => {
+    const across = edges.filter((edge) => {
+      const from = layerOf(edge.from) ?? "";
+      const to = layerOf(edge.to) ?? "";
+      return from in SANDBOX_ENTRIES && to in SANDBOX_ENTRIES && from !== to;
+    });
+    expect(across.map(describeEdge)).toEqual([]);
   });
 
   it("keeps lib/internal a leaf: it imports nothing else from lib/", () => {

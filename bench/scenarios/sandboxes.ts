@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { runFleet } from "../../examples/fleet/fleet.js";
 import { docker } from "../../lib/providers/docker/index.js";
 import { local } from "../../lib/providers/local/index.js";
-import { startSandbox, type SandboxProvider } from "../../lib/providers/index.js";
+import { startSandbox, type SandboxProvider } from "../../lib/sandbox/index.js";
 import { ensureDockerDaemon } from "../../spec/providers/support/dockerd.js";
 import { buildTestImage, TEST_BINDS } from "../../spec/providers/support/docker-image.js";
 import { quantile } from "../support/measure.js";

@@ -5,7 +5,7 @@ import { parseArgs, USAGE, type DemoArgs } from "./args.js";
 import { askPermission, replyFor, StreamLines, type Decision } from "./permission.js";
 import { TerminalRenderer } from "./render.js";
 import { demoAgent, local } from "../../lib/providers/local/index.js";
-import { startSandbox, type StartedSandbox } from "../../lib/providers/index.js";
+import { startSandbox, type StartedSandbox } from "../../lib/sandbox/index.js";
 
 async function main(args: DemoArgs): Promise<number> {
   const out = new TerminalRenderer(process.stdout);

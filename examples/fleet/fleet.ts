@@ -3,8 +3,8 @@
 // start or a prompt fails. The provider is a parameter: local(), docker(), or a remote one.
 import { Observable, defer, filter, from, lastValueFrom, map, mergeMap, range, reduce, toArray } from "rxjs";
 import type { PermissionReply, PermissionRequest, PromptEvent } from "../../lib/sandbox/index.js";
-import { startSandbox } from "../../lib/providers/index.js";
-import type { SandboxProvider, StartSandboxOptions, StartedSandbox } from "../../lib/providers/index.js";
+import { startSandbox } from "../../lib/sandbox/index.js";
+import type { SandboxProvider, StartSandboxOptions, StartedSandbox } from "../../lib/sandbox/index.js";
 
 export interface FleetOptions {
   provider: SandboxProvider;

@@ -17,6 +17,7 @@ import { type AcpRequest, type JsonRpcErrorObject, idKey, type JsonRpcId, sessio
 import { AcpRpcError } from "./errors.js";
 import { linkSignal } from "../internal/abort.js";
 
+/** What a handler of an agent's request gets beside the params: the request's id and method, and a signal. */
 export interface HandlerContext {
   /** The JSON-RPC id of the agent's request. */
   id: string | number | null;

@@ -1,18 +1,20 @@
-// The client's options, documented and defaulted in this one place, and the server profiles
-// (per-server differences as data: RFD_PROFILE), with the default clientInfo.
+// The client's options, documented and defaulted in this one place (the values are ACP_DEFAULTS,
+// defaults.ts), and the server profiles (per-server differences as data: RFD_PROFILE), with the
+// default clientInfo.
 import { normalizeReconnectPolicy, type NormalizedReconnectPolicy, type ReconnectOption } from "../internal/backoff.js";
 import type { TokenSource } from "../internal/http.js";
 import { debugLogger, type AcpLogger } from "../internal/logger.js";
 import type { WebSocketConstructor } from "../internal/web-socket.js";
 import { PROTOCOL_VERSION, type Implementation } from "./acp-types.js";
 import type { AcpClientHandlers } from "./agent-requests.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./envelope.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
 import type { PendingOptions, ResponseEcho } from "./json-rpc.js";
 import { normalizeWatchdogPolicy, type NormalizedWatchdogPolicy } from "./ws-transport.js";
 
+/** The options of `new AcpHttpClient(options)`: only `baseUrl` is required; each default is on its option. */
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
   baseUrl: string;
@@ -31,6 +33,11 @@ export interface AcpHttpClientOptions {
   bootstrapQuery?: Record<string, string>;
   headers?: Record<string, string>;
   token?: TokenSource;
+  /**
+   * The `fetch` every request goes through (default: the global one, looked up per call). It is
+   * called as `fetch(url, init)`; `init.headers` is a `Headers` or a plain record (a fresh one per
+   * call), so a wrapper reads it with `new Headers(init.headers)`.
+   */
   fetch?: typeof globalThis.fetch;
   /**
    * How a dropped event stream (and, with `recover`, a lost connection) comes back: the one bound on
@@ -163,24 +170,24 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
   const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
   return {
     ...options,
-    path: options.path ?? "/v2/rpc",
-    connectionIdHeader: options.connectionIdHeader ?? "x-acp-connection-id",
+    path: options.path ?? ACP_DEFAULTS.path,
+    connectionIdHeader: options.connectionIdHeader ?? ACP_DEFAULTS.connectionIdHeader,
     // A stored connection was initialized by an earlier client: its version goes out from the start.
     protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
     randomRequestIds: options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined,
     handlers: options.handlers ?? {},
     clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
     responseEcho: options.responseEcho ?? "auto",
-    closeTimeoutMs: options.closeTimeoutMs ?? 2000,
+    closeTimeoutMs: options.closeTimeoutMs ?? ACP_DEFAULTS.closeTimeoutMs,
     logger: options.logger ?? debugLogger("acp-http"),
     contiguousEventIds: options.contiguousEventIds ?? true,
     transport,
     cookies,
     ownCookies: !options.cookies && cookies !== undefined,
-    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    maxMessageBytes: options.maxMessageBytes ?? ACP_DEFAULTS.maxMessageBytes,
     cancelRequests: options.cancelRequests ?? false,
     recover: options.recover ?? transport === "websocket",
-    reconnectPolicy: normalizeReconnectPolicy(options.reconnect),
+    reconnectPolicy: normalizeReconnectPolicy(options.reconnect, ACP_DEFAULTS.reconnect),
     watchdog:
       transport === "websocket" ? normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket) : undefined,
   };

@@ -5,6 +5,7 @@ import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import { joinUrl } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
 import { isErrorResponse, sessionOf, type JsonRpcId } from "./envelope.js";
 import {
@@ -67,7 +68,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
 
   /** `options`: resolved once by the client (`resolveClientOptions`); no default is set here. */
   constructor(options: ResolvedClientOptions) {
-    this.#correlator = new RpcCorrelator(1000, (id) => this.#outbox.cancelRequest(id), options.randomRequestIds);
+    this.#correlator = new RpcCorrelator(ACP_DEFAULTS.postReleaseMs, (id) => this.#outbox.cancelRequest(id), options.randomRequestIds);
     const logger = (this.#logger = options.logger);
     const policy = options.reconnectPolicy;
     const maxMessageBytes = options.maxMessageBytes;
@@ -316,7 +317,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   }
 
   async recoveryRequest(method: string, params: unknown): Promise<unknown> {
-    const result = await this.#send(method, params, { timeoutMs: 15_000 }, method === "initialize");
+    const result = await this.#send(method, params, { timeoutMs: ACP_DEFAULTS.recoveryRequestTimeoutMs }, method === "initialize");
     if (method === "initialize") this.streams.openConnection();
     return result;
   }

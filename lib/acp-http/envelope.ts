@@ -1,6 +1,8 @@
-// The JSON-RPC message: its shape (schemas and the checked parse), the session it belongs to, a
-// batch split into members, and the size rule (a message over the limit is refused, and an oversize
-// answer still settles its request by the id read from its head).
+// The JSON-RPC message: its shape (the types, and the parse checked by `checkEnvelope`), the session
+// it belongs to, a batch split into members, and the size rule (a message over the limit is
+// refused, and an oversize answer still settles its request by the id read from its head).
+import { ACP_DEFAULTS } from "./defaults.js";
+
 /**
  * JSON-RPC 2.0 envelopes. The rule that decides what is one is `checkEnvelope` below (one rule,
  * written out by hand because it runs for every frame); these types say what it lets through.
@@ -14,6 +16,7 @@ export type JsonRpcId = string | number | null;
 /** Params of a request or notification: by position or by name. */
 export type JsonRpcParams = unknown[] | Record<string, unknown>;
 
+/** The `error` member of a JSON-RPC error response: a code, a message, optional data. */
 export interface JsonRpcErrorObject {
   /** An integer. */
   code: number;
@@ -22,6 +25,7 @@ export interface JsonRpcErrorObject {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC request: a method, an id to answer, params. */
 export interface AcpRequest {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -30,6 +34,7 @@ export interface AcpRequest {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC notification: a method and params, no id, no answer. */
 export interface AcpNotification {
   jsonrpc: "2.0";
   method: string;
@@ -37,6 +42,7 @@ export interface AcpNotification {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC answer with a `result`. */
 export interface AcpSuccessResponse {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -44,6 +50,7 @@ export interface AcpSuccessResponse {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC answer with an `error`. */
 export interface AcpErrorResponse {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -51,7 +58,9 @@ export interface AcpErrorResponse {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC answer: a result or an error, for the request with the same id. */
 export type AcpResponse = AcpSuccessResponse | AcpErrorResponse;
+/** One JSON-RPC message, as `envelopes$` carries it: a request, a notification or an answer. */
 export type AcpEnvelope = AcpRequest | AcpNotification | AcpResponse;
 
 export type EnvelopeParse = { ok: true; envelope: AcpEnvelope } | { ok: false; error: string };
@@ -92,18 +101,22 @@ export function envelopeKind(o: Record<string, unknown>): EnvelopeKind | undefin
   return undefined;
 }
 
+/** Whether the envelope is an answer (it has no `method`). */
 export function isResponse(envelope: AcpEnvelope): envelope is AcpResponse {
   return !("method" in envelope);
 }
 
+/** Whether the envelope is a request (a `method` and an `id`): the agent waits for its answer. */
 export function isRequest(envelope: AcpEnvelope): envelope is AcpRequest {
   return "method" in envelope && "id" in envelope;
 }
 
+/** Whether the envelope is a notification (a `method`, no `id`), e.g. `session/update`. */
 export function isNotification(envelope: AcpEnvelope): envelope is AcpNotification {
   return "method" in envelope && !("id" in envelope);
 }
 
+/** Whether the answer is an error (it has an `error` member). */
 export function isErrorResponse(envelope: AcpResponse): envelope is AcpErrorResponse {
   return "error" in envelope;
 }
@@ -315,7 +328,7 @@ function isObject(value: unknown): boolean {
 }
 
 /** Default `maxMessageBytes`: 32 MiB, as the official ACP SDK has it. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = ACP_DEFAULTS.maxMessageBytes;
 
 const encoder = new TextEncoder();
 

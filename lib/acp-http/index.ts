@@ -79,4 +79,3 @@ export {
 export { SessionInfoSchema, SessionModesSchema, SessionUpdateSchema } from "./acp-types.js";
 export * from "./errors.js";
 export type { AttachSessionOptions } from "./recovery.js";
-export { reattach, type AcpReattachment, type StoredConnection, type StoredSession } from "./reattach.js";

@@ -8,6 +8,8 @@ import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type Acp
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
 import { afterPendingIo, deadlineSignal } from "../internal/abort.js";
+import { FanOutSubject } from "../internal/fan-out-subject.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 
 /** A frame or body that was not a JSON-RPC envelope; the stream it came on goes on. */
 export interface AcpParseError {
@@ -70,7 +72,7 @@ export interface SentEnvelope {
 }
 
 const DELIVERED_MEMORY = 4096;
-const ECHO_GRACE_MS = 1500;
+const ECHO_GRACE_MS = ACP_DEFAULTS.echoGraceMs;
 
 /**
  * Merges the two ways envelopes arrive (stream frames and POST bodies) into one
@@ -79,7 +81,8 @@ const ECHO_GRACE_MS = 1500;
  * after every notification the agent sent ahead of it.
  */
 export class Inbound {
-  readonly envelopes = new Subject<AcpEnvelope>();
+  /** Often subscribed many times over (each session view, each consumer): see FanOutSubject. */
+  readonly envelopes = new FanOutSubject<AcpEnvelope>();
   readonly parseErrors = new Subject<AcpParseError>();
   readonly #options: InboundOptions;
   readonly #delivered = new BoundedSet(DELIVERED_MEMORY);
@@ -407,11 +410,13 @@ interface SessionTraffic {
  */
 export class ResponseHolds {
   readonly #options: ResponseHoldsOptions;
-  readonly #held = new Map<string, Held>();
+  // This map and the two below are made on first use: an idle connection holds nothing and may
+  // never see a session's frame, and each empty Map or Set costs it ~150 bytes.
+  #held: Map<string, Held> | undefined;
   /** Each session's frames on any stream (bounded: the oldest entries go first). */
-  readonly #sessions = new Map<string, SessionTraffic>();
+  #sessions: Map<string, SessionTraffic> | undefined;
   /** Sessions with frames in the stream read being dispatched now. */
-  readonly #inRead = new Set<string>();
+  #inRead: Set<string> | undefined;
   #lastFrameAt = 0;
   /** The session of the last frame, and the time it was recorded at: a repeat changes nothing. */
   #lastSession: string | undefined;
@@ -431,8 +436,8 @@ export class ResponseHolds {
     if (session === undefined || (session === this.#lastSession && now === this.#lastSessionAt)) return;
     this.#lastSession = session;
     this.#lastSessionAt = now;
-    this.#inRead.add(session);
-    const sessions = this.#sessions;
+    (this.#inRead ??= new Set()).add(session);
+    const sessions = (this.#sessions ??= new Map());
     const known = sessions.get(session);
     if (known) {
       known.frameAt = now;
@@ -449,18 +454,19 @@ export class ResponseHolds {
   readDone(): void {
     // The next chunk records its sessions afresh, even within the same clock reading.
     this.#lastSession = undefined;
-    if (this.#inRead.size === 0) return;
-    for (const session of this.#inRead) {
-      const traffic = this.#sessions.get(session);
+    const inRead = this.#inRead;
+    if (inRead === undefined || inRead.size === 0) return;
+    for (const session of inRead) {
+      const traffic = this.#sessions?.get(session);
       if (traffic) traffic.reads++;
     }
     // Holds of these sessions may now need a shorter window than their timers were set for.
-    if (this.#held.size > 0) {
+    if (this.#held !== undefined && this.#held.size > 0) {
       for (const [key, held] of [...this.#held]) {
-        if (held.kind === "quiet" && held.timer !== undefined && this.#inRead.has(held.session ?? "")) this.#recheck(key, held);
+        if (held.kind === "quiet" && held.timer !== undefined && inRead.has(held.session ?? "")) this.#recheck(key, held);
       }
     }
-    this.#inRead.clear();
+    inRead.clear();
   }
 
   /**
@@ -484,25 +490,26 @@ export class ResponseHolds {
     session?: string,
     quietMs = QUIET_MS,
   ): void {
-    const readsAtArrival = session === undefined ? 0 : (this.#sessions.get(session)?.reads ?? 0);
+    const readsAtArrival = session === undefined ? 0 : (this.#sessions?.get(session)?.reads ?? 0);
     const since = Date.now();
     const held: Held = { response, answers, kind, session, since, quietMs, readsAtArrival, lostAt: 0, timer: undefined };
-    this.#held.set(key, held);
+    (this.#held ??= new Map()).set(key, held);
     // Always on a timer, even with nothing to wait for: frames already read get their turn first.
     held.timer = setTimeout(() => this.#check(key, held), this.#waitFor(held, held.since));
   }
 
   /** Takes the response held under `key` off hold (its stream copy arrived); undefined if none. */
   take(key: string): { response: AcpResponse; answers: JsonRpcId | undefined } | undefined {
-    const held = this.#held.get(key);
+    const held = this.#held?.get(key);
     if (!held) return undefined;
     clearTimeout(held.timer);
-    this.#held.delete(key);
+    this.#held?.delete(key);
     return held;
   }
 
   /** Releases everything held, oldest first (they are real answers). */
   releaseAll(): void {
+    if (this.#held === undefined) return;
     for (const key of [...this.#held.keys()]) {
       const held = this.take(key);
       if (held) this.#options.release(held.response, held.answers);
@@ -511,14 +518,14 @@ export class ResponseHolds {
 
   /** Events were lost for good: a promised copy may have been among them. */
   eventsLost(): void {
-    for (const [key, held] of [...this.#held]) {
+    for (const [key, held] of [...(this.#held ?? [])]) {
       held.lostAt = Date.now();
       this.#recheck(key, held);
     }
   }
 
   #recheck(key: string, held: Held): void {
-    if (this.#held.get(key) !== held) return;
+    if (this.#held?.get(key) !== held) return;
     clearTimeout(held.timer);
     this.#check(key, held);
   }
@@ -538,13 +545,13 @@ export class ResponseHolds {
    * that brought frames of its session (then the window starts again).
    */
   #confirm(key: string, held: Held): void {
-    const traffic = held.session === undefined ? undefined : this.#sessions.get(held.session);
+    const traffic = held.session === undefined ? undefined : this.#sessions?.get(held.session);
     const frameAt = traffic?.frameAt;
     const reads = traffic?.reads;
     held.timer = undefined;
     afterPendingIo(() => {
-      if (this.#held.get(key) !== held) return;
-      const now = held.session === undefined ? undefined : this.#sessions.get(held.session);
+      if (this.#held?.get(key) !== held) return;
+      const now = held.session === undefined ? undefined : this.#sessions?.get(held.session);
       const moved = now?.frameAt !== frameAt || now?.reads !== reads;
       if (moved) this.#check(key, held);
       else this.#release(key, held);
@@ -552,7 +559,7 @@ export class ResponseHolds {
   }
 
   #release(key: string, held: Held): void {
-    this.#held.delete(key);
+    this.#held?.delete(key);
     this.#options.release(held.response, held.answers);
   }
 
@@ -579,7 +586,7 @@ export class ResponseHolds {
   #quietWait(held: Held, now: number): number {
     // A reconnecting stream brings what it missed when it is back: wait for it (within the cap).
     if (this.#options.streamReconnecting()) return QUIET_MS;
-    const traffic = held.session === undefined ? undefined : this.#sessions.get(held.session);
+    const traffic = held.session === undefined ? undefined : this.#sessions?.get(held.session);
     // Measured from the arrival: frames before it (a previous turn's) say nothing about this one.
     const last = Math.max(held.since, traffic?.frameAt ?? 0);
     const readAfter = traffic !== undefined && traffic.reads > held.readsAtArrival;
@@ -645,12 +652,13 @@ interface Waiting {
  * number per session whose stream was ever lost.
  */
 export class StreamWaits {
-  readonly #waiting = new Map<JsonRpcId, Waiting>();
-  readonly #losses = new Map<string, number>();
+  // Made on first use: only the RFD profile's requests ever wait here (see ResponseHolds.#held).
+  #waiting: Map<JsonRpcId, Waiting> | undefined;
+  #losses: Map<string, number> | undefined;
 
   /** A request about to go out whose answer would come on `session`'s stream. */
   sent(id: JsonRpcId, method: string, session: string): void {
-    this.#waiting.set(id, { method, session, losses: this.#losses.get(session) ?? 0, accepted: false });
+    (this.#waiting ??= new Map()).set(id, { method, session, losses: this.#losses?.get(session) ?? 0, accepted: false });
   }
 
   /**
@@ -658,19 +666,19 @@ export class StreamWaits {
    * was lost meanwhile (its answer may have been written while no stream was attached): fail it now.
    */
   accepted(id: JsonRpcId): boolean {
-    const entry = this.#waiting.get(id);
+    const entry = this.#waiting?.get(id);
     if (!entry) return false;
-    if ((this.#losses.get(entry.session) ?? 0) === entry.losses) {
+    if ((this.#losses?.get(entry.session) ?? 0) === entry.losses) {
       entry.accepted = true;
       return false;
     }
-    this.#waiting.delete(id);
+    this.#waiting?.delete(id);
     return true;
   }
 
   /** The request settled (or failed): nothing waits for it any more. */
   settled(id: JsonRpcId): void {
-    this.#waiting.delete(id);
+    this.#waiting?.delete(id);
   }
 
   /**
@@ -679,11 +687,14 @@ export class StreamWaits {
    * to `accepted`, which fails them if the POST brings no answer.
    */
   lost(session: string): Array<[JsonRpcId, string]> {
-    this.#losses.set(session, (this.#losses.get(session) ?? 0) + 1);
+    const losses = (this.#losses ??= new Map());
+    losses.set(session, (losses.get(session) ?? 0) + 1);
     const failed: Array<[JsonRpcId, string]> = [];
-    for (const [id, entry] of this.#waiting) {
+    const waiting = this.#waiting;
+    if (waiting === undefined) return failed;
+    for (const [id, entry] of waiting) {
       if (entry.session !== session || !entry.accepted) continue;
-      this.#waiting.delete(id);
+      waiting.delete(id);
       failed.push([id, entry.method]);
     }
     return failed;
@@ -703,7 +714,8 @@ class Pending {
   reject: (error: unknown) => void = noop;
   /** Until the POST's answer has been read (or it failed): only an open POST needs letting go. */
   postOpen: boolean;
-  release: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** When an answered request's POST still open is let go (Date.now()); see RpcCorrelator.#releasing. */
+  releaseAt = 0;
   onAbort: (() => void) | undefined = undefined;
   /** Drops the deadline's timer and its link to the caller's signal (set only with a deadline). */
   cancelDeadline: (() => void) | undefined = undefined;
@@ -750,8 +762,15 @@ export class RpcCorrelator {
    * (twice per request) as `idKey` would.
    */
   readonly #pending = new Map<JsonRpcId, Pending>();
-  /** Answered requests whose POST is still open, waiting to be let go. */
-  readonly #releasing = new Set<Pending>();
+  /**
+   * Answered requests whose POST is still open, waiting to be let go, in the order they are due
+   * (each is due `#postReleaseMs` after its answer). One timer serves them all, armed for the
+   * oldest: on a server that echoes answers to the stream most answers come that way while
+   * their POST is still being read, and a timer armed and cleared per request cost about 1 µs.
+   * Made on first use (see ResponseHolds.#held).
+   */
+  #releasing: Set<Pending> | undefined;
+  #releaseTimer: ReturnType<typeof setTimeout> | undefined;
   #nextId: number;
   /** How long a POST may stay open after its response arrived on the stream. */
   readonly #postReleaseMs: number;
@@ -815,8 +834,7 @@ export class RpcCorrelator {
     if (!post) return { response, postSignal: undefined, postFinished: noop };
     const postFinished = (): void => {
       entry.postOpen = false;
-      if (entry.release !== undefined) clearTimeout(entry.release);
-      this.#releasing.delete(entry);
+      this.#releasing?.delete(entry);
     };
     return { response, postSignal: post.signal, postFinished };
   }
@@ -832,14 +850,9 @@ export class RpcCorrelator {
     this.#pending.delete(response.id);
     entry.dispose();
     if (fromStream && entry.postOpen) {
-      const release = setTimeout(() => {
-        this.#releasing.delete(entry);
-        entry.post?.abort();
-      }, this.#postReleaseMs);
-      // A pending release must never keep a process alive on its own.
-      (release as { unref?: () => void }).unref?.();
-      entry.release = release;
-      this.#releasing.add(entry);
+      entry.releaseAt = Date.now() + this.#postReleaseMs;
+      (this.#releasing ??= new Set()).add(entry);
+      if (this.#releaseTimer === undefined) this.#armRelease(this.#postReleaseMs);
     }
     entry.resolve(response);
     return true;
@@ -855,6 +868,25 @@ export class RpcCorrelator {
     return true;
   }
 
+  #armRelease(ms: number): void {
+    const timer = setTimeout(() => this.#releaseDue(), ms);
+    // A pending release must never keep a process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+    this.#releaseTimer = timer;
+  }
+
+  /** Aborts the POSTs that are due, then waits for the next one (none left: no timer). */
+  #releaseDue(): void {
+    this.#releaseTimer = undefined;
+    const now = Date.now();
+    const releasing = this.#releasing ?? [];
+    for (const entry of releasing) {
+      if (entry.releaseAt > now) return this.#armRelease(entry.releaseAt - now);
+      this.#releasing?.delete(entry);
+      entry.post?.abort();
+    }
+  }
+
   /** The caller gave up on a pending request: it fails, its POST ends, the agent is told. */
   #abandon(id: JsonRpcId, error: unknown): void {
     if (this.reject(id, error, { abortPost: true })) this.#onAbandon?.(id);
@@ -862,11 +894,11 @@ export class RpcCorrelator {
 
   /** Rejects every pending request (the connection is gone) and aborts their POSTs. */
   rejectAll(makeError: (method: string) => unknown): void {
-    for (const entry of this.#releasing) {
-      clearTimeout(entry.release);
-      entry.post?.abort();
-    }
-    this.#releasing.clear();
+    clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = undefined;
+    const releasing = [...(this.#releasing ?? [])];
+    this.#releasing?.clear();
+    for (const entry of releasing) entry.post?.abort();
     const entries = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of entries) {

@@ -3,6 +3,20 @@
 // through its public constructor and methods; the steps it shares with the in-client recovery
 // (the ledger, the retry loop) are recovery.ts's, which sits below the client, so this cannot
 // live there without an import cycle.
+//
+// An entry point of its own (`sandbox-agent-rx/acp-http/reattach`), opt-in: nothing else in lib/
+// imports it, so a program that never reattaches never loads it, and the protocol entry does not
+// carry its names. It is inside lib/acp-http and may use the layer's own modules (the client,
+// `resolveClientOptions` for the reconnect policy and logger, `SessionLedger`), which a user's
+// code cannot: built on the public API alone it would need its own copy of the retry loop and of
+// those defaults.
+
+/**
+ * Reattach a protocol client to a stored connection in a new process (RFD-profile servers such as
+ * `qwen serve`): `reattach()` and the shapes it stores and returns.
+ *
+ * @module sandbox-agent-rx/acp-http/reattach
+ */
 import type { InitializeParams, McpServer } from "./acp-types.js";
 import { AcpHttpClient } from "./client.js";
 import { resolveClientOptions, type AcpHttpClientOptions } from "./client-options.js";

@@ -15,6 +15,7 @@ import {
 import { normalizeTimeout } from "../internal/abort.js";
 import type { WebSocketWatchdogPolicy } from "../internal/backoff.js";
 import type { Sent, Transport } from "./outbox.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` URL of the endpoint. */
@@ -50,7 +51,7 @@ const SENT: Sent = Object.freeze({ json: undefined });
 const CONNECTION_STREAM = "connection";
 
 /** How long to wait for a socket to open before the send fails. */
-const OPEN_TIMEOUT_MS = 15_000;
+const OPEN_TIMEOUT_MS = ACP_DEFAULTS.webSocketOpenTimeoutMs;
 
 /**
  * The WebSocket side of the transport: one socket per connection, opened by the first
@@ -280,10 +281,8 @@ export interface NormalizedWatchdogPolicy {
   idleTimeoutMs: number | undefined;
 }
 
-const DEFAULT_HEARTBEAT_MS = 15_000;
-
 export function normalizeWatchdogPolicy(policy: WebSocketWatchdogPolicy = {}): NormalizedWatchdogPolicy {
-  const heartbeatMs = normalizeTimeout(policy.heartbeatMs, "reconnect.webSocket.heartbeatMs") ?? DEFAULT_HEARTBEAT_MS;
+  const heartbeatMs = normalizeTimeout(policy.heartbeatMs, "reconnect.webSocket.heartbeatMs") ?? ACP_DEFAULTS.webSocketHeartbeatMs;
   return {
     heartbeatMs: heartbeatMs === 0 ? undefined : heartbeatMs,
     idleTimeoutMs: normalizeTimeout(policy.idleTimeoutMs, "reconnect.webSocket.idleTimeoutMs"),

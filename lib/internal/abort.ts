@@ -36,13 +36,6 @@ export function untilAborted<T>(
   });
 }
 
-/** A signal that aborts when any of `signals` does; `dispose` drops the links (call it when done). */
-export function anySignal(signals: readonly (AbortSignal | undefined)[]): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const unlinks = signals.map((signal) => linkSignal(signal, controller));
-  return { signal: controller.signal, dispose: () => unlinks.forEach((unlink) => unlink()) };
-}
-
 /**
  * A call's `{ signal, timeoutMs }` as one signal: it aborts with the caller's reason, or with
  * `timeoutReason(ms)` once the deadline passes, so whatever a call does on abort (tell the agent,

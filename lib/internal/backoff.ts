@@ -1,5 +1,6 @@
 // Reconnect policy and backoff delays, shared by the protocol client's event streams and the
-// sandbox's log follower; the defaults live in normalizeReconnectPolicy only.
+// sandbox's log follower. It sets no default: each caller passes its own (`ACP_DEFAULTS.reconnect`
+// in lib/acp-http/defaults.ts, `PROCESS_DEFAULTS.logsReconnect` in lib/sandbox/defaults.ts).
 import { normalizeTimeout } from "./abort.js";
 
 /**
@@ -56,18 +57,24 @@ export type NormalizedReconnectPolicy = Required<Omit<ReconnectPolicy, "stallTim
   stallTimeoutMs: number | undefined;
 };
 
+/** The values a reconnect policy falls back on: the caller's layer's defaults. */
+export type ReconnectDefaults = Readonly<Required<Omit<ReconnectPolicy, "stallTimeoutMs" | "webSocket">>>;
+
 /**
- * The reconnect defaults, in this one place: 6 attempts after 0.5, 1, 2, 4, 8 and 10 s (±20 %),
- * so a server that is gone is given up about 25.5 s (at most 30.6 s) after its stream dropped.
+ * `option` with `defaults` for what it leaves out or gets wrong (a negative or non-finite value);
+ * `false` is no reconnect at all.
  */
-export function normalizeReconnectPolicy(option: ReconnectOption = {}): NormalizedReconnectPolicy {
-  const policy: ReconnectPolicy = option === false ? { maxRetries: 0 } : option;
+export function normalizeReconnectPolicy(
+  option: ReconnectOption | undefined,
+  defaults: ReconnectDefaults,
+): NormalizedReconnectPolicy {
+  const policy: ReconnectPolicy = option === false ? { maxRetries: 0 } : (option ?? {});
   return {
-    initialDelayMs: nonNegative(policy.initialDelayMs, 500),
-    maxDelayMs: nonNegative(policy.maxDelayMs, 10_000),
-    factor: Math.max(1, policy.factor ?? 2),
-    jitter: Math.min(1, nonNegative(policy.jitter, 0.2)),
-    maxRetries: nonNegative(policy.maxRetries, 6),
+    initialDelayMs: nonNegative(policy.initialDelayMs, defaults.initialDelayMs),
+    maxDelayMs: nonNegative(policy.maxDelayMs, defaults.maxDelayMs),
+    factor: Math.max(1, policy.factor ?? defaults.factor),
+    jitter: Math.min(1, nonNegative(policy.jitter, defaults.jitter)),
+    maxRetries: nonNegative(policy.maxRetries, defaults.maxRetries),
     // Too long for a timer means no watchdog; a negative one is refused at construction.
     stallTimeoutMs: normalizeTimeout(policy.stallTimeoutMs, "reconnect.stallTimeoutMs"),
   };

@@ -17,6 +17,7 @@ export function debugLogger(namespace: string): AcpLogger {
   return consoleLogger(namespace);
 }
 
+/** A logger that writes `debug` and `warn` to the console, each line prefixed with `namespace`. */
 export function consoleLogger(namespace: string): AcpLogger {
   return {
     debug: (message, details) => console.debug(`[${namespace}] ${message}`, details ?? ""),

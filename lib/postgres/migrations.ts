@@ -74,6 +74,7 @@ const STEPS: Array<(q: (name: string) => string) => string> = [
     $fn$;`,
 ];
 
+/** The schema version this package brings a database to (`migrate` applies the steps up to it). */
 export const SCHEMA_VERSION = STEPS.length;
 
 /**

@@ -1,4 +1,4 @@
-import { StoreError } from "../sandbox/errors.js";
+import { StoreError } from "../sandbox/kit.js";
 
 /**
  * A failure of the database (or of the connection to it). The message is PostgreSQL's or the

@@ -1,17 +1,26 @@
 import { hostname } from "node:os";
 import pg from "pg";
 import {
+  checkEvent,
+  checkInsert,
+  checkSession,
   eventsPage,
+  LeaseLostError,
   pageLimit,
   readEventsCursor,
   readSessionsCursor,
   sessionsCursor,
-} from "../sandbox/persistence/cursor.js";
-import { LeaseLostError, StoreError } from "../sandbox/errors.js";
-import type { ClaimRequest, SessionLease, SessionLeases } from "../sandbox/persistence/lease.js";
-import type { NewSessionEvent, SessionEvent, SessionRecord } from "../sandbox/persistence/schemas.js";
-import type { InsertOutcome, ListPage, SessionStore } from "../sandbox/persistence/store.js";
-import { checkEvent, checkInsert, checkSession } from "../sandbox/persistence/validate.js";
+  StoreError,
+  type ClaimRequest,
+  type InsertOutcome,
+  type ListPage,
+  type NewSessionEvent,
+  type SessionEvent,
+  type SessionLease,
+  type SessionLeases,
+  type SessionRecord,
+  type SessionStore,
+} from "../sandbox/kit.js";
 import { migrate } from "./migrations.js";
 import { PostgresStoreError, isTransient, scrubber } from "./postgres-errors.js";
 
@@ -26,6 +35,7 @@ interface CommonOptions {
   retries?: number;
 }
 
+/** The options of `postgresStore()`: a pool of your own or a connection string, and the store's settings. */
 export type PostgresStoreOptions = CommonOptions &
   (
     | {

@@ -1,15 +1,7 @@
-// Every default of the providers layer, in one module that imports nothing: `startSandbox`'s, the
-// providers' wait for a server they just started, and the options of `local()` and `docker()`. Each
-// provider fills its options in once, when it is made (`local()`, `docker()`), from its group here;
-// no other file of lib/providers sets a default of its own.
-
-/** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
-export const START_DEFAULTS = {
-  /** How long the sandbox's server may take to answer its health route. */
-  healthTimeoutMs: 30_000,
-  /** The health wait polls a server it just created: soon and often. */
-  healthDelays: { initialDelayMs: 25, maxDelayMs: 1000 },
-} as const;
+// Every default of the providers, in one module that imports nothing: their wait for a server they
+// just started, and the options of `local()` and `docker()`. Each provider fills its options in
+// once, when it is made (`local()`, `docker()`), from its group here; no other file of
+// lib/providers sets a default of its own. `startSandbox`'s are lib/sandbox/defaults.ts's.
 
 /** The defaults of a provider's wait for the server it just started (`pollHealth`, local and docker). */
 export const PROVIDER_HEALTH_DEFAULTS = {

@@ -2,7 +2,7 @@
 // signal, a "gone" promise that ends the wait when the process or container died, and a check that
 // the answer came from our own server. Clients use config/health.ts instead.
 import { PROVIDER_HEALTH_DEFAULTS } from "./defaults.js";
-import { CallAbortedError } from "../sandbox/errors.js";
+import { CallAbortedError } from "../sandbox/kit.js";
 
 export interface HealthPollOptions {
   token?: string;

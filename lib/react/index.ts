@@ -37,6 +37,7 @@ export interface ObservableStore<T> {
   getSnapshot(): T;
 }
 
+/** The options of `observableStore()`: how long its subscription outlives its last listener, and what to call then. */
 export interface ObservableStoreOptions {
   /** How long the subscription outlives its last listener (default 0: until the next macrotask). */
   lingerMs?: number;

@@ -7,9 +7,6 @@ import { CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "./er
 import { toSandboxError, unreachable } from "./error-mapping.js";
 import { stoppedBy } from "./deadline.js";
 
-/** The plain-HTTP routes of the server (health, agents, filesystem, and what comes later). */
-export * from "./control-schemas.js";
-
 export interface HttpSettings {
   baseUrl: string;
   token: TokenSource | undefined;

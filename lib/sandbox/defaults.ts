@@ -1,10 +1,18 @@
-// Every default of the sandbox layer's options, in one module that imports nothing (so any part,
-// the store drivers included, can read it without an import cycle). client-options.ts applies the
-// client's; each area's code reads its own group here and sets none of its own. `startSandbox`'s and
-// the providers' defaults are lib/providers/defaults.ts's.
+// Every default of the sandbox layer's options, in one module that imports nothing (so any part can
+// read it without an import cycle). client-options.ts applies the client's; each area's code reads
+// its own group here and sets none of its own. The providers' defaults (`local()`, `docker()`) are
+// lib/providers/defaults.ts's.
 
-/** The defaults of the client's own options (the reconnect policy's are `normalizeReconnectPolicy`'s, a layer down). */
+/** The defaults of the client's own options (the reconnect policy's are the protocol layer's, `ACP_DEFAULTS.reconnect`). */
 export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+
+/** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
+export const START_DEFAULTS = {
+  /** How long the sandbox's server may take to answer its health route. */
+  healthTimeoutMs: 30_000,
+  /** The health wait polls a server it just created: soon and often. */
+  healthDelays: { initialDelayMs: 25, maxDelayMs: 1000 },
+} as const;
 
 /** The defaults of a health wait (`waitForHealth`, `connect({ waitForServer })`, `startSandbox`). */
 export const HEALTH_WAIT_DEFAULTS = {
@@ -18,7 +26,7 @@ export const HEALTH_WAIT_DEFAULTS = {
 /** The defaults of the process API's streams and terminals. */
 export const PROCESS_DEFAULTS = {
   /** `logs$`: how a dropped log stream is reconnected. */
-  logsReconnect: { initialDelayMs: 50, maxDelayMs: 2_000, maxRetries: 8 },
+  logsReconnect: { initialDelayMs: 50, maxDelayMs: 2_000, factor: 2, jitter: 0.2, maxRetries: 8 },
   /** `logs$`: how often the process's state is polled to learn that it exited. */
   logsPollIntervalMs: 250,
   /** `status$`: how often the process's state is polled, and how many failed polls in a row end it. */
@@ -34,6 +42,9 @@ export const DESKTOP_DEFAULTS = {
   prefix: "/v1/desktop",
   /** `clipboard.set`: the server's `POST` never answers (it waits for the `xclip` it leaves running). */
   clipboardSetTimeoutMs: 3000,
+  /** `screen$`: the least time between the starts of two screenshots, and each one's bound. */
+  screenIntervalMs: 1000,
+  screenTimeoutMs: 10_000,
 } as const;
 
 /** The defaults of the session store, the recorder, `history$`, the replay text and leases. */

@@ -29,7 +29,7 @@ export type {
   PromptInput,
   PromptOutcome,
   SessionListing,
-} from "./sessions.js";
+} from "./session-calls.js";
 export type { SessionView, PromptEvent, PermissionReply, PermissionContext } from "./types.js";
 export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events.js";
 export { forSession } from "./events.js";
@@ -98,10 +98,6 @@ export {
 } from "./persistence/index.js";
 
 // --- sandboxes -----------------------------------------------------------------------------
-export {
-  startSandbox,
-  type SandboxProvider,
-  type SandboxInfo,
-  type StartSandboxOptions,
-  type StartedSandbox,
-} from "../providers/index.js";
+export { startSandbox, type StartedSandbox } from "./start-sandbox.js";
+export type { StartSandboxOptions } from "./launch.js";
+export type { SandboxProvider, SandboxInfo } from "./provider-contract.js";

@@ -7,10 +7,10 @@
 import type { AcpHttpError } from "../acp-http/index.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import { SandboxAgentHttpError } from "./errors.js";
-import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionCall } from "./control-routes.js";
+import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionChannel } from "./control-routes.js";
 
 export type ServerApi = "v1" | "v2";
-export type { ControlRoutes, ExtensionCall } from "./control-routes.js";
+export type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
 
 export interface ServerProfile {
   api: ServerApi;
@@ -22,14 +22,15 @@ export interface ServerProfile {
     connectionIdHeader: string;
     bootstrapQuery: Record<string, string> | undefined;
     responseEcho: boolean;
-    closeTimeoutMs: number;
+    /** The bound of the DELETE on `disconnect()`; absent: the protocol client's default. */
+    closeTimeoutMs?: number;
   };
   /** Whether `initialize` and `session/new` must name the agent in their metadata. */
   agentInMeta: boolean;
   /** Whether the connection id arrives in a response header that the client must be able to read. */
   needsConnectionHeader: boolean;
   /** This contract's control-plane routes: plain HTTP, or extensions over the session connection. */
-  controlRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes;
+  controlRoutes(http: ControlPlaneHttp, channel: ExtensionChannel): ControlRoutes;
   /** Whether a 404 to a request means the server forgot the connection (absent: every 404 does). */
   isConnectionGone?(error: AcpHttpError, connectionId: string | undefined): boolean;
 }
@@ -53,7 +54,6 @@ export const V2_PROFILE: ServerProfile = {
     connectionIdHeader: "x-acp-connection-id",
     bootstrapQuery: undefined,
     responseEcho: false,
-    closeTimeoutMs: 2000,
   }),
   agentInMeta: true,
   needsConnectionHeader: true,

@@ -1,15 +1,21 @@
 import Database from "better-sqlite3";
 import {
+  checkEvent,
+  checkInsert,
+  checkSession,
   eventsPage,
   pageLimit,
   readEventsCursor,
   readSessionsCursor,
   sessionsCursor,
-} from "../sandbox/persistence/cursor.js";
-import type { SessionEvent, SessionRecord } from "../sandbox/persistence/schemas.js";
-import type { InsertOutcome, ListPage, SessionStore } from "../sandbox/persistence/store.js";
-import { checkEvent, checkInsert, checkSession } from "../sandbox/persistence/validate.js";
+  type InsertOutcome,
+  type ListPage,
+  type SessionEvent,
+  type SessionRecord,
+  type SessionStore,
+} from "../sandbox/kit.js";
 
+/** The options of `sqliteStore()`: the database, and a table prefix. */
 export interface SqliteStoreOptions {
   /** A database file path (created if missing), `":memory:"`, or an open better-sqlite3 database. */
   database: string | Database.Database;

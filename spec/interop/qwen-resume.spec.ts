@@ -10,12 +10,12 @@ import {
   AcpHttpError,
   RFD_PROFILE,
   isNotification,
-  reattach,
   type AcpEnvelope,
   type AcpHttpClient,
   type AcpParseError,
   type CursorAdvance,
 } from "../../lib/acp-http/index.js";
+import { reattach } from "../../lib/acp-http/reattach.js";
 import { readSseBody } from "../../lib/internal/sse.js";
 import { FAKE_REPLY_MARKER } from "../support/fake-openai.js";
 import { QWEN_INSTALL_TIMEOUT_MS, qwenCliEntry, type QwenServe } from "../support/qwen-server.js";

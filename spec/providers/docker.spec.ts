@@ -5,7 +5,7 @@ import { firstValueFrom, take } from "rxjs";
 import { docker, DOCKER_LABELS, IMAGE_LAYOUT, type DockerProvider } from "../../lib/providers/docker/index.js";
 import { SandboxAgentError, type DisconnectInfo } from "../../lib/sandbox/index.js";
 import { SandboxStartError } from "../../lib/sandbox/errors.js";
-import { startSandbox } from "../../lib/providers/index.js";
+import { startSandbox } from "../../lib/sandbox/index.js";
 import { describeWith } from "../support/system-component.js";
 import { DOCKER, ensureDockerDaemon, type DockerDaemon } from "./support/dockerd.js";
 import { buildTestImage, TEST_BINDS } from "./support/docker-image.js";

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { runFleet } from "../../examples/fleet/fleet.js";
 import { local, type LocalProvider } from "../../lib/providers/local/index.js";
-import type { SandboxInfo, SandboxProvider } from "../../lib/providers/index.js";
+import type { SandboxInfo, SandboxProvider } from "../../lib/sandbox/index.js";
 import { runExample } from "../examples/run-example.js";
 import { isRunning } from "./support/processes.js";
 

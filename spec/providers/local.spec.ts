@@ -10,7 +10,7 @@ import { freePort } from "../../lib/providers/local/ports.js";
 import { CallAbortedError, SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { } from "../../lib/sandbox/errors.js";
 import { SandboxStartError } from "../../lib/sandbox/errors.js";
-import { startSandbox } from "../../lib/providers/index.js";
+import { startSandbox } from "../../lib/sandbox/index.js";
 import { runExample } from "../examples/run-example.js";
 import { eventually, isRunning, portIsFree, processesMatching } from "./support/processes.js";
 import { onLinux, procEnviron, procStat, spawnStrays } from "./support/stray-processes.js";

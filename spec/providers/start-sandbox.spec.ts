@@ -3,7 +3,7 @@
 import { CallAbortedError, SandboxAgentHttpError } from "../../lib/sandbox/index.js";
 import { SandboxStartError } from "../../lib/sandbox/errors.js";
 import { pollHealth } from "../../lib/providers/health-poll.js";
-import { startSandbox, type SandboxInfo, type SandboxProvider } from "../../lib/providers/index.js";
+import { startSandbox, type SandboxInfo, type SandboxProvider } from "../../lib/sandbox/index.js";
 import { neverAnswer, withLoopback, type LoopbackHandler } from "../support/loopback-server.js";
 import { rejection } from "../support/rejection.js";
 

@@ -1,6 +1,6 @@
 // dockerode is an optional peer dependency: loaded on first use, with a clear error when missing.
 import type Dockerode from "dockerode";
-import { providerError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/kit.js";
 
 /** A client for the engine at `DOCKER_HOST` (or the default socket). */
 export async function dockerClient(): Promise<Dockerode> {

@@ -1,7 +1,7 @@
 // The create request for a sandbox's container, and the way back: where the server of a container
 // answers, read from what that request wrote into it (so reconnect and resume need no state).
 import type Dockerode from "dockerode";
-import type { SandboxInfo } from "../contract.js";
+import type { SandboxInfo } from "../../sandbox/kit.js";
 import { IMAGE_LAYOUT } from "../defaults.js";
 import type { DockerSettings, Lazy } from "./options.js";
 

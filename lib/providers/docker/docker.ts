@@ -4,8 +4,15 @@
 // The create request is in container-spec.ts, the start-up wait in startup.ts.
 import { randomBytes, randomUUID } from "node:crypto";
 import type Dockerode from "dockerode";
-import { CallAbortedError, providerError, sandboxNotFound, SandboxStartError } from "../../sandbox/errors.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
+import {
+  CallAbortedError,
+  providerError,
+  sandboxNotFound,
+  SandboxStartError,
+  type SandboxCallOptions,
+  type SandboxInfo,
+  type SandboxProvider,
+} from "../../sandbox/kit.js";
 import { freePort } from "../local/ports.js";
 import { dockerClient } from "./client.js";
 import { containerSpec, infoFromContainer } from "./container-spec.js";

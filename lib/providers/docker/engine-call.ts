@@ -1,6 +1,6 @@
 // Engine API calls with the provider's own errors: what failed, and the engine's message for it.
 import type Dockerode from "dockerode";
-import { providerError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/kit.js";
 
 const PROVIDER = "docker";
 

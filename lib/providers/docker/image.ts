@@ -3,12 +3,13 @@
 import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import type Dockerode from "dockerode";
-import { providerError } from "../../sandbox/errors.js";
+import { providerError } from "../../sandbox/kit.js";
 import { resolveBinary } from "../local/server-setup.js";
 import { tarArchive, type TarEntry } from "./tar.js";
 import { dockerClient } from "./client.js";
 import { IMAGE_LAYOUT } from "../defaults.js";
 
+/** The options of `buildSandboxImage()`. */
 export interface BuildImageOptions {
   /** Image name and tag, e.g. `sandbox-agent-rx/sandbox-agent:0.4.2`. */
   tag: string;

@@ -5,6 +5,7 @@ import { DOCKER_DEFAULTS } from "../defaults.js";
 /** A value, or a function giving it per sandbox. */
 export type Lazy<T> = T | (() => T | Promise<T>);
 
+/** The options of `docker()`: the image, the engine, the network and the container's settings. */
 export interface DockerProviderOptions {
   /** The image: one with sandbox-agent at `binary` (see `buildSandboxImage()`), no registry needed. */
   image: string;

@@ -3,6 +3,10 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 
+/**
+ * The labels `docker()` puts on each container it makes (exported as `DOCKER_LABELS`): that it
+ * manages it, and which host, process and provider made it, so `sweep()` finds orphans.
+ */
 export const LABELS = {
   managed: "sandbox-agent-rx.managed",
   ownerHost: "sandbox-agent-rx.owner-host",

@@ -1,9 +1,8 @@
 // Starting a created container and waiting for its server: ready, timed out, stopped during start-up,
 // or stopped because the port was taken meanwhile (the caller then tries another port).
 import type Dockerode from "dockerode";
-import { SandboxStartError } from "../../sandbox/errors.js";
+import { SandboxStartError, type SandboxInfo } from "../../sandbox/kit.js";
 import { pollHealth } from "../health-poll.js";
-import type { SandboxInfo } from "../contract.js";
 import { engineCall, shortId } from "./engine-call.js";
 import { demuxLogs, redact } from "./logs.js";
 

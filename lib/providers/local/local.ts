@@ -3,10 +3,16 @@
 // and writes nothing to the terminal unless given a `log` stream.
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { CallAbortedError, sandboxNotFound, SandboxStartError } from "../../sandbox/errors.js";
+import {
+  CallAbortedError,
+  sandboxNotFound,
+  SandboxStartError,
+  type SandboxCallOptions,
+  type SandboxInfo,
+  type SandboxProvider,
+} from "../../sandbox/kit.js";
 import { LOCAL_DEFAULTS } from "../defaults.js";
 import { pollHealth } from "../health-poll.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "../contract.js";
 import { OutputTail, type LogSink } from "./output-tail.js";
 import { freePort } from "./ports.js";
 import { settlesWithin, spawnServer, type ServerProcess } from "./process-group.js";
@@ -15,6 +21,7 @@ import { createServerDirs, resolveBinary, serverArgs, serverEnv } from "./server
 import type { CorsOptions, ServerDirs } from "./server-setup.js";
 import { unwatch, watch } from "./watchdog.js";
 
+/** The options of `local()`: the binary, the token, the ports and directories, and the start's bound. */
 export interface LocalProviderOptions {
   /** The sandbox-agent binary; default `$SANDBOX_AGENT_BIN`, else the pinned `@sandbox-agent/cli` package's. */
   binaryPath?: string;

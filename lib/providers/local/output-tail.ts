@@ -1,6 +1,5 @@
 // The server's output (its log lines on stderr when SANDBOX_AGENT_LOG_STDOUT is set): kept as a
 // bounded tail for error messages, and passed on to a stream only when the user asks for one.
-import type { Readable } from "node:stream";
 
 /**
  * Where the server's log lines go: any writable stream (`process.stderr`, a `PassThrough`) fits.
@@ -8,6 +7,17 @@ import type { Readable } from "node:stream";
  */
 export interface LogSink {
   write(chunk: string): unknown;
+}
+
+/**
+ * What `follow` reads of a child's stdout or stderr (a Node `Readable`). Structural for the same
+ * reason: `LogSink` is public (`local({ log })`), so this file's declarations reach a consumer's
+ * type check, which may have no `@types/node`.
+ */
+interface TextStream {
+  setEncoding(encoding: "utf8"): unknown;
+  on(event: "data", listener: (chunk: string) => void): unknown;
+  once(event: "end" | "close" | "error", listener: () => void): unknown;
 }
 
 const MAX_LINES = 60;
@@ -30,7 +40,7 @@ export class OutputTail {
   }
 
   /** Reads `stream` line by line until it ends. */
-  follow(stream: Readable | null | undefined): void {
+  follow(stream: TextStream | null | undefined): void {
     if (!stream) return;
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => this.#push(chunk));

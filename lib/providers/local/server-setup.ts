@@ -25,6 +25,7 @@ import { fileURLToPath } from "node:url";
  */
 export const demoAgent: string = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
 
+/** The server's CORS settings (`local({ cors })`), for a browser page on another origin. */
 export interface CorsOptions {
   /** Each becomes one `--cors-allow-origin`. */
   origins: string[];

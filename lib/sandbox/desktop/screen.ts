@@ -1,5 +1,6 @@
 import { Observable } from "rxjs";
 import type { CallOptions } from "../call-options.js";
+import { DESKTOP_DEFAULTS } from "../defaults.js";
 import { CallAbortedError } from "../errors.js";
 import type { DesktopFile } from "./routes.js";
 import type { Region, ScreenshotOptions } from "./schemas.js";
@@ -38,10 +39,16 @@ export type TakeScreenshot = (
  * one request in flight; the next starts `intervalMs` after the previous one started, or as soon
  * as the subscriber's `next` returns when that took longer, so a slow consumer slows the loop
  * down instead of queueing frames. Unsubscribing aborts the request in flight. A failed request
- * errors the stream with its typed error (`DesktopInactiveError` before `desktop.start()`).
+ * errors the stream with its typed error (before `desktop.start()`, a `SandboxAgentHttpError` of
+ * kind `desktop_runtime_inactive`).
  */
 export function screenStream(take: TakeScreenshot, options: ScreenOptions = {}): Observable<ScreenFrame> {
-  const { intervalMs = 1000, timeoutMs = 10_000, region, ...shot } = options;
+  const {
+    intervalMs = DESKTOP_DEFAULTS.screenIntervalMs,
+    timeoutMs = DESKTOP_DEFAULTS.screenTimeoutMs,
+    region,
+    ...shot
+  } = options;
   return new Observable<ScreenFrame>((subscriber) => {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -79,7 +79,7 @@ export function followLogs(
   return new Observable<ProcessLogEntry>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;
-    const policy = normalizeReconnectPolicy({ ...PROCESS_DEFAULTS.logsReconnect, ...options.reconnect });
+    const policy = normalizeReconnectPolicy(options.reconnect, PROCESS_DEFAULTS.logsReconnect);
     // The combined log can be stored out of sequence order (see the comment above `followLogs`).
     const interleaved = options.stream === undefined || options.stream === "combined";
     // `floor`: every entry numbered up to it was delivered or lies before the start; `above`:

@@ -4,6 +4,7 @@
  */
 import { EventStream, type CursorAdvance, type EventGap, type EventStreamOwner, type EventStreamSettings, type EventStreamStatus } from "../../../lib/acp-http/event-stream.js";
 import { normalizeReconnectPolicy } from "../../../lib/internal/backoff.js";
+import { ACP_DEFAULTS } from "../../../lib/acp-http/defaults.js";
 import type { SseFrame } from "../../../lib/internal/sse.js";
 
 const silent = { debug: () => undefined, warn: () => undefined };
@@ -44,7 +45,7 @@ function rig(options: Partial<EventStreamSettings> & { stallTimeoutMs?: number }
   const stream = new EventStream(
     {
       name: options.name ?? "connection",
-      policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: options.stallTimeoutMs }),
+      policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: options.stallTimeoutMs }, ACP_DEFAULTS.reconnect),
       lastEventId: options.lastEventId,
       ...(options.contiguousIds === undefined ? {} : { contiguousIds: options.contiguousIds }),
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),

@@ -1,13 +1,14 @@
 import { normalizeReconnectPolicy, reconnectDelay, type NormalizedReconnectPolicy } from "../../../lib/internal/backoff.js";
+import { ACP_DEFAULTS } from "../../../lib/acp-http/defaults.js";
 import { mulberry32 } from "../../support/prng.js";
 
 const noJitter = (overrides: Partial<NormalizedReconnectPolicy> = {}): NormalizedReconnectPolicy =>
-  ({ ...normalizeReconnectPolicy({ jitter: 0 }), ...overrides });
+  ({ ...normalizeReconnectPolicy({ jitter: 0 }, ACP_DEFAULTS.reconnect), ...overrides });
 const middle = () => 0.5;
 
 describe("normalizeReconnectPolicy", () => {
   it("fills in the documented defaults, with no stall timeout", () => {
-    expect(normalizeReconnectPolicy()).toEqual({
+    expect(normalizeReconnectPolicy(undefined, ACP_DEFAULTS.reconnect)).toEqual({
       initialDelayMs: 500,
       maxDelayMs: 10_000,
       factor: 2,
@@ -18,7 +19,7 @@ describe("normalizeReconnectPolicy", () => {
   });
 
   it("keeps valid values as given", () => {
-    expect(normalizeReconnectPolicy({ initialDelayMs: 0, maxDelayMs: 30, factor: 3, jitter: 0.5, maxRetries: 0, stallTimeoutMs: 45_000 })).toEqual({
+    expect(normalizeReconnectPolicy({ initialDelayMs: 0, maxDelayMs: 30, factor: 3, jitter: 0.5, maxRetries: 0, stallTimeoutMs: 45_000 }, ACP_DEFAULTS.reconnect)).toEqual({
       initialDelayMs: 0,
       maxDelayMs: 30,
       factor: 3,
@@ -29,17 +30,17 @@ describe("normalizeReconnectPolicy", () => {
   });
 
   it("replaces negative and non-finite numbers with the defaults", () => {
-    const policy = normalizeReconnectPolicy({ initialDelayMs: -1, maxDelayMs: Number.NaN, jitter: -0.5, maxRetries: Number.POSITIVE_INFINITY });
+    const policy = normalizeReconnectPolicy({ initialDelayMs: -1, maxDelayMs: Number.NaN, jitter: -0.5, maxRetries: Number.POSITIVE_INFINITY }, ACP_DEFAULTS.reconnect);
     expect(policy).toMatchObject({ initialDelayMs: 500, maxDelayMs: 10_000, jitter: 0.2, maxRetries: 6 });
   });
 
   it("takes false as no reconnect at all (0 retries), the rest defaulted", () => {
-    expect(normalizeReconnectPolicy(false)).toEqual({ ...normalizeReconnectPolicy(), maxRetries: 0 });
+    expect(normalizeReconnectPolicy(false, ACP_DEFAULTS.reconnect)).toEqual({ ...normalizeReconnectPolicy(undefined, ACP_DEFAULTS.reconnect), maxRetries: 0 });
   });
 
   it("never shrinks the delay between attempts and never spreads it past 100 %", () => {
-    expect(normalizeReconnectPolicy({ factor: 0.5 }).factor).toBe(1);
-    expect(normalizeReconnectPolicy({ jitter: 3 }).jitter).toBe(1);
+    expect(normalizeReconnectPolicy({ factor: 0.5 }, ACP_DEFAULTS.reconnect).factor).toBe(1);
+    expect(normalizeReconnectPolicy({ jitter: 3 }, ACP_DEFAULTS.reconnect).jitter).toBe(1);
   });
 });
 
@@ -59,7 +60,7 @@ describe("reconnectDelay", () => {
   });
 
   it("spreads the delay within ±jitter of the base, both ends reachable", () => {
-    const policy = normalizeReconnectPolicy({ initialDelayMs: 1000, factor: 2, maxDelayMs: 4000, jitter: 0.25 });
+    const policy = normalizeReconnectPolicy({ initialDelayMs: 1000, factor: 2, maxDelayMs: 4000, jitter: 0.25 }, ACP_DEFAULTS.reconnect);
     expect(reconnectDelay(policy, 1, undefined, () => 0)).toBe(750);
     expect(reconnectDelay(policy, 1, undefined, () => 0.999999)).toBe(1250);
     const random = mulberry32(42);
@@ -86,13 +87,13 @@ describe("reconnectDelay", () => {
   });
 
   it("still jitters a server retry: value, so clients told the same value spread out", () => {
-    const policy = normalizeReconnectPolicy({ jitter: 0.2 });
+    const policy = normalizeReconnectPolicy({ jitter: 0.2 }, ACP_DEFAULTS.reconnect);
     expect(reconnectDelay(policy, 1, 1000, () => 0)).toBe(800);
     expect(reconnectDelay(policy, 1, 1000, () => 0.999999)).toBe(1200);
   });
 
   it("never goes below zero and always returns whole milliseconds", () => {
-    const policy = normalizeReconnectPolicy({ initialDelayMs: 3, jitter: 1 });
+    const policy = normalizeReconnectPolicy({ initialDelayMs: 3, jitter: 1 }, ACP_DEFAULTS.reconnect);
     const random = mulberry32(7);
     const delays = Array.from({ length: 200 }, (_, i) => reconnectDelay(policy, 1 + (i % 4), undefined, random));
     expect(delays.filter((delay) => delay < 0 || !Number.isInteger(delay))).toEqual([]);

@@ -1,5 +1,6 @@
 import { silentLogger } from "../../../lib/internal/logger.js";
 import { normalizeReconnectPolicy, type AcpReconnectAttempt } from "../../../lib/internal/backoff.js";
+import { ACP_DEFAULTS } from "../../../lib/acp-http/defaults.js";
 import { SessionLedger, type RecoverOptions } from "../../../lib/acp-http/recovery.js";
 
 const INIT = { protocolVersion: 1, clientCapabilities: {} };
@@ -8,7 +9,7 @@ function options(answer: (method: string, params: unknown) => unknown, extra: Pa
   const calls: Array<[string, unknown]> = [];
   let resets = 0;
   const opts: RecoverOptions = {
-    policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 2, maxRetries: 2 }),
+    policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 2, maxRetries: 2 }, ACP_DEFAULTS.reconnect),
     signal: new AbortController().signal,
     logger: silentLogger,
     reset: () => void (resets += 1),
@@ -89,7 +90,7 @@ describe("SessionLedger", () => {
         return {};
       },
       {
-        policy: normalizeReconnectPolicy({ initialDelayMs: 2, maxDelayMs: 4, maxRetries: 3, jitter: 0 }),
+        policy: normalizeReconnectPolicy({ initialDelayMs: 2, maxDelayMs: 4, maxRetries: 3, jitter: 0 }, ACP_DEFAULTS.reconnect),
         cause: lost,
         onAttempt: (attempt) => attempts.push(attempt),
       },

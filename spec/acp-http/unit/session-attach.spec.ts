@@ -4,10 +4,10 @@ import {
   AcpTimeoutError,
   PROTOCOL_VERSION,
   RFD_PROFILE,
-  reattach,
   type AcpHttpClientOptions,
   type CursorAdvance,
 } from "../../../lib/acp-http/index.js";
+import { reattach } from "../../../lib/acp-http/reattach.js";
 import { SessionLedger } from "../../../lib/acp-http/recovery.js";
 import { FakeAcpServer, bodyOf, never, problemResponse, rpcResult, type RecordedRequest } from "../../support/fake-acp-server.js";
 import { BASE_URL, createHarness, disconnectAll, notification, settle, watch, type Harness } from "./client-harness.js";

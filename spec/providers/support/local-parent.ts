@@ -5,7 +5,7 @@
 // starts processes outside the server's process group (see stray-processes.ts) and adds their pids
 // as `strayPids`.
 import { local } from "../../../lib/providers/local/index.js";
-import { startSandbox } from "../../../lib/providers/index.js";
+import { startSandbox } from "../../../lib/sandbox/index.js";
 import { groupMembers } from "../../../lib/providers/local/process-group.js";
 import { fileURLToPath } from "node:url";
 import { spawnStrays } from "./stray-processes.js";

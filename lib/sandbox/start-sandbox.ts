@@ -1,9 +1,8 @@
-/** Sandboxes as a resource: the provider contract and the one-call start. */
-import { SandboxAgentClient } from "../sandbox/client.js";
+// Sandboxes as a resource: the one-call start, `launchSandbox` with `new SandboxAgentClient`.
+// Apart from launch.ts so that the client can use `launchSandbox` (`SandboxAgentClient.start`)
+// without an import cycle.
+import { SandboxAgentClient } from "./client.js";
 import { launchSandbox, type Launched, type StartSandboxOptions } from "./launch.js";
-
-export type { SandboxProvider, SandboxInfo, SandboxCreateOptions, SandboxCallOptions } from "./contract.js";
-export type { StartSandboxOptions } from "./launch.js";
 
 /** A started sandbox: its connected client, and the means to tear both down. */
 export type StartedSandbox = Launched<SandboxAgentClient>;

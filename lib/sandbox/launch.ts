@@ -1,14 +1,14 @@
 // One call from nothing to a connected client: create (or find) a sandbox, wait until its server
 // answers, connect. Whatever fails on the way tears down what this call created. Generic over the
 // client it makes, so that `SandboxAgentClient.start` can use it without this module importing the
-// client (`startSandbox`, in index.ts, is this with `new SandboxAgentClient`).
-import type { ConnectInfo, SandboxAgentClientOptions } from "../sandbox/types.js";
-import { checkClientOptions } from "../sandbox/client-options.js";
+// client (`startSandbox`, in start-sandbox.ts, is this with `new SandboxAgentClient`).
+import type { ConnectInfo, SandboxAgentClientOptions } from "./types.js";
+import { checkClientOptions } from "./client-options.js";
 import { START_DEFAULTS } from "./defaults.js";
-import { waitForHealth } from "../sandbox/config/health.js";
-import { ControlPlaneHttp } from "../sandbox/control-plane.js";
-import { CallAbortedError, CallTimeoutError, SandboxStartError, providerError } from "../sandbox/errors.js";
-import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./contract.js";
+import { waitForHealth } from "./config/health.js";
+import { ControlPlaneHttp } from "./control-plane.js";
+import { CallAbortedError, CallTimeoutError, SandboxStartError, providerError } from "./errors.js";
+import type { SandboxCallOptions, SandboxInfo, SandboxProvider } from "./provider-contract.js";
 
 /** What `startSandbox` and `SandboxAgentClient.start` take: the provider, the agent, and the client's other options. */
 export interface StartSandboxOptions extends Omit<SandboxAgentClientOptions, "baseUrl" | "autoConnect" | "agent"> {

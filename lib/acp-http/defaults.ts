@@ -1,0 +1,35 @@
+// Every default of the protocol layer, in one module that imports nothing, so that any part can read
+// it without an import cycle (json-rpc.ts and client-options.ts import each other's types, so the
+// values cannot live in client-options.ts). `resolveClientOptions` (client-options.ts) applies the
+// options' defaults once per client; the other values are bounds a part reads directly. No other
+// file of lib/acp-http, nor lib/internal's backoff, sets a default of its own.
+
+/** The defaults of the protocol client (`AcpHttpClient`), each documented on its option too. */
+export const ACP_DEFAULTS = {
+  /** `path`: sandbox-agent's v2 endpoint (`RFD_PROFILE` sets `/acp`). */
+  path: "/v2/rpc",
+  /** `connectionIdHeader`. */
+  connectionIdHeader: "x-acp-connection-id",
+  /** `closeTimeoutMs`: the upper bound of the DELETE `disconnect()` sends. */
+  closeTimeoutMs: 2000,
+  /** `maxMessageBytes`: one message (an SSE event, a POST body, a WebSocket frame), 32 MiB. */
+  maxMessageBytes: 32 * 1024 * 1024,
+  /**
+   * `reconnect`: 6 attempts after 0.5, 1, 2, 4, 8 and 10 s (±20 %), so a server that is gone is
+   * given up about 25.5 s (at most 30.6 s) after its stream dropped (`normalizeReconnectPolicy`).
+   */
+  reconnect: { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, jitter: 0.2, maxRetries: 6 },
+  /** `reconnect.webSocket.heartbeatMs`: how often the WebSocket watchdog looks (and pings). */
+  webSocketHeartbeatMs: 15_000,
+  /** How long a WebSocket may take to open before the send that opened it fails. */
+  webSocketOpenTimeoutMs: 15_000,
+  /**
+   * On a server that echoes responses on the stream (`responseEcho: "auto"`), how long a POST's
+   * answer is held for its stream copy before it is delivered anyway.
+   */
+  echoGraceMs: 1500,
+  /** How long a POST may stay open after its response arrived on the stream. */
+  postReleaseMs: 1000,
+  /** The bound of each request a recovery sends itself (`initialize`, `session/load`). */
+  recoveryRequestTimeoutMs: 15_000,
+} as const;
