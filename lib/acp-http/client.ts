@@ -247,8 +247,8 @@ export class AcpHttpClient {
 
   /** The RFD profile also puts the id in the initialize result: a browser may not see the header. */
   #adoptConnectionId(result: InitializeResult): void {
-    // Over a WebSocket the id is informational: nothing later needs it.
-    if (!this.#options.sessionStreams || this.connectionId || this.#connection.socket) return;
+    // Only per-session streams need it (over a WebSocket there are none: the id is informational).
+    if (!this.#connection.streams.perSession || this.connectionId) return;
     const fromResult = (result as { connectionId?: unknown }).connectionId;
     if (typeof fromResult !== "string") {
       throw new AcpProtocolError(

@@ -13,16 +13,15 @@ import {
   AcpHttpError,
   AcpInterruptedError,
   AcpRpcError,
-  type AcpNetworkError,
   type CloseReason,
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
 import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type FrameSink } from "./json-rpc.js";
-import { Outbox, type OutboxOwner } from "./outbox.js";
+import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
-import { WebSocketTransport } from "./ws-transport.js";
+import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -31,15 +30,15 @@ import { WebSocketTransport } from "./ws-transport.js";
  * exported from the package. Both transports feed the same inbound and correlator: a
  * WebSocket frame is handled as a stream frame of the connection stream.
  *
- * Frames go up to the JSON-RPC core through one `FrameSink`. What else a part has to tell the
+ * Frames go up to the JSON-RPC core through one `FrameSink`, and envelopes go out through one
+ * `Transport` (`outbox.ts`), chosen once in `createTransports`. What else a part has to tell the
  * connection, it tells through a small interface the connection implements, each in its own
  * section below: `SocketOwner` (the WebSocket), `StreamsOwner` (the event streams), `OutboxOwner`
  * (a send that failed for the whole connection) and `RecoveryOwner` (rebuilding a lost one).
  */
 export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner {
+  /** The HTTP transport: the event streams' GETs and the closing DELETE (and the POSTs, over HTTP). */
   readonly http: HttpTransport;
-  /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
-  readonly socket: WebSocketTransport | undefined;
   readonly inbound: Inbound;
   readonly streams: SessionStreams;
   readonly state = new ConnectionStateMachine();
@@ -53,6 +52,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   readonly #correlator: RpcCorrelator;
   readonly #agentRequests: AgentRequests;
   readonly #outbox: Outbox;
+  /** Every envelope goes out through it: the HTTP transport, or the socket for `transport: "websocket"`. */
+  readonly #transport: Transport;
   readonly #lifetime = new AbortController();
   readonly #conflicts = new SessionConflicts();
   readonly #streamWaits = new StreamWaits();
@@ -71,21 +72,19 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
     const logger = (this.#logger = options.logger);
     const policy = options.reconnectPolicy;
     const maxMessageBytes = options.maxMessageBytes;
-    const websocket = options.transport === "websocket";
     this.inbound = new Inbound({
       correlator: this.#correlator,
       responseEcho: options.responseEcho,
-      streamStarted: () => (this.socket ? this.socket.open : this.streams.started),
+      // More frames can arrive: on a stream that exists, or on the transport itself (an open socket).
+      streamStarted: () => this.#transport.live || this.streams.started,
       streamOpen: () => this.state.value === "open",
       streamReconnecting: () => this.state.value === "reconnecting",
       onAgentRequest: (request) => this.#agentRequests.handle(request),
       onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
     });
-    // Both transports hand what they read to the core through this one interface.
-    const sink = new FrameIntake(this.inbound, maxMessageBytes, websocket ? "websocket" : "stream");
-    const transports = createTransports(options, sink, this);
-    this.http = transports.http;
-    this.socket = transports.socket;
+    const { http, transport, sink, sessionHeader } = createTransports(options, this.inbound, this);
+    this.http = http;
+    this.#transport = transport;
     this.#closeTimeoutMs = options.closeTimeoutMs;
     this.#ownCookies = options.ownCookies ? options.cookies : undefined;
     this.#isConnectionGone = options.isConnectionGone;
@@ -95,8 +94,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
         http: this.http,
         policy,
         logger,
-        // Over a WebSocket everything arrives on the socket: no GET streams at all.
-        sessionHeader: websocket ? undefined : options.sessionStreams?.header,
+        sessionHeader,
         lastEventId: options.lastEventId,
         contiguousIds: options.contiguousEventIds,
         onCursor: options.onCursor,
@@ -105,6 +103,10 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
       this,
     );
     this.#outbox = new Outbox(this, {
+      transport: this.#transport,
+      streams: this.streams,
+      inbound: this.inbound,
+      state: this.state,
       maxMessageBytes,
       lifetime: this.#lifetime.signal,
       logger,
@@ -122,7 +124,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   }
 
   get connectionId(): string | undefined {
-    return this.socket ? this.socket.connectionId : this.http.connectionId;
+    return this.#transport.connectionId;
   }
 
   /**
@@ -141,7 +143,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
     const conflict = this.#conflicts.blocking(method, params);
     if (conflict) throw conflict;
     const id = this.#correlator.nextId();
-    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options, !this.socket);
+    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options, this.#transport.abortable);
     this.#conflicts.track(id, params);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
@@ -177,7 +179,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   #initialized(result: unknown): void {
     const version = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (typeof version === "number" || typeof version === "string") this.http.setProtocolVersion(version);
-    if (this.socket?.open) this.state.set("open");
+    // A transport that carries the frames itself is open now: no event stream will say so.
+    if (this.#transport.live) this.state.set("open");
   }
 
   /** Sends a notification; resolves once the server accepted it. */
@@ -224,7 +227,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   /** Every part stops, everything in flight fails with `reason` (once, from `close`). */
   #teardown(reason: CloseReason, cause: unknown): void {
     this.streams.stopAll();
-    this.socket?.close();
+    this.#transport.close();
     this.recoveries.complete();
     this.reconnects.complete();
     this.#lifetime.abort();
@@ -308,9 +311,9 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   }
 
   resetTransports(): void {
-    this.socket?.reset();
+    this.#transport.reset();
     this.streams.reset();
-    this.http.reset();
+    this.http.reset(); // the GETs' and the DELETE's (over HTTP the transport itself: once more changes nothing)
   }
 
   async recoveryRequest(method: string, params: unknown): Promise<unknown> {
@@ -321,7 +324,9 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
 
   recovered(recovery: AcpRecovery): void {
     if (this.closeInfo) return;
-    if (this.socket || this.state.value === "reconnecting") this.state.set("open");
+    // A live transport's `initialize` has set it open already (`#initialized`); a connection stream
+    // that is opening says so itself when it is open.
+    if (this.state.value === "reconnecting") this.state.set("open");
     this.recoveries.next(recovery);
   }
 
@@ -331,25 +336,23 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
 }
 
 export interface Transports {
+  /** Always: the event streams' GETs and the DELETE use it. */
   http: HttpTransport;
-  /** Set for `transport: "websocket"`: every envelope goes out (and comes in) on it. */
-  socket: WebSocketTransport | undefined;
-}
-
-/** What the WebSocket tells the connection that owns it, besides frames. `Connection` implements it. */
-export interface SocketOwner {
-  /** The socket dropped; true when a recovery started. */
-  lost(cause: AcpNetworkError): boolean;
-  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
-  readonly busy: boolean;
+  /** What every envelope goes out through: `http`, or for `transport: "websocket"` the socket. */
+  transport: Transport;
+  /** Where both transports hand what they read: one interface to the JSON-RPC core. */
+  sink: FrameSink;
+  /** The RFD profile's per-session stream header; none over a WebSocket, where everything arrives on the socket. */
+  sessionHeader: string | undefined;
 }
 
 /**
- * The HTTP transport (always: DELETE and the RFD GETs use it) and, for `transport: "websocket"`,
- * the socket, sharing one cookie store. Without a store (a browser) the page's cookie jar serves,
- * with fetch's credentials mode as the caller set it.
+ * The one place the `transport` option is read. The HTTP transport (always: DELETE and the RFD GETs
+ * use it) and, for `transport: "websocket"`, the socket, sharing one cookie store; `transport` is the
+ * one envelopes go out through. Without a store (a browser) the page's cookie jar serves, with
+ * fetch's credentials mode as the caller set it.
  */
-export function createTransports(options: ResolvedClientOptions, sink: FrameSink, owner: SocketOwner): Transports {
+export function createTransports(options: ResolvedClientOptions, inbound: Inbound, owner: SocketOwner): Transports {
   const { cookies, credentials, path, connectionIdHeader, logger, maxMessageBytes } = options;
   const http = new HttpTransport({
     baseUrl: options.baseUrl,
@@ -367,24 +370,27 @@ export function createTransports(options: ResolvedClientOptions, sink: FrameSink
     protocolVersion: options.protocolVersion,
     maxMessageBytes,
   });
-  const webSocket =
-    options.transport === "websocket" && options.watchdog
-      ? new WebSocketTransport({
-          url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
-          WebSocket: options.WebSocket,
-          connectionIdHeader,
-          headers: options.headers,
-          token: options.token,
-          cookies,
-          maxMessageBytes,
-          watchdog: options.watchdog,
-          logger,
-          sink,
-          onLost: (cause) => void owner.lost(cause),
-          busy: () => owner.busy,
-        })
-      : undefined;
-  return { http, socket: webSocket };
+  if (options.transport !== "websocket" || !options.watchdog) {
+    const sink = new FrameIntake(inbound, maxMessageBytes, "stream");
+    return { http, transport: http, sink, sessionHeader: options.sessionStreams?.header };
+  }
+  const sink = new FrameIntake(inbound, maxMessageBytes, "websocket");
+  const socket = new WebSocketTransport(
+    {
+      url: joinUrl(options.baseUrl, path).replace(/^http/i, "ws"),
+      WebSocket: options.WebSocket,
+      connectionIdHeader,
+      headers: options.headers,
+      token: options.token,
+      cookies,
+      maxMessageBytes,
+      watchdog: options.watchdog,
+      logger,
+      sink,
+    },
+    owner,
+  );
+  return { http, transport: socket, sink, sessionHeader: undefined };
 }
 
 /**

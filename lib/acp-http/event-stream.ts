@@ -6,6 +6,7 @@ import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { readSseBody, type SseFrame } from "../internal/sse.js";
 import { afterPendingIo } from "../internal/abort.js";
+import type { FrameSink } from "./json-rpc.js";
 
 /** Events a stream could not deliver because the server no longer had them. */
 export interface EventGap {
@@ -28,9 +29,9 @@ export interface CursorAdvance {
 
 export type EventStreamStatus = "connecting" | "open" | "reconnecting";
 
-export interface EventStreamOptions {
+/** One stream's settings (plain values, and the sink its frames go to), given by whoever makes it. */
+export interface EventStreamSettings {
   name: string;
-  open(lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
   policy: NormalizedReconnectPolicy;
   lastEventId: string | undefined;
   /**
@@ -41,21 +42,37 @@ export interface EventStreamOptions {
   /** The session a per-session stream belongs to; set on its gaps and cursor advances. */
   sessionId?: string;
   logger: AcpLogger;
-  onFrame(frame: SseFrame, stream: string): void;
-  /** A read (one chunk of bytes) has been fully dispatched: its frames have all gone to `onFrame`. */
-  onReadDone?(): void;
-  /** The cursor moved past an accepted frame (called before the frame is dispatched). */
-  onCursor?(advance: CursorAdvance): void;
-  onGap(gap: EventGap): void;
-  onStatus(status: EventStreamStatus): void;
-  /** A reconnect attempt is scheduled (not the immediate reopen that recovers skipped ids). */
-  onReconnecting?(attempt: AcpReconnectAttempt): void;
-  /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
-  onFatal(error: Error): void;
-  /** An open stream was lost (ended, failed or stalled), before it is reopened or given up; see `resumable`. */
-  onDropped?(error: Error): void;
+  /**
+   * Where its frames go, each with the stream's name, and each completed read (`readDone`: a
+   * chunk of bytes whose frames have all been handed over).
+   */
+  sink: Pick<FrameSink, "frame" | "readDone">;
+  /**
+   * The user's cursor callback (option `onCursor`), handed through as it is: called when the cursor
+   * moved past an accepted frame, before the frame is dispatched. Without it no advance is built.
+   */
+  onCursor?: ((advance: CursorAdvance) => void) | undefined;
   /** Statuses that end the stream at once instead of being retried. Default {@link FATAL_STATUSES}. */
   fatalStatuses?: ReadonlySet<number>;
+}
+
+/**
+ * What a stream asks of the one that owns it (its GET) and tells it, besides frames (those go to
+ * its sink). Each method names the stream, so one owner serves all its streams. `SessionStreams`
+ * implements it.
+ */
+export interface EventStreamOwner {
+  /** Opens the stream's GET from `lastEventId`; `signal` ends it. The stream retries a failed one. */
+  openStream(stream: EventStream, lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
+  streamStatus(stream: EventStream, status: EventStreamStatus): void;
+  /** Events the server could no longer replay (found on the first frame after an open). */
+  streamGap(gap: EventGap): void;
+  /** A reconnect attempt is scheduled (not the immediate reopen that recovers skipped ids). */
+  streamRetrying(stream: EventStream, attempt: AcpReconnectAttempt): void;
+  /** An open stream was lost (ended, failed or stalled), before it is reopened or given up; see `resumable`. */
+  streamDropped(stream: EventStream, error: Error): void;
+  /** The stream gave up: retries exhausted or an answer that retrying cannot change. */
+  streamGaveUp(stream: EventStream, error: Error): void;
 }
 
 /** The stream ended cleanly; for a long-lived stream that is still a reason to reconnect. */
@@ -84,24 +101,31 @@ export const FATAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 
  * One logical SSE stream: opens the GET, follows the `Last-Event-ID` cursor, drops
  * replayed frames, recovers id gaps by reopening from the last contiguous id, and
  * reconnects with backoff. A gap found on the first frame after an open cannot be
- * recovered (the server replayed what it had) and is reported through `onGap`.
+ * recovered (the server replayed what it had) and is reported to its owner (`streamGap`).
  */
 export class EventStream {
-  readonly #options: EventStreamOptions;
+  readonly #options: EventStreamSettings;
+  readonly #owner: EventStreamOwner;
   readonly #cursor: EventCursor;
   #serverRetryMs: number | undefined;
   #subscription: Subscription | undefined;
   #stopped = false;
-  /** The attempt under way got its stream open: its loss is a drop (`onDropped`). */
+  /** The attempt under way got its stream open: its loss is a drop (`streamDropped`). */
   #opened = false;
   #resumable: boolean;
 
-  constructor(options: EventStreamOptions) {
+  constructor(options: EventStreamSettings, owner: EventStreamOwner) {
     this.#options = options;
+    this.#owner = owner;
     this.#cursor = new EventCursor(options.lastEventId, { contiguous: options.contiguousIds ?? true });
     // A stored cursor came from a server that numbers its events; "0" only asks for the whole history.
     const seed = options.lastEventId;
     this.#resumable = seed !== undefined && seed !== "" && seed !== "0";
+  }
+
+  /** `connection`, or the session id of a session-scoped stream. */
+  get name(): string {
+    return this.#options.name;
   }
 
   get lastEventId(): string | undefined {
@@ -119,13 +143,14 @@ export class EventStream {
 
   start(): void {
     if (this.#subscription || this.#stopped) return;
-    this.#options.onStatus("connecting");
+    this.#owner.streamStatus(this, "connecting");
+    const { sink, name } = this.#options;
     this.#subscription = defer(() => this.#attempt())
       .pipe(retry({ resetOnSuccess: true, delay: (error: Error, count) => this.#retryDelay(error, count) }))
       .subscribe({
-        next: (frame) => this.#options.onFrame(frame, this.#options.name),
+        next: (frame) => sink.frame(frame, name),
         error: (error: Error) => {
-          if (!this.#stopped) this.#options.onFatal(error);
+          if (!this.#stopped) this.#owner.streamGaveUp(this, error);
         },
       });
   }
@@ -147,8 +172,8 @@ export class EventStream {
       const watchdog = this.#watchdog(() => fail(new StreamStalledError("no data within the stall timeout")));
       // A GET that never answers its headers is a stall too.
       watchdog.arm();
-      this.#options
-        .open(this.#cursor.lastEventId, controller.signal)
+      this.#owner
+        .openStream(this, this.#cursor.lastEventId, controller.signal)
         .then(async (response) => {
           if (ended) {
             // Torn down while opening (a fetch that ignored its signal): do not read, release the socket.
@@ -156,18 +181,16 @@ export class EventStream {
             return;
           }
           this.#opened = true;
-          this.#options.onStatus("open");
+          this.#owner.streamStatus(this, "open");
           // The watchdog runs only while we wait for the server's bytes, never while our
           // own consumers process a chunk: a slow subscriber is not a stalled server.
-          const readDone = this.#options.onReadDone;
+          const { sink } = this.#options;
           await readSseBody(response.body as ReadableStream<Uint8Array>, {
             // Waiting again means the previous chunk has been dispatched.
-            onWaiting: readDone
-              ? () => {
-                  watchdog.arm();
-                  readDone();
-                }
-              : watchdog.arm,
+            onWaiting: () => {
+              watchdog.arm();
+              sink.readDone();
+            },
             onActivity: watchdog.pause,
             onRetry: (ms) => (this.#serverRetryMs = ms),
             onFrame: (frame) => {
@@ -178,7 +201,7 @@ export class EventStream {
               if (verdict.kind === "gap") {
                 if (!first)
                   return fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
-                this.#options.onGap({
+                this.#owner.streamGap({
                   ...this.#names(),
                   firstMissing: verdict.firstMissing,
                   lastMissing: verdict.lastMissing,
@@ -217,7 +240,7 @@ export class EventStream {
     }
     if (this.#opened) {
       this.#opened = false;
-      this.#options.onDropped?.(error);
+      this.#owner.streamDropped(this, error);
     }
     const fatal = this.#options.fatalStatuses ?? FATAL_STATUSES;
     if (error instanceof AcpHttpError && fatal.has(error.status)) throw error;
@@ -233,9 +256,9 @@ export class EventStream {
       delay,
       reason: error.message,
     });
-    this.#options.onStatus("reconnecting");
+    this.#owner.streamStatus(this, "reconnecting");
     const maxAttempts = this.#options.policy.maxRetries;
-    this.#options.onReconnecting?.({ attempt, maxAttempts, nextDelayMs: delay, cause: error, kind: "stream" });
+    this.#owner.streamRetrying(this, { attempt, maxAttempts, nextDelayMs: delay, cause: error, kind: "stream" });
     return timer(delay);
   }
 

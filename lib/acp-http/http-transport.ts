@@ -6,6 +6,7 @@ import { isAbort, withDeadline, startDeadline } from "../internal/abort.js";
 import { assertHeaders, assertHeaderValue, mergeHeaders, resolveToken, type TokenSource, joinUrl, withQuery, readHttpProblem } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { oversize } from "./envelope.js";
+import type { Transport } from "./outbox.js";
 
 export interface HttpTransportOptions {
   baseUrl: string;
@@ -33,9 +34,13 @@ export interface HttpTransportOptions {
 /**
  * The HTTP side of the transport: builds headers (token, connection id), sends POST,
  * GET and DELETE with one plain `fetch(url, init)` each, learns the connection id from any response that carries
- * it, and maps non-2xx answers to `AcpHttpError`. It knows nothing of JSON-RPC.
+ * it, and maps non-2xx answers to `AcpHttpError`. It knows nothing of JSON-RPC. As a `Transport`,
+ * each envelope is one POST (`send`), which a signal aborts; what comes back without a request
+ * comes on the event streams (`openStream`), so it is never `live` itself.
  */
-export class HttpTransport {
+export class HttpTransport implements Transport {
+  readonly abortable = true;
+  readonly live = false;
   readonly #options: HttpTransportOptions;
   readonly #fetch: typeof globalThis.fetch;
   readonly #url: string;
@@ -92,7 +97,11 @@ export class HttpTransport {
     return this.#bootstrapped;
   }
 
-  async post(
+  /** Nothing stays open between requests: the connection's close is the DELETE (`delete`). */
+  close(): void {}
+
+  /** POSTs one envelope; resolves with the answer body once the server accepted it (2xx). */
+  async send(
     body: string,
     operation: string,
     signal: AbortSignal | undefined,

@@ -1,10 +1,9 @@
+// Every envelope out: the one outbound interface (`Transport`, which the HTTP and WebSocket transports
+// implement), the POST's answer body handed to the inbound, and what a failed send means.
 import type { AcpLogger } from "../internal/logger.js";
 import { sessionOf, type JsonRpcId } from "./envelope.js";
 import { AcpConnectionClosedError, AcpHttpError, AcpInterruptedError, AcpProtocolError } from "./errors.js";
-import type { HttpTransport, PostResult } from "./http-transport.js";
 import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./json-rpc.js";
-import type { SessionStreams } from "./session-streams.js";
-import type { WebSocketTransport } from "./ws-transport.js";
 
 const SENT = Promise.resolve(true);
 
@@ -14,18 +13,53 @@ export type SendOutcome = boolean | "answered";
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
 
+/** What a transport gives back for an accepted send: a POST's answer body, if any (a socket has none). */
+export interface Sent {
+  /** The answer body when it is a JSON payload; undefined for 202, empty bodies and socket frames. */
+  readonly json: string | undefined;
+  /** Set when the body exceeded `maxMessageBytes` (its size and head): `json` is then undefined. */
+  readonly tooLarge?: { readonly bytes: number; readonly head: string } | undefined;
+}
+
 /**
- * The connection as the outbox sees it: what it sends through, and what it is told about a send
- * that failed in a way that concerns the whole connection. `Connection` implements it.
+ * The one interface between the connection and its transport on the way out, as `FrameSink` is on
+ * the way in. The HTTP transport (`http-transport.ts`: one POST per envelope, its answer body read)
+ * and the WebSocket transport (`ws-transport.ts`: one text frame per envelope) implement it;
+ * `createTransports` (`connection.ts`) picks one, and nothing after that asks which it is.
+ */
+export interface Transport {
+  /** The server's id for this connection, once known (over a WebSocket, from the 101 where it shows). */
+  readonly connectionId: string | undefined;
+  /** The server knows this connection (a send was accepted): a 404 or a refusal now concerns all of it. */
+  readonly bootstrapped: boolean;
+  /**
+   * Each send is a request of its own that a signal withdraws (a POST): the correlator gives each
+   * call a signal for it. A WebSocket frame is gone once sent, so no call needs one there.
+   */
+  readonly abortable: boolean;
+  /**
+   * Frames come back on this transport itself and it is open (a WebSocket): the connection is live
+   * without an event stream. False over HTTP, whose frames come on the event streams.
+   */
+  readonly live: boolean;
+  /**
+   * Sends one serialized envelope; `headers` route it (a session's header), where the transport has
+   * headers per message. Returns at once when it went out at once (an open socket: no promise on the
+   * hot path); otherwise resolves once the server accepted it. Fails with a typed error
+   * (`AcpHttpError`, `AcpNetworkError`; an abort stays the abort).
+   */
+  send(body: string, operation: string, signal: AbortSignal | undefined, headers: Record<string, string>): Sent | Promise<Sent>;
+  /** Forgets the connection (its id, its socket): the next send starts a new one. */
+  reset(): void;
+  /** Closes for good: nothing is left open (the connection's DELETE is `HttpTransport.delete`). */
+  close(): void;
+}
+
+/**
+ * What the outbox tells the connection about a send that failed in a way that concerns the whole
+ * connection. `Connection` implements it.
  */
 export interface OutboxOwner {
-  readonly http: HttpTransport;
-  /** Set for `transport: "websocket"`: every envelope goes out on it. */
-  readonly socket: WebSocketTransport | undefined;
-  readonly streams: SessionStreams;
-  readonly inbound: Inbound;
-  /** The connection's state: the first send moves it from `idle` to `connecting`. */
-  readonly state: { readonly value: string; set(next: "connecting"): void };
   /** The server no longer knows the connection (404 after bootstrap); true when a recovery started. */
   lost(cause: unknown): boolean;
   /** Whether a POST's 404 says the connection is gone (rather than something the request named). */
@@ -36,8 +70,15 @@ export interface OutboxOwner {
   unauthorized(cause: AcpHttpError): void;
 }
 
-/** The outbox's settings (plain values, resolved once by the client). */
+/** What the outbox sends through and hands answers to (the connection's parts), and its settings (plain values, resolved once by the client). */
 export interface OutboxSettings {
+  readonly transport: Transport;
+  /** The session header a POST carries, and the connection stream its first accepted POST opens. */
+  readonly streams: { headersFor(params: unknown): Record<string, string>; openConnection(): void };
+  /** Where a POST's answer body goes (`takeBody`). */
+  readonly inbound: Inbound;
+  /** The connection's state: the first send moves it from `idle` to `connecting`. */
+  readonly state: { readonly value: string; set(next: "connecting"): void };
   readonly maxMessageBytes: number;
   /** Aborted when the connection closes: answers and `$/cancel_request` are bound to it. */
   readonly lifetime: AbortSignal;
@@ -49,9 +90,9 @@ export interface OutboxSettings {
 }
 
 /**
- * Everything the connection sends goes out here, on the WebSocket or as a POST; a POST's
- * body (an answer, or a batch of them) is handed to the inbound. Failures are sorted into
- * what the connection must do about them (recover, fail a session) and what the caller gets.
+ * Everything the connection sends goes out here, through its `Transport`; a POST's body (an
+ * answer, or a batch of them) is handed to the inbound. Failures are sorted into what the
+ * connection must do about them (recover, fail a session) and what the caller gets.
  */
 export class Outbox {
   readonly #owner: OutboxOwner;
@@ -75,76 +116,87 @@ export class Outbox {
     deferStream = false,
     sessionId?: string,
   ): Promise<SendOutcome> {
-    const { socket, state } = this.#owner;
+    const { state, streams, transport } = this.#settings;
     if (state.value === "idle") state.set("connecting");
-    if (!socket) return this.#postHttp(envelope, method, signal, onError, deferStream, sessionId);
-    // A frame on an open socket goes out synchronously: no async function, one shared promise.
+    let body: string;
+    let headers: Record<string, string>;
+    let sending: Sent | Promise<Sent>;
     try {
-      const body = JSON.stringify(envelope);
-      if (socket.sendNow(body, method)) return SENT;
-      return socket.send(body, method).then(
-        () => true,
-        (error: unknown) => this.#failed(error, envelope, method, signal, onError, sessionId),
-      );
+      headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
+      body = JSON.stringify(envelope);
+      sending = transport.send(body, method, signal, headers);
     } catch (error) {
       return Promise.resolve(this.#failed(error, envelope, method, signal, onError, sessionId));
     }
+    // A frame on an open socket went out synchronously: no async function, one shared promise.
+    if (!(sending instanceof Promise)) {
+      const outcome = this.#accepted(sending, envelope, method, onError, deferStream);
+      return outcome === true ? SENT : Promise.resolve(outcome);
+    }
+    return this.#delivered(sending, body, envelope, method, signal, headers, onError, deferStream, sessionId);
   }
 
-  async #postHttp(
+  async #delivered(
+    sending: Promise<Sent>,
+    body: string,
     envelope: Envelope,
     method: string,
     signal: AbortSignal | undefined,
+    headers: Record<string, string>,
     onError: (error: unknown) => void,
     deferStream: boolean,
     sessionId: string | undefined,
   ): Promise<SendOutcome> {
-    const { http, streams, inbound } = this.#owner;
     try {
-      const headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
-      const result = await this.#postAuthorized(JSON.stringify(envelope), method, signal, headers);
-      if (!deferStream || result.json === undefined) streams.openConnection();
-      if (result.tooLarge) {
-        const { bytes, head } = result.tooLarge;
-        onError(inbound.tooLarge("response-body", head, bytes, this.#settings.maxMessageBytes));
-        return true;
-      }
-      if (result.json !== undefined) {
-        const verdict = takeBody(inbound, result.json, envelope);
-        // A body is the answer the server chose to give: one that is not this request's answer means
-        // none will come (and `initialize` opens no stream to bring one), so the request fails now.
-        const request = requestIdOf(envelope);
-        if (verdict === "unparseable" && "id" in envelope) onError(notAnAnswer(method, "was not a JSON-RPC envelope"));
-        else if (verdict === "mismatched" && request !== undefined) onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
-        else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
-      }
-      return result.json === undefined ? true : "answered";
+      const sent = await this.#authorized(sending, body, method, signal, headers);
+      return this.#accepted(sent, envelope, method, onError, deferStream);
     } catch (error) {
       return this.#failed(error, envelope, method, signal, onError, sessionId);
     }
   }
 
+  /** An accepted send: the connection stream may open, and a POST's body goes to the inbound. */
+  #accepted(sent: Sent, envelope: Envelope, method: string, onError: (error: unknown) => void, deferStream: boolean): SendOutcome {
+    const { streams, inbound } = this.#settings;
+    if (!deferStream || sent.json === undefined) streams.openConnection();
+    if (sent.tooLarge) {
+      const { bytes, head } = sent.tooLarge;
+      onError(inbound.tooLarge("response-body", head, bytes, this.#settings.maxMessageBytes));
+      return true;
+    }
+    if (sent.json === undefined) return true;
+    const verdict = takeBody(inbound, sent.json, envelope);
+    // A body is the answer the server chose to give: one that is not this request's answer means
+    // none will come (and `initialize` opens no stream to bring one), so the request fails now.
+    const request = requestIdOf(envelope);
+    if (verdict === "unparseable" && "id" in envelope) onError(notAnAnswer(method, "was not a JSON-RPC envelope"));
+    else if (verdict === "mismatched" && request !== undefined) onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
+    else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
+    return "answered";
+  }
+
   /**
-   * One POST. With a token function, a 401/403 on a live connection asks it once more (it is
-   * asked before every request) and re-POSTs once: a refused request was not processed, so
-   * sending it again is safe. A static token cannot change, so it gets no second try.
+   * One send, and with a token function one more: a 401/403 on a live connection asks it once
+   * more (it is asked before every request) and sends again once: a refused request was not
+   * processed, so sending it again is safe. A static token cannot change, so it gets no second try.
    */
-  async #postAuthorized(
+  async #authorized(
+    sending: Promise<Sent>,
     body: string,
     method: string,
     signal: AbortSignal | undefined,
     headers: Record<string, string>,
-  ): Promise<PostResult> {
-    const { http } = this.#owner;
+  ): Promise<Sent> {
+    const { transport } = this.#settings;
     try {
-      return await http.post(body, method, signal, headers);
+      return await sending;
     } catch (error) {
-      if (!this.#settings.refreshableToken || !isRefusal(error) || !http.bootstrapped || signal?.aborted) throw error;
+      if (!this.#settings.refreshableToken || !isRefusal(error) || !transport.bootstrapped || signal?.aborted) throw error;
       this.#settings.logger.debug("credentials refused: asking the token function again, one retry", {
         method,
         status: error.status,
       });
-      return http.post(body, method, signal, headers);
+      return transport.send(body, method, signal, headers);
     }
   }
 
@@ -158,8 +210,9 @@ export class Outbox {
     sessionId: string | undefined,
   ): boolean {
     if (signal?.aborted) return false;
+    const { bootstrapped } = this.#settings.transport;
     const gone = error instanceof AcpHttpError && error.status === 404 && this.#owner.connectionGone(error);
-    if (gone && this.#owner.http.bootstrapped) {
+    if (gone && bootstrapped) {
       const recovering = this.#owner.lost(error);
       onError(
         recovering
@@ -168,7 +221,7 @@ export class Outbox {
       );
       return false;
     }
-    if (isRefusal(error) && this.#owner.http.bootstrapped) {
+    if (isRefusal(error) && bootstrapped) {
       // The credentials are no good any more (a token function, if any, was asked again): every
       // later request would be refused too, so the connection ends and what is pending fails.
       onError(new AcpConnectionClosedError("unauthorized", { method, cause: error }));

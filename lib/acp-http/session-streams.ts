@@ -3,7 +3,7 @@
 // closes), and the verdict on a session whose stream was lost.
 import type { FrameSink } from "./json-rpc.js";
 import { type CloseReason, AcpHttpError } from "./errors.js";
-import { EventStream, FATAL_STATUSES, RetriesExhaustedError, StreamEndedError, type CursorAdvance, type EventGap, type EventStreamStatus } from "./event-stream.js";
+import { EventStream, FATAL_STATUSES, RetriesExhaustedError, StreamEndedError, type CursorAdvance, type EventGap, type EventStreamOwner, type EventStreamStatus } from "./event-stream.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { AcpLogger } from "../internal/logger.js";
 import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
@@ -22,7 +22,7 @@ export interface SessionStreamsSettings {
   contiguousIds: boolean;
   /** The user's cursor callback (option `onCursor`). */
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
-  /** Where every stream's frames go, and each completed read (see `EventStreamOptions.onReadDone`). */
+  /** Where every stream's frames go, and each completed read (see `EventStreamSettings.sink`). */
   sink: FrameSink;
 }
 
@@ -55,6 +55,8 @@ export class SessionStreamStoppedError extends Error {
 }
 
 const CONNECTION_STREAM = "connection";
+/** No headers: shared, since a transport only reads them. */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** A session stream refused with 409 is held elsewhere (RFD): retrying cannot win it back, `session/load` can. */
 const SESSION_FATAL_STATUSES: ReadonlySet<number> = new Set([...FATAL_STATUSES, 409]);
 /** Methods whose result names the session (a new one). */
@@ -69,9 +71,10 @@ const ANSWERED_ON_CONNECTION = new Set(["session/load", "session/close"]);
 /**
  * Which GET event streams a connection has: the connection stream, opened after the first
  * accepted POST, and (RFD profile) one stream per session created or attached here, opened
- * from its whole history so no update sent before the GET is missed.
+ * from its whole history so no update sent before the GET is missed. It owns every stream it
+ * makes (`EventStreamOwner`, in its own section below): one owner, no callbacks per stream.
  */
-export class SessionStreams {
+export class SessionStreams implements EventStreamOwner {
   readonly #settings: SessionStreamsSettings;
   readonly #owner: StreamsOwner;
   readonly #streams = new Map<string, EventStream>();
@@ -94,6 +97,11 @@ export class SessionStreams {
     return this.#streams.size > 0;
   }
 
+  /** The RFD profile's per-session streams (over HTTP): their GETs need the connection id. */
+  get perSession(): boolean {
+    return this.#settings.sessionHeader !== undefined;
+  }
+
   /** The connection stream's cursor: persist it to resume after a reload. */
   get lastEventId(): string | undefined {
     return this.#connection?.lastEventId ?? this.#settings.lastEventId;
@@ -102,8 +110,10 @@ export class SessionStreams {
   /** The session header for a POST whose params name a session (RFD profile only). */
   headersFor(params: unknown): Record<string, string> {
     const header = this.#settings.sessionHeader;
+    // Every envelope out asks (over a WebSocket too): without the header, nothing is read or made.
+    if (!header) return NO_HEADERS;
     const sessionId = sessionOf(params);
-    return header && sessionId !== undefined ? { [header]: sessionId } : {};
+    return sessionId !== undefined ? { [header]: sessionId } : NO_HEADERS;
   }
 
   /**
@@ -124,7 +134,7 @@ export class SessionStreams {
     // `known`: a stored connection id (a reattach) names a connection the server already has.
     if (this.#stopped || this.#connection || !(known || http.bootstrapped)) return;
     if (sessionHeader && !http.connectionId) return;
-    this.#connection = this.#start(CONNECTION_STREAM, {}, this.#settings.lastEventId);
+    this.#connection = this.#start(CONNECTION_STREAM, this.#settings.lastEventId);
   }
 
   /** Opens the stream of a `session/load` or `session/resume` before it goes out (RFD profile; `EarlyLoadStreams`). */
@@ -133,7 +143,7 @@ export class SessionStreams {
     const sessionId = loadedSession(method, params);
     if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
     this.#early.opening(sessionId);
-    this.#start(sessionId, { [header]: sessionId }, "0");
+    this.#start(sessionId, "0");
   }
 
   /** A failed load or resume: the stream opened for it ahead of the answer is not wanted. */
@@ -150,7 +160,7 @@ export class SessionStreams {
     if (sessionId !== undefined) this.#early.answered(sessionId, this.#streams.has(sessionId));
     if (!header || sessionId === undefined || this.#stopped || this.#streams.has(sessionId)) return;
     // "0" asks for the session's whole history: updates sent before this GET are not lost.
-    this.#start(sessionId, { [header]: sessionId }, "0");
+    this.#start(sessionId, "0");
   }
 
   /**
@@ -181,7 +191,7 @@ export class SessionStreams {
     });
     this.#attaching.set(sessionId, { opened, settle });
     this.openConnection(true);
-    this.#start(sessionId, { [header]: sessionId }, lastEventId ?? "0");
+    this.#start(sessionId, lastEventId ?? "0");
     return opened;
   }
 
@@ -215,47 +225,71 @@ export class SessionStreams {
     this.#early.clear();
   }
 
-  #start(name: string, headers: Record<string, string>, lastEventId: string | undefined): EventStream {
-    const { http, policy, logger } = this.#settings;
-    const stream = new EventStream({
-      name,
-      open: (cursor, signal) => http.openStream(headers, cursor, signal),
-      policy,
-      lastEventId,
-      contiguousIds: this.#settings.contiguousIds,
-      ...(name === CONNECTION_STREAM ? {} : { sessionId: name }),
-      ...(this.#settings.onCursor ? { onCursor: this.#settings.onCursor } : {}),
-      logger,
-      onFrame: (frame, streamName) => this.#settings.sink.frame(frame, streamName),
-      onReadDone: () => this.#settings.sink.readDone(),
-      onGap: (gap) => {
-        logger.warn("events lost: the server no longer had them", { ...gap });
-        this.#owner.gap(gap);
+  #start(name: string, lastEventId: string | undefined): EventStream {
+    const { policy, logger, contiguousIds, onCursor, sink } = this.#settings;
+    const session = name !== CONNECTION_STREAM;
+    const stream = new EventStream(
+      {
+        name,
+        policy,
+        lastEventId,
+        contiguousIds,
+        ...(session ? { sessionId: name, fatalStatuses: SESSION_FATAL_STATUSES } : {}),
+        ...(onCursor ? { onCursor } : {}),
+        logger,
+        sink,
       },
-      onStatus: (status) => {
-        if (name === CONNECTION_STREAM) this.#owner.streamStatus(status);
-        else if (status === "open") {
-          this.#losses.settle(name);
-          this.#early.accepted(name);
-          this.#attaching.get(name)?.settle();
-        }
-      },
-      onFatal: (error) => this.#failed(name, error),
-      // A server that ends a session's stream without ids to resume from has let go of what it sends
-      // until the next GET (the official client fails such requests). A cut or a stall is not that:
-      // the servers seen hold a session's output for the next GET (goose, the official SDK's server).
-      // The stream keeps reopening either way: later events still come.
-      onDropped: (error) => {
-        if (name !== CONNECTION_STREAM && error instanceof StreamEndedError && !stream.resumable) {
-          this.#losses.dropped(name, error);
-        }
-      },
-      ...(name === CONNECTION_STREAM ? { onReconnecting: (attempt) => this.#owner.reconnecting(attempt) } : {}),
-      ...(name === CONNECTION_STREAM ? {} : { fatalStatuses: SESSION_FATAL_STATUSES }),
-    });
+      this,
+    );
     this.#streams.set(name, stream);
     stream.start();
     return stream;
+  }
+
+  // --- EventStreamOwner: what each stream asks for and reports ---
+
+  /** The stream's GET; a session's carries the session header. */
+  openStream(stream: EventStream, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    const { http, sessionHeader } = this.#settings;
+    const headers = stream.name === CONNECTION_STREAM ? {} : { [sessionHeader!]: stream.name };
+    return http.openStream(headers, lastEventId, signal);
+  }
+
+  /** The connection stream's status is the connection's; a session stream that opened settles what waited on it. */
+  streamStatus(stream: EventStream, status: EventStreamStatus): void {
+    const { name } = stream;
+    if (name === CONNECTION_STREAM) this.#owner.streamStatus(status);
+    else if (status === "open") {
+      this.#losses.settle(name);
+      this.#early.accepted(name);
+      this.#attaching.get(name)?.settle();
+    }
+  }
+
+  streamGap(gap: EventGap): void {
+    this.#settings.logger.warn("events lost: the server no longer had them", { ...gap });
+    this.#owner.gap(gap);
+  }
+
+  /** Only the connection stream's attempts are the connection's (`reconnecting$`). */
+  streamRetrying(stream: EventStream, attempt: AcpReconnectAttempt): void {
+    if (stream.name === CONNECTION_STREAM) this.#owner.reconnecting(attempt);
+  }
+
+  /**
+   * A server that ends a session's stream without ids to resume from has let go of what it sends
+   * until the next GET (the official client fails such requests). A cut or a stall is not that:
+   * the servers seen hold a session's output for the next GET (goose, the official SDK's server).
+   * The stream keeps reopening either way: later events still come.
+   */
+  streamDropped(stream: EventStream, error: Error): void {
+    if (stream.name !== CONNECTION_STREAM && error instanceof StreamEndedError && !stream.resumable) {
+      this.#losses.dropped(stream.name, error);
+    }
+  }
+
+  streamGaveUp(stream: EventStream, error: Error): void {
+    this.#failed(stream.name, error);
   }
 
   #failed(name: string, error: Error): void {
@@ -277,7 +311,7 @@ export class SessionStreams {
     // Opened ahead of its load (`beforeSend`): a refusal before the answer waits for it, one just after is asked again.
     const early = this.#early.refused(name);
     if (early === "wait") return logger.debug("session stream refused before its load", { session: name });
-    if (early === "retry") return void this.#start(name, { [this.#settings.sessionHeader!]: name }, "0");
+    if (early === "retry") return void this.#start(name, "0");
     if (error.status === 409) return this.#owner.sessionConflict(name, error);
     // A session stream refused (e.g. not owned here) ends that stream, not the connection.
     logger.warn("session stream refused", { session: name, status: error.status });

@@ -14,6 +14,7 @@ import {
 } from "../internal/web-socket.js";
 import { normalizeTimeout } from "../internal/abort.js";
 import type { WebSocketWatchdogPolicy } from "../internal/backoff.js";
+import type { Sent, Transport } from "./outbox.js";
 import { ACP_DEFAULTS } from "./defaults.js";
 
 export interface WebSocketTransportOptions {
@@ -33,11 +34,18 @@ export interface WebSocketTransportOptions {
    * `maxMessageBytes` is dropped and only its head (what answer it names) handed on.
    */
   sink: FrameSink;
-  /** The socket went away without `close()` being called; `cause` says how. */
-  onLost(cause: AcpNetworkError): void;
-  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
-  busy?(): boolean;
 }
+
+/** What the WebSocket tells the connection that owns it, besides frames (those go to the sink). `Connection` implements it. */
+export interface SocketOwner {
+  /** The socket went away without `close()` being called (dropped, or found stalled); `cause` says how. */
+  lost(cause: AcpNetworkError): void;
+  /** Requests are waiting for answers (the watchdog counts silence only then, where it cannot ping). */
+  readonly busy: boolean;
+}
+
+/** A frame carries no answer body: the answer comes back on the socket. */
+const SENT: Sent = Object.freeze({ json: undefined });
 
 /** A socket carries one stream, the connection's. */
 const CONNECTION_STREAM = "connection";
@@ -56,16 +64,20 @@ const OPEN_TIMEOUT_MS = ACP_DEFAULTS.webSocketOpenTimeoutMs;
  * finds stalled is dropped at once (a half-open one would never deliver its close event) and
  * reported lost the same way.
  */
-export class WebSocketTransport {
+export class WebSocketTransport implements Transport {
+  /** A frame cannot be withdrawn once sent: calls need no signal of their own for it. */
+  readonly abortable = false;
   readonly #options: WebSocketTransportOptions;
+  readonly #owner: SocketOwner;
   #socket: WebSocketLike | undefined;
   #opening: Promise<WebSocketLike> | undefined;
   #connectionId: string | undefined;
   #watchdog: SocketWatchdog | undefined;
   #closed = false;
 
-  constructor(options: WebSocketTransportOptions) {
+  constructor(options: WebSocketTransportOptions, owner: SocketOwner) {
     this.#options = options;
+    this.#owner = owner;
     assertHeaders(options.headers);
   }
 
@@ -78,20 +90,31 @@ export class WebSocketTransport {
     return this.#socket?.readyState === WEB_SOCKET_OPEN;
   }
 
-  /** Sends one message, opening the socket first if there is none. */
-  async send(body: string, operation: string): Promise<void> {
-    if (!this.sendNow(body, operation)) sendOn(await this.#connect(operation), body, operation);
+  /** Frames come back on the socket: the connection is live while it is open. */
+  get live(): boolean {
+    return this.open;
+  }
+
+  /** A socket is open: the server knows this connection. */
+  get bootstrapped(): boolean {
+    return this.open;
   }
 
   /**
-   * Sends one message if a socket is open, at once (no promise: the hot path); false when
-   * there is none and `send` must open one. A failed send throws `AcpNetworkError`.
+   * Sends one message: at once on an open socket (no promise: the hot path), else once a socket
+   * has opened. A failed send throws (or rejects with) `AcpNetworkError`. No headers per message:
+   * the upgrade carried them.
    */
-  sendNow(body: string, operation: string): boolean {
+  send(body: string, operation: string): Sent | Promise<Sent> {
     const socket = this.#socket;
-    if (socket?.readyState !== WEB_SOCKET_OPEN) return false;
-    sendOn(socket, body, operation);
-    return true;
+    if (socket?.readyState === WEB_SOCKET_OPEN) {
+      sendOn(socket, body, operation);
+      return SENT;
+    }
+    return this.#connect(operation).then((opened) => {
+      sendOn(opened, body, operation);
+      return SENT;
+    });
   }
 
   /** Drops the current socket (a new connection starts with the next send). */
@@ -180,7 +203,8 @@ export class WebSocketTransport {
   }
 
   #listen(socket: WebSocketLike): void {
-    const { maxMessageBytes, watchdog: policy, busy = () => false } = this.#options;
+    const { maxMessageBytes, watchdog: policy } = this.#options;
+    const busy = () => this.#owner.busy;
     const watchdog = (this.#watchdog = SocketWatchdog.start(socket, policy, busy, (ms) => this.#stalled(socket, ms)));
     const take = (data: string): void => {
       watchdog?.heard();
@@ -207,7 +231,7 @@ export class WebSocketTransport {
       if (this.#socket !== socket) return;
       this.#detach();
       const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${event.reason ? `: ${event.reason}` : ""})`);
-      this.#options.onLost(new AcpNetworkError("websocket", cause));
+      this.#owner.lost(new AcpNetworkError("websocket", cause));
     }));
   }
 
@@ -220,7 +244,7 @@ export class WebSocketTransport {
     if (typeof terminate === "function") terminate.call(socket);
     else closeQuietly(socket, 4000);
     const cause = new Error(`WebSocket stalled: no frame or pong for ${silentMs} ms`);
-    this.#options.onLost(new AcpNetworkError("websocket", cause));
+    this.#owner.lost(new AcpNetworkError("websocket", cause));
   }
 
   #detach(): void {

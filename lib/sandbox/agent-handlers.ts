@@ -1,28 +1,27 @@
 import type { AcpClientHandlers } from "../acp-http/index.js";
 import type { PermissionRequest } from "./events.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
 import type { PermissionDesk } from "./permission-desk.js";
 import type { TranscriptNote } from "./transcript.js";
 import type { PermissionReply, SandboxAgentClientOptions } from "./types.js";
 
 type PermissionNote = Extract<TranscriptNote, { kind: "permission-answered" }>;
 
-/** What the handlers report besides answering: how each permission request ended, and where "ask" waits. */
-export interface AgentHandlerDeps {
-  desk: PermissionDesk;
-  answered(note: PermissionNote): void;
-}
-
 /**
  * The client's callbacks as answers to the agent's requests. File access is installed only when
  * given, so the agent is told about it only then. Permission requests always get a handler: the
- * caller's, the desk's (`"ask"`), or "cancelled" without one; either way how the request ended is
- * reported, for the transcript.
+ * caller's, the desk's (`"ask"`, where it waits for `replyPermission`), or "cancelled" without one;
+ * either way how the request ended is noted for the transcript (`SessionRecording.note`).
  */
-export function agentHandlers(options: SandboxAgentClientOptions, deps: AgentHandlerDeps): AcpClientHandlers {
+export function agentHandlers(
+  options: SandboxAgentClientOptions,
+  desk: PermissionDesk,
+  recording: SessionRecording,
+): AcpClientHandlers {
   const { onPermissionRequest, onReadTextFile, onWriteTextFile } = options;
   const handlers: AcpClientHandlers = {};
   const decide = (request: PermissionRequest, signal: AbortSignal): PermissionReply | Promise<PermissionReply> => {
-    if (onPermissionRequest === "ask") return deps.desk.ask(request, signal);
+    if (onPermissionRequest === "ask") return desk.ask(request, signal);
     if (onPermissionRequest) return onPermissionRequest(request, { signal });
     return { outcome: "cancelled" };
   };
@@ -34,7 +33,7 @@ export function agentHandlers(options: SandboxAgentClientOptions, deps: AgentHan
     const report = (outcome: PermissionNote["outcome"], optionId?: string) => {
       if (reported) return;
       reported = true;
-      deps.answered({ ...base, outcome, ...(optionId !== undefined ? { optionId } : {}) });
+      recording.note({ ...base, outcome, ...(optionId !== undefined ? { optionId } : {}) });
     };
     // The signal's reason says who ended the request: a cancelled turn, or the agent (or the
     // connection) letting go.

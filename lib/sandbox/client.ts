@@ -1,21 +1,19 @@
 import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { clientConnection } from "./client-connection.js";
+import { agentHandlers } from "./agent-handlers.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
-import { sandboxName, type SandboxConnection } from "./connection.js";
-import type { CallOptions, CallSignal } from "./call-options.js";
+import type { CallOptions } from "./call-options.js";
 import { Bound } from "./deadline.js";
 import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
 import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
-import type { ConnectionLifecycle } from "./lifecycle.js";
+import { ConnectionLifecycle } from "./lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import type { SessionRecording } from "./persistence/session-recording.js";
+import { SessionRecording } from "./persistence/session-recording.js";
 import type { StoreError } from "./errors.js";
 import type { LeaseLost } from "./persistence/lease-keeper.js";
 import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
-import type { PermissionDesk } from "./permission-desk.js";
-import { RecordedSessions } from "./recorded-sessions.js";
+import { PermissionDesk } from "./permission-desk.js";
 import { launchSandbox, type Launched, type StartSandboxOptions } from "./launch.js";
 import type { SandboxCallOptions, SandboxInfo } from "./provider-contract.js";
 import type { HealthWaitResult, ServerConfig } from "./config/index.js";
@@ -24,11 +22,12 @@ import type { ServerConnection } from "./control-schemas.js";
 import type { Desktop } from "./desktop/index.js";
 import type { FileSystem } from "./file-system.js";
 import type { Processes } from "./processes/index.js";
+import { ServerContract } from "./server-contract.js";
 import { ServerRoutes } from "./server-routes.js";
 import { SessionSettings } from "./session-config.js";
 import type { SessionConfigOption, SessionModes } from "./session-config.js";
-import { promptStream, sessionView } from "./session-views.js";
-import * as sessions from "./sessions.js";
+import type * as sessions from "./session-calls.js";
+import { Sessions } from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
 import type {
   HealthWaitBounds,
@@ -45,7 +44,7 @@ export type * from "./types.js";
  * observables, the sessions' configuration, and the server's own routes (health, agents, files,
  * processes, desktop, config). One class made of parts it owns, each a plain object: the control
  * plane (`ServerRoutes`), the connection (`ConnectionLifecycle`), the store's recording
- * (`SessionRecording`), the sessions (`RecordedSessions`) and their configuration (`SessionSettings`).
+ * (`SessionRecording`), the sessions (`Sessions`) and their configuration (`SessionSettings`).
  */
 export class SandboxAgentClient {
   /** Every session event of the current connection (and later ones); hot, no replay. */
@@ -78,7 +77,7 @@ export class SandboxAgentClient {
   readonly #settings: SessionSettings;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #recording: SessionRecording;
-  readonly #sessions: RecordedSessions;
+  readonly #sessions: Sessions;
   readonly #desk: PermissionDesk;
   #sandbox: Launched<SandboxAgentClient> | undefined;
 
@@ -96,36 +95,23 @@ export class SandboxAgentClient {
   constructor(given: SandboxAgentClientOptions) {
     const options = resolveClientOptions(given);
     this.#options = options;
-    // The control plane; on a v2 server some of its routes are extensions on the live connection.
-    this.#server = new ServerRoutes(options, (operation, flag, method, params, call) =>
-      this.#on(operation, call, (connection, bounds) => {
-        connection.requireExtension(operation, flag, method);
-        return connection.call(method, params, bounds, operation);
-      }),
-    );
+    // The parts, each handed the parts it works with (no callbacks back into the client). The
+    // contract is asked by the lifecycle (how to connect) and the routes; the lifecycle is the one
+    // entry of every call on the connection, v2's control-plane extensions included.
+    const contract = new ServerContract(options);
+    this.#recording = new SessionRecording(options.store, options.replay);
+    this.#desk = new PermissionDesk();
+    const handlers = agentHandlers(options, this.#desk, this.#recording);
+    this.#lifecycle = new ConnectionLifecycle(options, contract, handlers, this.#recording);
+    this.#server = new ServerRoutes(options, contract, this.#lifecycle);
+    this.#settings = new SessionSettings(options, this.#lifecycle, this.#server, this.#recording);
+    this.#sessions = new Sessions(options, this.#lifecycle, this.#recording, this.#settings);
     this.processes = this.#server.processes;
     this.desktop = this.#server.desktop;
     this.config = this.#server.config;
     this.fs = this.#server.fs;
-    // The connection side; its events, composed up from each connection's streams, are the client's.
-    const connection = clientConnection(options, () => this.#server.contract.api("connect"));
-    this.#lifecycle = connection.lifecycle;
-    this.#recording = connection.recording;
-    this.#desk = connection.desk;
+    // The events, composed up from each connection's streams, are the client's.
     this.events$ = this.#lifecycle.events$;
-    // Sessions' modes and options, kept current from the events; changes are recorded in the store.
-    this.#settings = new SessionSettings({
-      events$: this.events$,
-      send: (method, params, call) => this.#on(sandboxName(method), call, (c, b) => c.call(method, params, b)),
-      agentOptions: async (call) => (await this.getAgent(options.agent ?? "", { ...call, config: true })).configOptions,
-      changed: (agentSessionId, known) => this.#recording.configChanged(agentSessionId, known),
-    });
-    this.#sessions = new RecordedSessions({
-      ...connection,
-      cwd: () => this.#options.cwd,
-      recordConfig: (id, result) => this.#settings.record(id, result),
-      restoreConfig: (id, result, stored, call) => this.#settings.restoreStored(id, result, stored, call),
-    });
     this.storeErrors$ = this.#recording.storeErrors$;
     this.sessionEnded$ = this.events$.pipe(sessionEndedOnly(), share());
     this.parseErrors$ = this.events$.pipe(parseErrorsOnly(), share());
@@ -198,11 +184,6 @@ export class SandboxAgentClient {
     }
   }
 
-  /** Runs a session call on the live connection (waiting for one being made, within `call`'s bounds). */
-  #on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, call: CallSignal) => Promise<T>) {
-    return this.#lifecycle.with(method, call, run);
-  }
-
   // --- sessions ----------------------------------------------------------------------
 
   /**
@@ -232,7 +213,7 @@ export class SandboxAgentClient {
    * then a `stop` event, then completion. Unsubscribing before the end cancels the turn.
    */
   prompt$(sessionId: string, prompt: sessions.PromptInput): Observable<PromptEvent> {
-    return promptStream(this.#sessions.views(this.events$), this.#recording.agentId(sessionId), prompt);
+    return this.#sessions.prompt$(sessionId, prompt);
   }
 
   /** Cancels the session's running turn (`session/cancel`, a notification: nothing to wait for but the send). */
@@ -249,12 +230,12 @@ export class SandboxAgentClient {
     params?: Record<string, unknown> | unknown[],
     options: RawRequestOptions<TSchema> = {},
   ): Promise<RequestResult<TSchema>> {
-    return this.#on(method, options, (c, bounds) => rawRequest(c, method, params, options, bounds));
+    return this.#lifecycle.with(method, options, (c, bounds) => rawRequest(c, method, params, options, bounds));
   }
 
   /** The agent's sessions (`session/list`), a page at a time (`cursor`). */
   listSessions(params: { cwd?: string; cursor?: string } = {}, call?: CallOptions): Promise<sessions.SessionList> {
-    return this.#on("listSessions", call, (c, b) => sessions.listSessions(c, params, b));
+    return this.#sessions.list(params, call);
   }
 
   /** `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent. */
@@ -267,11 +248,8 @@ export class SandboxAgentClient {
    * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined
    * (the session is recorded from then on).
    */
-  async resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
-    const stored = await this.#sessions.resumeStored(sessionId, call);
-    if (stored) return stored;
-    await this.#sessions.agentResume(sessionId, options.cwd ?? this.#options.cwd, call);
-    return undefined;
+  resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
+    return this.#sessions.resumeSession(sessionId, options.cwd ?? this.#options.cwd, call);
   }
 
   /**
@@ -302,22 +280,22 @@ export class SandboxAgentClient {
 
   /** The models the agent offers (for a session, or in general). */
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
-    return this.#on("listModels", call, (c, b) => sessions.listModels(c, sessionId, b));
+    return this.#sessions.listModels(sessionId, call);
   }
 
   /** Sets the server's metadata of a session (title and the like). */
   setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
-    return this.#on("setMetadata", call, (c, b) => sessions.setMetadata(c, sessionId, metadata, b));
+    return this.#sessions.setMetadata(sessionId, metadata, call);
   }
 
   /** Detaches the session from this connection on the server; it goes on running for a later reattach. */
   detachSession(sessionId: string, call?: CallOptions): Promise<void> {
-    return this.#on("detachSession", call, (c, b) => sessions.detachSession(c, sessionId, b));
+    return this.#sessions.detach(sessionId, call);
   }
 
   /** Ends the session on the server for good (its agent stops working on it). */
   terminateSession(sessionId: string, call?: CallOptions): Promise<sessions.TerminateResult> {
-    return this.#on("terminateSession", call, (c, b) => sessions.terminateSession(c, sessionId, b));
+    return this.#sessions.terminate(sessionId, call);
   }
 
   /**
@@ -331,7 +309,7 @@ export class SandboxAgentClient {
 
   /** A view of one session: its events (completing when it ends or its connection closes) and its calls. */
   session(sessionId: string): SessionView {
-    return sessionView(this.#sessions.views(this.events$), sessionId);
+    return this.#sessions.view(sessionId);
   }
 
   // --- session configuration ----------------------------------------------------------

@@ -47,14 +47,17 @@ export interface ControlRoutes {
   uploadBatch(tar: Uint8Array, path: string | undefined, call?: CallOptions): Promise<UploadResult>;
 }
 
-/** Sends a `_sandboxagent/*` extension request over the session connection (v2's control plane). */
-export type ExtensionCall = (
-  operation: string,
-  flag: string,
-  method: string,
-  params: Record<string, unknown>,
-  call?: CallOptions,
-) => Promise<unknown>;
+/** What v2's control plane is sent over: the live session connection (`ConnectionLifecycle` implements it). */
+export interface ExtensionChannel {
+  /** A `_sandboxagent/*` extension request named `operation`, refused when the connection lacks `flag`. */
+  extension(
+    operation: string,
+    flag: string,
+    method: string,
+    params: Record<string, unknown>,
+    call?: CallOptions,
+  ): Promise<unknown>;
+}
 
 /**
  * Every operation as a plain HTTP route under `prefix` (the released 0.4.x server: `/v1`). Each
@@ -120,7 +123,8 @@ const NO_V2_CONFIG = "the v2 contract's agent list has no config options (a sess
  * The `/v2` contract: health and file bytes over HTTP, everything else as extensions on
  * the session connection (so those need one).
  */
-export function extensionRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes {
+export function extensionRoutes(http: ControlPlaneHttp, channel: ExtensionChannel): ControlRoutes {
+  const extension: ExtensionChannel["extension"] = (...request) => channel.extension(...request);
   // `noCache` has no v2 counterpart (the runtime does not cache the list); `config` has none either.
   const listAgents = async (query: AgentQueryOptions, call?: CallOptions): Promise<AgentInfo[]> => {
     if (query.config) throw new UnsupportedFeatureError("listAgents({ config })", NO_V2_CONFIG);

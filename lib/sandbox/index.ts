@@ -29,7 +29,7 @@ export type {
   PromptInput,
   PromptOutcome,
   SessionListing,
-} from "./sessions.js";
+} from "./session-calls.js";
 export type { SessionView, PromptEvent, PermissionReply, PermissionContext } from "./types.js";
 export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events.js";
 export { forSession } from "./events.js";

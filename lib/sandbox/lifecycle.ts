@@ -1,8 +1,9 @@
 import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../acp-http/index.js";
 import { linkSignal, untilAborted } from "../internal/abort.js";
-import { SandboxConnection, type ConnectionTap } from "./connection.js";
+import { SandboxConnection } from "./connection.js";
 import type { CallOptions, CallSignal } from "./call-options.js";
+import type { ExtensionChannel } from "./control-routes.js";
 import { Bound } from "./deadline.js";
 import {
   alreadyConnected,
@@ -15,15 +16,11 @@ import {
 } from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
 import type { SandboxEvent } from "./events.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
 import { profileFor, type ServerApi } from "./profiles.js";
-import type {
-  ConnectInfo,
-  ConnectionState,
-  DisconnectInfo,
-  Logger,
-  ReconnectAttempt,
-  SandboxAgentClientOptions,
-} from "./types.js";
+import type { ServerContract } from "./server-contract.js";
+import type { ClientSettings } from "./client-options.js";
+import type { ConnectInfo, ConnectionState, DisconnectInfo, ReconnectAttempt } from "./types.js";
 
 /** Where to connect when a connection is made for a resume. */
 export interface AttachTarget {
@@ -34,22 +31,16 @@ export interface AttachTarget {
   fresh?: boolean;
 }
 
-/** What the lifecycle needs from the client that owns it. */
-export interface LifecycleDeps {
-  options: SandboxAgentClientOptions;
-  serverApi(): Promise<ServerApi>;
-  handlers: AcpClientHandlers;
-  logger: Logger | undefined;
-  /** Persistence's view of each connection's inbound envelopes. */
-  tap?: (connection: () => SandboxConnection | undefined) => ConnectionTap;
-}
-
 /**
  * The one connection of a client: connecting (bounded and cancellable), disconnecting,
  * the state it is in, and why it ended. `ended` fires whenever a connection or attempt
  * ends, so what lives as long as a connection (session views) can end with it.
+ *
+ * Every call on the connection enters through `with` (the call's boundary). The server's contract
+ * says how to connect; the store's recording taps each connection it makes. It is also the channel
+ * of v2's control plane (`extension`), whose routes are extensions on the live connection.
  */
-export class ConnectionLifecycle {
+export class ConnectionLifecycle implements ExtensionChannel {
   readonly state = new BehaviorSubject<ConnectionState>("disconnected");
   readonly disconnects = new Subject<DisconnectInfo>();
   /** The reconnect attempts of every connection this client makes (`reconnecting$`). */
@@ -61,15 +52,26 @@ export class ConnectionLifecycle {
    */
   readonly events$: Observable<SandboxEvent>;
   readonly #connections = new Subject<SandboxConnection>();
-  readonly #deps: LifecycleDeps;
+  readonly #options: ClientSettings;
+  readonly #contract: ServerContract;
+  readonly #handlers: AcpClientHandlers;
+  readonly #recording: SessionRecording;
   #connection: SandboxConnection | undefined;
   #connecting: Promise<ConnectInfo> | undefined;
   #cancelConnect: AbortController | undefined;
   /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
   #lastFailure: { cause: unknown; reason: NotConnectedReason } | undefined;
 
-  constructor(deps: LifecycleDeps) {
-    this.#deps = deps;
+  constructor(
+    options: ClientSettings,
+    contract: ServerContract,
+    handlers: AcpClientHandlers,
+    recording: SessionRecording,
+  ) {
+    this.#options = options;
+    this.#contract = contract;
+    this.#handlers = handlers;
+    this.#recording = recording;
     this.events$ = this.#connections.pipe(
       mergeMap((connection) => connection.events$),
       share(),
@@ -166,9 +168,22 @@ export class ConnectionLifecycle {
     }
   }
 
+  /** A `_sandboxagent/*` extension request on the live connection (v2's control plane), through `with`. */
+  extension(
+    operation: string,
+    flag: string,
+    method: string,
+    params: Record<string, unknown>,
+    call?: CallOptions,
+  ): Promise<unknown> {
+    return this.with(operation, call, (connection, bounds) => {
+      connection.requireExtension(operation, flag, method);
+      return connection.call(method, params, bounds, operation);
+    });
+  }
+
   async #open(cancel: AbortSignal, bound: Bound, target: AttachTarget | undefined): Promise<ConnectInfo> {
-    const { options } = this.#deps;
-    const agent = options.agent;
+    const agent = this.#options.agent;
     if (!agent) throw new SandboxAgentError("connect: no agent given; pass `agent` in the options");
     this.state.next("connecting");
     const stopped = (reason: unknown): SandboxAgentError =>
@@ -176,7 +191,7 @@ export class ConnectionLifecycle {
     const either = new AbortController();
     const unlink = [linkSignal(cancel, either), linkSignal(bound.signal, either)];
     try {
-      const api = await untilAborted(this.#deps.serverApi(), either.signal, stopped);
+      const api = await untilAborted(this.#contract.api("connect"), either.signal, stopped);
       const connection = this.#create(api, agent, target);
       this.#connection = connection;
       const closeOnAbort = (): void => void connection.close().catch(() => undefined);
@@ -206,7 +221,7 @@ export class ConnectionLifecycle {
   }
 
   #create(api: ServerApi, agent: string, target: AttachTarget | undefined): SandboxConnection {
-    const { options, handlers, logger } = this.#deps;
+    const options = this.#options;
     const random = `sdk-${globalThis.crypto.randomUUID()}`;
     const stored = target?.connection;
     let created: SandboxConnection | undefined;
@@ -217,15 +232,15 @@ export class ConnectionLifecycle {
         serverId: (api === "v1" ? stored : undefined) ?? (target?.fresh ? random : (options.serverId ?? random)),
         ...(stored ? { reattach: true, lastEventId: target?.lastEventId } : {}),
         ...(stored && api === "v2" ? { connectionId: stored } : {}),
-        tap: this.#deps.tap?.(() => created),
+        tap: this.#recording.tap(() => created),
         profile: profileFor(api),
         token: options.token,
         headers: options.headers,
         fetch: options.fetch,
         reconnect: options.reconnect,
-        handlers,
+        handlers: this.#handlers,
         clientInfo: { ...CLIENT_INFO },
-        logger,
+        logger: options.logger,
       },
     );
     created = connection;
@@ -254,7 +269,7 @@ export class ConnectionLifecycle {
     const reason = info?.reason ?? "connection-lost";
     const error = connectionLost(reason, undefined, { cause: info?.error?.cause });
     this.#lastFailure = { cause: error, reason: "connection-ended" };
-    this.#deps.logger?.warn("connection lost", { reason });
+    this.#options.logger?.warn("connection lost", { reason });
     this.ended.next();
     this.disconnects.next({ reason, error });
   }

@@ -7,10 +7,10 @@
 import type { AcpHttpError } from "../acp-http/index.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import { SandboxAgentHttpError } from "./errors.js";
-import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionCall } from "./control-routes.js";
+import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionChannel } from "./control-routes.js";
 
 export type ServerApi = "v1" | "v2";
-export type { ControlRoutes, ExtensionCall } from "./control-routes.js";
+export type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
 
 export interface ServerProfile {
   api: ServerApi;
@@ -30,7 +30,7 @@ export interface ServerProfile {
   /** Whether the connection id arrives in a response header that the client must be able to read. */
   needsConnectionHeader: boolean;
   /** This contract's control-plane routes: plain HTTP, or extensions over the session connection. */
-  controlRoutes(http: ControlPlaneHttp, extension: ExtensionCall): ControlRoutes;
+  controlRoutes(http: ControlPlaneHttp, channel: ExtensionChannel): ControlRoutes;
   /** Whether a 404 to a request means the server forgot the connection (absent: every 404 does). */
   isConnectionGone?(error: AcpHttpError, connectionId: string | undefined): boolean;
 }

@@ -1,11 +1,12 @@
 import { untilAborted } from "../internal/abort.js";
 import type { CallSignal } from "./call-options.js";
 import { stoppedBy } from "./deadline.js";
-import type { ControlPlaneHttp } from "./control-plane.js";
-import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
+import { ControlPlaneHttp } from "./control-plane.js";
+import type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
 import { CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "./errors.js";
 import { unreachable, refineHttpError } from "./error-mapping.js";
 import { detectServerApi, profileFor, PROBE_ROUTE, PROBE_TIMEOUT_MS, type ServerApi } from "./profiles.js";
+import type { SandboxAgentClientOptions } from "./types.js";
 
 /**
  * Which contract the server speaks (given, or asked of the server once) and that contract's
@@ -14,18 +15,17 @@ import { detectServerApi, profileFor, PROBE_ROUTE, PROBE_TIMEOUT_MS, type Server
  * that needed the probe (`operation`), never under the probe's own name.
  */
 export class ServerContract {
-  readonly #http: ControlPlaneHttp;
+  /** The HTTP client of the control plane (base URL, token, headers, fetch), which the probe asks with. */
+  readonly http: ControlPlaneHttp;
   readonly #given: ServerApi | undefined;
-  readonly #extension: ExtensionCall;
   readonly #baseUrl: string;
   #known: ServerApi | undefined;
   #probe: Promise<ServerApi> | undefined;
 
-  /** `extension` sends an extension request over the session connection (v2's control plane). */
-  constructor(http: ControlPlaneHttp, given: ServerApi | undefined, extension: ExtensionCall, baseUrl: string) {
-    this.#http = http;
-    this.#given = given;
-    this.#extension = extension;
+  constructor(options: SandboxAgentClientOptions) {
+    const { baseUrl, token, headers, fetch } = options;
+    this.http = new ControlPlaneHttp({ baseUrl, token, headers, fetch });
+    this.#given = options.serverApi;
     this.#baseUrl = baseUrl;
   }
 
@@ -43,7 +43,7 @@ export class ServerContract {
     const known = this.#given ?? this.#known;
     if (known) return known;
     if (!this.#probe) {
-      const probe = detectServerApi(this.#http);
+      const probe = detectServerApi(this.http);
       this.#probe = probe;
       probe.then(
         (api) => (this.#known = api),
@@ -61,11 +61,11 @@ export class ServerContract {
   }
 
   /**
-   * The control-plane routes for the user's call `operation`; on v2 most are extensions over the
-   * session connection.
+   * The control-plane routes for the user's call `operation`; on v2 most are extensions sent over
+   * `channel` (the session connection).
    */
-  async routes(operation: string, call?: CallSignal): Promise<ControlRoutes> {
-    return profileFor(await this.api(operation, call)).controlRoutes(this.#http, this.#extension);
+  async routes(operation: string, channel: ExtensionChannel, call?: CallSignal): Promise<ControlRoutes> {
+    return profileFor(await this.api(operation, call)).controlRoutes(this.http, channel);
   }
 
   /** The probe's failure as the failure of `operation` (the probe's own error stays as `cause`). */

@@ -1,21 +1,21 @@
 import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
 import type { CallOptions, CallSignal } from "./call-options.js";
 import { Bound } from "./deadline.js";
-import { ControlPlaneHttp } from "./control-plane.js";
+import type { ControlPlaneHttp } from "./control-plane.js";
 import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
 import type { ServerConnection } from "./control-schemas.js";
-import type { ControlRoutes, ExtensionCall } from "./control-routes.js";
+import type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
 import { Desktop } from "./desktop/index.js";
 import { fileSystem, type FileSystem } from "./file-system.js";
 import { Processes } from "./processes/index.js";
-import { ServerContract } from "./server-contract.js";
+import type { ServerContract } from "./server-contract.js";
 import type { HealthWaitBounds, SandboxAgentClientOptions } from "./types.js";
 
 /**
  * The client's control-plane part: the server's own routes, which need no agent connection on the
  * released server (health, agents, connections, filesystem, processes, desktop, MCP/skills config).
- * On a v2 server the agent and filesystem routes are extensions sent over the connection, through
- * the `extension` function the client gives it. Every method takes `{ signal, timeoutMs }`.
+ * On a v2 server the agent and filesystem routes are extensions sent over the live connection (the
+ * `ExtensionChannel`, which the client's `ConnectionLifecycle` is). Every method takes `{ signal, timeoutMs }`.
  */
 export class ServerRoutes {
   /** The server's process API: commands, processes, logs and terminals (no connection needed). */
@@ -32,16 +32,19 @@ export class ServerRoutes {
   /** Which server contract (v1, v2) answers, asked once. */
   readonly contract: ServerContract;
   readonly #options: SandboxAgentClientOptions;
+  readonly #channel: ExtensionChannel;
 
-  constructor(options: SandboxAgentClientOptions, extension: ExtensionCall) {
+  /** `contract` is shared with the lifecycle (which connects by it); `channel` carries v2's extension routes. */
+  constructor(options: SandboxAgentClientOptions, contract: ServerContract, channel: ExtensionChannel) {
     this.#options = options;
+    this.contract = contract;
+    this.#channel = channel;
     const { baseUrl, token, headers, fetch } = options;
     const settings = { baseUrl, token, headers, fetch };
-    this.http = new ControlPlaneHttp(settings);
+    this.http = contract.http;
     this.processes = new Processes(this.http, settings, { WebSocket: options.WebSocket });
     this.desktop = new Desktop(this.http, { baseUrl });
     this.config = new ServerConfig(this.http);
-    this.contract = new ServerContract(this.http, options.serverApi, extension, baseUrl);
     this.fs = fileSystem((operation, call, run) => this.#route(operation, call, run));
   }
 
@@ -58,7 +61,7 @@ export class ServerRoutes {
     // A negative or NaN deadline is a TypeError before anything is sent; none (or too long) stays none.
     const bound = new Bound(operation, call);
     try {
-      return await run(await this.contract.routes(operation, bound.call), bound.call);
+      return await run(await this.contract.routes(operation, this.#channel, bound.call), bound.call);
     } finally {
       bound.dispose();
     }

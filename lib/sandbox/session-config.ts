@@ -1,8 +1,12 @@
 import * as v from "valibot";
-import type { Observable } from "rxjs";
 import type { CallOptions } from "./call-options.js";
+import { sandboxName } from "./connection.js";
 import { AgentError, UnsupportedFeatureError } from "./errors.js";
 import type { SandboxEvent } from "./events.js";
+import type { ConnectionLifecycle } from "./lifecycle.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
+import type { ServerRoutes } from "./server-routes.js";
+import type { SandboxAgentClientOptions } from "./types.js";
 
 /** A session's modes and configuration options as the agent reports them (ACP `modes`, `configOptions`). */
 
@@ -76,17 +80,6 @@ export function modesFromOptions(options: SessionConfigOption[]): SessionModes |
   return { currentModeId: current ?? availableModes[0]!.id, availableModes };
 }
 
-/** What the session settings need from the client. */
-export interface SessionConfigSource {
-  events$: Observable<SandboxEvent>;
-  /** Sends a session method on the live connection (sandbox errors, the caller's bounds). */
-  send(method: string, params: Record<string, unknown>, call?: CallOptions): Promise<unknown>;
-  /** The agent's options from the server's agent route, for a session that never reported any. */
-  agentOptions(call?: CallOptions): Promise<unknown>;
-  /** Called with a session's modes and options each time what is known of them changes. */
-  changed?(sessionId: string, known: SessionState): void;
-}
-
 /** What is known of a session's configuration (either part absent when the agent never reported it). */
 export interface SessionState {
   modes?: SessionModes | null;
@@ -137,18 +130,33 @@ function storedState(stored: StoredSessionState): Known {
  * update while it ran) records the requested value itself, so the getters report what was set; for a
  * session that reported no options of its own, the agent's listed options become the session's then.
  * What the agent does say, in its answer or in an update during the call, stands over the request.
+ *
+ * It follows the lifecycle's `events$` and sends through its `with`; a session that never reported
+ * options gets the agent's from the server's agent route; each change of what is known is written
+ * to the session's record (`SessionRecording.configChanged`).
  */
 export class SessionSettings {
   readonly #known = new Map<string, Known>();
-  readonly #source: SessionConfigSource;
+  readonly #agent: string;
+  readonly #lifecycle: ConnectionLifecycle;
+  readonly #server: ServerRoutes;
+  readonly #recording: SessionRecording;
   /** Sessions whose changes are reported once, at the end (while `restore` runs). */
   readonly #quiet = new Set<string>();
   /** Set calls in flight per session. */
   readonly #pending = new Map<string, Set<Watch>>();
 
-  constructor(source: SessionConfigSource) {
-    this.#source = source;
-    source.events$.subscribe((event) => this.#observe(event));
+  constructor(
+    options: SandboxAgentClientOptions,
+    lifecycle: ConnectionLifecycle,
+    server: ServerRoutes,
+    recording: SessionRecording,
+  ) {
+    this.#agent = options.agent ?? "";
+    this.#lifecycle = lifecycle;
+    this.#server = server;
+    this.#recording = recording;
+    lifecycle.events$.subscribe((event) => this.#observe(event));
   }
 
   /**
@@ -195,7 +203,7 @@ export class SessionSettings {
       }
     } finally {
       this.#quiet.delete(sessionId);
-      this.#source.changed?.(sessionId, clone(this.#known.get(sessionId) ?? {}));
+      this.#recording.configChanged(sessionId, clone(this.#known.get(sessionId) ?? {}));
     }
     return failures;
   }
@@ -221,7 +229,8 @@ export class SessionSettings {
     const known = this.#known.get(sessionId)?.configOptions;
     if (known) return clone(known);
     // A contract whose agent list has no options (v2) knows none for such a session: not an error.
-    const listed = await this.#source.agentOptions(call).catch((error: unknown) => {
+    const agentOptions = async () => (await this.#server.getAgent(this.#agent, { ...call, config: true })).configOptions;
+    const listed = await agentOptions().catch((error: unknown) => {
       if (error instanceof UnsupportedFeatureError) return [];
       throw error;
     });
@@ -311,7 +320,8 @@ export class SessionSettings {
     this.#pending.set(sessionId, watches);
     watches.add(watch);
     try {
-      const answer = await this.#source.send(method, { sessionId, ...params }, call);
+      const sent = { sessionId, ...params };
+      const answer = await this.#lifecycle.with(sandboxName(method), call, (c, bounds) => c.call(method, sent, bounds));
       return { answer, reported: watch.reported };
     } finally {
       watches.delete(watch);
@@ -387,6 +397,6 @@ export class SessionSettings {
   #update(sessionId: string, change: Known): void {
     const known = { ...this.#known.get(sessionId), ...change };
     this.#known.set(sessionId, known);
-    if (!this.#quiet.has(sessionId)) this.#source.changed?.(sessionId, clone(known));
+    if (!this.#quiet.has(sessionId)) this.#recording.configChanged(sessionId, clone(known));
   }
 }

@@ -1,283 +1,300 @@
-// The session methods on the wire: what they take and give back, the shapes their results are
-// checked against, and the calls themselves on a live connection (`session/new`, `session/prompt`, ...).
-import * as v from "valibot";
-import { SessionInfoSchema } from "../acp-http/index.js";
-import type { CallSignal, Logger } from "./call-options.js";
+import { Observable, filter, merge, takeUntil } from "rxjs";
+import { AgentError, CallAbortedError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
-import { validate } from "./control-plane.js";
-import { stoppedBy } from "./deadline.js";
-import { readSandboxMeta, safeCopy, splitListedMetadata, withSandboxMeta } from "./metadata.js";
-import type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
-
-/** Where a new (or loaded) session works, its MCP servers, and the metadata to store with it. */
-export interface NewSessionOptions {
-  cwd?: string;
-  mcpServers?: Array<{ name: string; [key: string]: unknown }>;
-  metadata?: SessionMetadata;
-}
-
-/** An open session: its id on the live connection, with what the agent answered when opening it. */
-export interface SessionHandle {
-  sessionId: string;
-  /** Metadata the agent echoed back in the sandbox namespace, if any. */
-  metadata: SessionMetadata;
-  modes?: unknown;
-  models?: unknown;
-  configOptions?: unknown;
-  /** Everything else the agent answered, untouched. */
-  raw: Record<string, unknown>;
-}
-
-/** How a turn ended (`end_turn`, `cancelled`, `max_tokens`, ...), with the agent's whole answer. */
-export interface PromptOutcome {
-  stopReason: string;
-  raw: Record<string, unknown>;
-}
-
-/** One session of `listSessions()`: the agent's fields with the server's runtime info and the stored metadata. */
-export interface SessionListing extends SessionRuntimeInfo {
-  sessionId: string;
-  cwd?: string;
-  title?: string | null;
-  /** Caller-set metadata (title, variant, permissionMode, skills, ... as stored). */
-  metadata: SessionMetadata;
-}
-
-export interface SessionList {
-  sessions: SessionListing[];
-  nextCursor: string | null;
-}
-
-export interface ModelInfo {
-  modelId: string;
-  name?: string | null;
-  description?: string | null;
-  [key: string]: unknown;
-}
-
-export interface ModelList {
-  availableModels: ModelInfo[];
-  currentModelId: string | null;
-}
-
-export interface TerminateResult {
-  terminated: boolean;
-  alreadyEnded: boolean;
-  reason?: string;
-  terminatedBy?: string;
-}
-
-export const NewSessionWireSchema = v.looseObject({ sessionId: v.string(), _meta: v.optional(v.unknown()) });
-export const PromptWireSchema = v.looseObject({ stopReason: v.string() });
-export const ListWireSchema = v.looseObject({
-  sessions: v.array(SessionInfoSchema),
-  nextCursor: v.optional(v.nullable(v.string())),
-});
-export const ModelsWireSchema = v.looseObject({
-  availableModels: v.array(
-    v.looseObject({
-      modelId: v.optional(v.string()),
-      id: v.optional(v.string()),
-      name: v.optional(v.nullable(v.string())),
-    }),
-  ),
-  currentModelId: v.optional(v.nullable(v.string())),
-});
-export const TerminateWireSchema = v.looseObject({
-  terminated: v.boolean(),
-  alreadyEnded: v.optional(v.boolean()),
-  reason: v.optional(v.string()),
-  terminatedBy: v.optional(v.string()),
-});
-
-/** One block of a prompt: `{ type: "text", text }`, or any other content type the agent accepts. */
-export interface PromptBlock {
-  type: string;
-  text?: string;
-  [key: string]: unknown;
-}
-
-/** A prompt: plain text, or ACP content blocks (text, images, resources). */
-export type PromptInput = string | PromptBlock[];
-
-type PlainParams = Record<string, unknown>;
+import type { CallOptions, Logger } from "./call-options.js";
+import type { ClientSettings } from "./client-options.js";
+import { concerns, forSession, ofSession } from "./events.js";
+import type { ConnectionLifecycle } from "./lifecycle.js";
+import { SessionClaims } from "./persistence/claims.js";
+import type { SessionRecording } from "./persistence/session-recording.js";
+import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
+import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
+import { restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
+import type { SessionSettings } from "./session-config.js";
+import type { SessionMetadata } from "./metadata.js";
+import * as calls from "./session-calls.js";
+import type { ModelList, NewSessionOptions, PromptBlock, PromptInput, PromptOutcome } from "./session-calls.js";
+import type { SessionHandle, SessionList, TerminateResult } from "./session-calls.js";
+import { toTranscript, usageOf, type Transcript, type TranscriptSource } from "./transcript.js";
+import type { PromptEvent, SessionView } from "./types.js";
 
 /**
- * Session methods as thin conversions: sandbox arguments in, the protocol method or
- * `_sandboxagent/*` extension named by the specification out, sandbox results back.
+ * The client's sessions: every session method, the prompt path, resume and leases, and the
+ * per-session views. Every way of opening a session records it (the session record, then its
+ * events) and tells the settings what the agent answered with; a prompt carries a resumed
+ * session's pending replay; the views run on local ids. Every call enters through
+ * `lifecycle.with`, the call's one boundary; the calls on the wire are `session-calls.ts`.
  */
+export class Sessions implements ResumeParts {
+  readonly lifecycle: ConnectionLifecycle;
+  readonly recording: SessionRecording;
+  readonly settings: SessionSettings;
+  readonly cwd: string;
+  readonly logger: Logger | undefined;
+  readonly #claims: SessionClaims;
 
-export function toPromptBlocks(prompt: PromptInput): PromptBlock[] {
-  return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
-}
-
-/** `session/new`: a fresh session in `cwd`, with the caller's metadata under the sandbox namespace. */
-export async function newSession(
-  conn: SandboxConnection,
-  options: NewSessionOptions,
-  defaultCwd: string,
-  call?: CallSignal,
-): Promise<SessionHandle> {
-  const result = await conn.call("session/new", sessionParams(conn, options, defaultCwd), call);
-  const sessionId = validate("newSession", NewSessionWireSchema, result).sessionId;
-  return opened(conn, sessionId, result);
-}
-
-/** `session/load`: an existing session opened on this connection; its result carries no id, the request does. */
-export async function loadSession(
-  conn: SandboxConnection,
-  sessionId: string,
-  options: NewSessionOptions,
-  defaultCwd: string,
-  call?: CallSignal,
-): Promise<SessionHandle> {
-  const result = await conn.call("session/load", { sessionId, ...sessionParams(conn, options, defaultCwd) }, call);
-  return opened(conn, sessionId, result);
-}
-
-function sessionParams(conn: SandboxConnection, options: NewSessionOptions, defaultCwd: string): PlainParams {
-  // The connection's agent wins: one client drives one agent, and v2 refuses a session/new without it.
-  const { profile, agent } = conn.settings;
-  const metadata = profile.agentInMeta ? { ...options.metadata, agent } : options.metadata;
-  const cwd = options.cwd ?? defaultCwd;
-  return { cwd, mcpServers: options.mcpServers ?? [], _meta: withSandboxMeta(undefined, metadata) };
-}
-
-function opened(conn: SandboxConnection, sessionId: string, result: unknown): SessionHandle {
-  conn.openSessions.add(sessionId);
-  const raw = (result ?? {}) as Record<string, unknown>;
-  return {
-    sessionId,
-    metadata: readSandboxMeta(raw._meta),
-    ...(raw.modes !== undefined ? { modes: raw.modes } : {}),
-    ...(raw.models !== undefined ? { models: raw.models } : {}),
-    ...(raw.configOptions !== undefined ? { configOptions: raw.configOptions } : {}),
-    raw,
-  };
-}
-
-/**
- * `session/prompt`. When the call's signal aborts (its deadline included) before the outcome, the
- * turn is cancelled on the server too (`session/cancel`): a turn given up must not keep running (and
- * refuse the session's next prompt). A timeout still fails as `CallTimeoutError`.
- */
-export async function prompt(
-  conn: SandboxConnection,
-  sessionId: string,
-  input: PromptInput,
-  call: CallSignal = {},
-  logger?: Logger,
-): Promise<PromptOutcome> {
-  const cancel = (): void => {
-    conn.notify("session/cancel", { sessionId }).catch((error: unknown) => {
-      logger?.warn("cancel after an aborted or timed-out prompt failed", { error: (error as Error).message });
-    });
-  };
-  // The call's signal carries its deadline (made at the boundary): the turn is cancelled whichever ends it.
-  const { signal } = call;
-  if (signal?.aborted) throw stoppedBy(signal.reason, "prompt");
-  signal?.addEventListener("abort", cancel, { once: true });
-  try {
-    const params = { sessionId, prompt: toPromptBlocks(input) };
-    const answer = await conn.call("session/prompt", params, call);
-    const result = validate("prompt", PromptWireSchema, answer);
-    return { stopReason: result.stopReason, raw: result };
-  } finally {
-    signal?.removeEventListener("abort", cancel);
+  constructor(
+    options: ClientSettings,
+    lifecycle: ConnectionLifecycle,
+    recording: SessionRecording,
+    settings: SessionSettings,
+  ) {
+    this.lifecycle = lifecycle;
+    this.recording = recording;
+    this.settings = settings;
+    this.cwd = options.cwd;
+    this.logger = options.logger;
+    this.#claims = new SessionClaims(recording.store, recording.storeErrors$, (lost) => this.#leaseLost(lost));
   }
-}
 
-/** `session/fork`: a new session that starts from `sessionId`'s history. */
-export async function forkSession(
-  conn: SandboxConnection,
-  sessionId: string,
-  cwd: string,
-  call?: CallSignal,
-): Promise<SessionHandle> {
-  const forked = await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call);
-  return opened(conn, validate("forkSession", NewSessionWireSchema, forked).sessionId, forked);
-}
+  /** Sessions this client stopped driving because their lease is gone (see `restoreClaimed`). */
+  get leaseLost$(): Observable<LeaseLost> {
+    return this.#claims.lost$;
+  }
 
-/** ACP `session/resume`: the agent's session opened on this connection, without a replay of its history. */
-export async function resumeSession(
-  conn: SandboxConnection,
-  sessionId: string,
-  cwd: string,
-  call?: CallSignal,
-): Promise<SessionHandle> {
-  return opened(conn, sessionId, await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call));
-}
+  newSession(options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
+    return this.lifecycle.with("newSession", call, async (conn, bounds) =>
+      this.#opened(conn, await calls.newSession(conn, options, this.cwd, bounds), options),
+    );
+  }
 
-export async function listSessions(
-  conn: SandboxConnection,
-  params: { cwd?: string; cursor?: string },
-  call?: CallSignal,
-): Promise<SessionList> {
-  const result = validate("listSessions", ListWireSchema, await conn.call("session/list", params, call));
-  return {
-    sessions: result.sessions.map((entry) => {
-      const { metadata, runtime } = splitListedMetadata(entry._meta);
-      const title = entry.title ?? (typeof metadata.title === "string" ? metadata.title : undefined);
-      return {
-        sessionId: entry.sessionId,
-        ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
-        ...(title !== undefined ? { title } : {}),
-        ...runtime,
-        metadata,
+  loadSession(sessionId: string, options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
+    return this.lifecycle.with("loadSession", call, async (conn, bounds) =>
+      this.#opened(conn, await calls.loadSession(conn, sessionId, options, this.cwd, bounds), options),
+    );
+  }
+
+  /** `session/fork` of a session (a local id or the agent's): the fork is recorded with a link to it. */
+  forkSession(parentId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {
+    const { recording } = this;
+    return this.lifecycle.with("forkSession", call, async (conn, bounds) => {
+      const handle = await calls.forkSession(conn, recording.agentId(parentId), cwd, bounds);
+      this.#configured(recording.forked(conn, handle, parentId, cwd));
+      return { sessionId: handle.sessionId };
+    });
+  }
+
+  /**
+   * A session the store has a record of (local id) comes back as `resumeStored` says; any other id
+   * is the agent's `session/resume`, resolving undefined (the session is recorded from then on).
+   */
+  async resumeSession(sessionId: string, cwd: string, call?: CallOptions): Promise<ResumedSession | undefined> {
+    const stored = await resumeStored(this, sessionId, call);
+    if (stored) return stored;
+    await this.lifecycle.with("resumeSession", call, async (conn, bounds) =>
+      this.#opened(conn, await calls.resumeSession(conn, sessionId, cwd, bounds), { cwd }),
+    );
+    return undefined;
+  }
+
+  restoreStored(call?: CallOptions): Promise<ResumedSession[]> {
+    return restoreStored(this, call);
+  }
+
+  /**
+   * Claims up to `options.max` open stored sessions nobody drives (leases, see `LeaseKeeper`) and
+   * resumes them; the leases are renewed until released or lost. A resume that fails gives the
+   * claims of this call back.
+   */
+  async restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
+    const keeper = this.#claims.keeper(options);
+    const leases = await keeper.claim(options.max);
+    if (leases.length === 0) return [];
+    try {
+      return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
+    } catch (error) {
+      await Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
+      throw error;
+    }
+  }
+
+  /** Gives up the lease of a claimed session (another worker may claim it at once). */
+  async releaseSession(localId: string): Promise<void> {
+    const { recording } = this;
+    if (!this.#claims.active) return;
+    // Its last events first: once released, a write of this worker's would be refused.
+    await recording.flush();
+    await this.#claims.release(recording.localId(localId));
+  }
+
+  async releaseLeases(): Promise<void> {
+    if (!this.#claims.active) return;
+    await this.recording.flush();
+    await this.#claims.releaseAll();
+  }
+
+  /** A turn; what the user sent and how the turn ended become transcript notes (see `SessionRecording.note`). */
+  prompt(sessionId: string, input: PromptInput, call?: CallOptions): Promise<PromptOutcome> {
+    const { recording, logger } = this;
+    try {
+      // A claimed session is driven only while its lease is held.
+      this.#claims.check(recording.localId(sessionId));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.lifecycle.with("prompt", call, async (conn, bounds) => {
+      const agentId = recording.agentId(sessionId);
+      recording.note({ kind: "prompt-sent", sessionId: agentId, prompt: calls.toPromptBlocks(input) });
+      try {
+        const outcome = await this.#withReplay(conn, sessionId, input, (id, blocks) =>
+          calls.prompt(conn, id, blocks, bounds, logger),
+        );
+        const usage = usageOf(outcome.raw.usage);
+        const { stopReason } = outcome;
+        recording.note({ kind: "turn-ended", sessionId: agentId, stopReason, ...(usage ? { usage } : {}) });
+        return outcome;
+      } catch (error) {
+        // Given up from here (the signal): the turn was cancelled on the server as well.
+        if (error instanceof CallAbortedError) {
+          recording.note({ kind: "turn-ended", sessionId: agentId, stopReason: "cancelled" });
+        } else {
+          const code = error instanceof AgentError ? { code: error.code } : {};
+          recording.note({ kind: "turn-failed", sessionId: agentId, message: (error as Error).message, ...code });
+        }
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * A prompt on a recorded session: the user's blocks are recorded, and a pending replay goes first.
+   * `send` gets the agent's session id and the blocks. A prompt that fails or ends `cancelled` gives
+   * the replay back, so the next prompt carries it: the agent has not taken it in.
+   */
+  async #withReplay(
+    conn: SandboxConnection,
+    id: string,
+    input: PromptInput,
+    send: (sessionId: string, blocks: PromptBlock[]) => Promise<PromptOutcome>,
+  ): Promise<PromptOutcome> {
+    const { recording } = this;
+    const sessionId = recording.agentId(id);
+    const blocks = calls.toPromptBlocks(input);
+    recording.outbound(conn, sessionId, blocks);
+    const replay = recording.takeReplay(sessionId);
+    if (!replay) return send(sessionId, blocks);
+    let outcome: PromptOutcome;
+    try {
+      outcome = await send(sessionId, [{ type: "text", text: replay.text }, ...blocks]);
+    } catch (error) {
+      recording.returnReplay(sessionId, replay);
+      throw error;
+    }
+    if (outcome.stopReason === "cancelled") recording.returnReplay(sessionId, replay);
+    return outcome;
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    const id = this.recording.agentId(sessionId);
+    return this.lifecycle.with("cancel", undefined, (conn) => conn.notify("session/cancel", { sessionId: id }));
+  }
+
+  /** The agent's sessions (`session/list`), a page at a time. */
+  list(params: { cwd?: string; cursor?: string }, call?: CallOptions): Promise<SessionList> {
+    return this.lifecycle.with("listSessions", call, (c, b) => calls.listSessions(c, params, b));
+  }
+
+  listModels(sessionId: string | undefined, call?: CallOptions): Promise<ModelList> {
+    return this.lifecycle.with("listModels", call, (c, b) => calls.listModels(c, sessionId, b));
+  }
+
+  setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
+    return this.lifecycle.with("setMetadata", call, (c, b) => calls.setMetadata(c, sessionId, metadata, b));
+  }
+
+  detach(sessionId: string, call?: CallOptions): Promise<void> {
+    return this.lifecycle.with("detachSession", call, (c, b) => calls.detachSession(c, sessionId, b));
+  }
+
+  terminate(sessionId: string, call?: CallOptions): Promise<TerminateResult> {
+    return this.lifecycle.with("terminateSession", call, (c, b) => calls.terminateSession(c, sessionId, b));
+  }
+
+  /**
+   * The turn as an observable: the session's events while it runs, then `stop`, then completion.
+   * Unsubscribing before the end aborts the call, which cancels the turn. `sessionId` is a local or
+   * the agent's id.
+   */
+  prompt$(sessionId: string, input: PromptInput): Observable<PromptEvent> {
+    return this.#turn$(this.recording.agentId(sessionId), input);
+  }
+
+  /** `prompt$` on the agent's session id. */
+  #turn$(agentId: string, input: PromptInput): Observable<PromptEvent> {
+    return new Observable<PromptEvent>((subscriber) => {
+      const controller = new AbortController();
+      const updates = this.lifecycle.events$.pipe(ofSession(agentId)).subscribe(subscriber);
+      this.prompt(agentId, input, { signal: controller.signal }).then(
+        (outcome) => {
+          subscriber.next({ kind: "stop", stopReason: outcome.stopReason });
+          subscriber.complete();
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => {
+        updates.unsubscribe();
+        // After the outcome this does nothing; before it, prompt() sends the cancel.
+        controller.abort();
       };
-    }),
-    nextCursor: result.nextCursor ?? null,
-  };
-}
+    });
+  }
 
-export async function listModels(
-  conn: SandboxConnection,
-  sessionId: string | undefined,
-  call?: CallSignal,
-): Promise<ModelList> {
-  const method = "_sandboxagent/session/list_models";
-  conn.requireExtension("listModels", "sessionListModels", method);
-  const params = { ...(sessionId ? { sessionId } : {}), agent: conn.settings.agent };
-  const result = validate("listModels", ModelsWireSchema, await conn.call(method, params, call));
-  return {
-    availableModels: result.availableModels.map(({ id, modelId, ...rest }) => ({
-      ...rest,
-      modelId: modelId ?? id ?? "",
-    })),
-    currentModelId: result.currentModelId ?? null,
-  };
-}
+  /**
+   * One session's view. Its `events$` ends with the session or with the connection it was
+   * subscribed on (subscribed while disconnected: the next connection), so nothing stays
+   * subscribed to the client across reconnects.
+   */
+  view(id: string): SessionView {
+    const sessionId = this.recording.agentId(id);
+    return {
+      sessionId,
+      events$: this.lifecycle.events$.pipe(forSession(sessionId), takeUntil(this.lifecycle.ended)),
+      prompt: (input, options) => this.prompt(sessionId, input, options),
+      prompt$: (input) => this.#turn$(sessionId, input),
+      cancel: () => this.cancel(sessionId),
+      history$: (options) => this.history$(id, options),
+      transcript$: this.transcript$(id),
+    };
+  }
 
-export async function setMetadata(
-  conn: SandboxConnection,
-  sessionId: string,
-  metadata: SessionMetadata,
-  call?: CallSignal,
-): Promise<void> {
-  const method = "_sandboxagent/session/set_metadata";
-  conn.requireExtension("setMetadata", "sessionSetMetadata", method);
-  await conn.call(method, { sessionId, metadata: safeCopy(metadata) }, call);
-}
+  history$(id: string, options?: HistoryOptions): Observable<HistoryEvent> {
+    return this.recording.history$(id, options);
+  }
 
-export async function detachSession(conn: SandboxConnection, sessionId: string, call?: CallSignal): Promise<void> {
-  const method = "_sandboxagent/session/detach";
-  conn.requireExtension("detachSession", "sessionDetach", method);
-  await conn.call(method, { sessionId }, call);
-  conn.openSessions.delete(sessionId);
-}
+  /** The session's transcript snapshots: stored history, then live events and the client's notes. */
+  transcript$(id: string): Observable<Transcript> {
+    const { recording } = this;
+    // A recorded session's events and notes all come through its history (stored, then live, in
+    // order); the live stream adds what is never stored (gaps, the end the client infers when the
+    // agent exits) and everything of a session the store does not record.
+    const live = this.lifecycle.events$.pipe(
+      filter((event) => {
+        const agentId = recording.agentId(id);
+        if (!concerns(event, agentId)) return false;
+        return event.kind === "events-lost" || event.kind === "session-ended" || !recording.tracks(agentId);
+      }),
+    );
+    const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
+    return merge<TranscriptSource[]>(recording.history$(id), live, notes).pipe(toTranscript());
+  }
 
-export async function terminateSession(
-  conn: SandboxConnection,
-  sessionId: string,
-  call?: CallSignal,
-): Promise<TerminateResult> {
-  const method = "_sandboxagent/session/terminate";
-  conn.requireExtension("terminateSession", "sessionTerminate", method);
-  const result = validate("terminateSession", TerminateWireSchema, await conn.call(method, { sessionId }, call));
-  return {
-    terminated: result.terminated,
-    alreadyEnded: result.alreadyEnded ?? !result.terminated,
-    ...(result.reason !== undefined ? { reason: result.reason } : {}),
-    ...(result.terminatedBy !== undefined ? { terminatedBy: result.terminatedBy } : {}),
-  };
+  /** A lease gone: stop recording the session and cancel its turn (best effort), before `leaseLost$` says so. */
+  #leaseLost(lost: LeaseLost): void {
+    const { recording, lifecycle } = this;
+    const agentSessionId = recording.record(lost.sessionId)?.agentSessionId;
+    recording.forget(lost.sessionId);
+    if (agentSessionId === undefined || !lifecycle.connected) return;
+    lifecycle
+      .with("cancel", { timeoutMs: 5000 }, (conn) => conn.notify("session/cancel", { sessionId: agentSessionId }))
+      .catch(() => undefined);
+  }
+
+  #opened(conn: SandboxConnection, handle: SessionHandle, options: NewSessionOptions): SessionHandle {
+    return this.#configured(this.recording.opened(conn, handle, options, this.cwd));
+  }
+
+  #configured(handle: SessionHandle): SessionHandle {
+    this.settings.record(handle.sessionId, handle.raw);
+    return handle;
+  }
 }

@@ -8,7 +8,7 @@ import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
-import type { PromptInput, PromptOutcome } from "./sessions.js";
+import type { PromptInput, PromptOutcome } from "./session-calls.js";
 import type { Transcript } from "./transcript.js";
 
 export type { CallOptions, Logger };

@@ -1,10 +1,9 @@
-import type { SandboxConnection } from "../connection.js";
-import type { CallOptions } from "../call-options.js";
+import type { CallOptions, Logger } from "../call-options.js";
 import type { ClaimOptions } from "./lease-keeper.js";
 import type { AttachTarget, ConnectionLifecycle } from "../lifecycle.js";
-import * as sessions from "../sessions.js";
-import type { SessionState } from "../session-config.js";
-import type { NewSessionOptions, SessionHandle } from "../sessions.js";
+import * as calls from "../session-calls.js";
+import type { SessionSettings, SessionState } from "../session-config.js";
+import type { NewSessionOptions, SessionHandle } from "../session-calls.js";
 import { replayFromStore, type ReplayText } from "./replay.js";
 import type { SessionRecord } from "./schemas.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
@@ -30,39 +29,44 @@ export interface RestoreOptions extends CallOptions {
   claim?: boolean | ClaimOptions;
 }
 
-/** What resuming needs from the client. */
-export interface ResumeDeps {
-  recording: SessionRecording;
-  /** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
-  connect(target: AttachTarget, call?: CallOptions): Promise<boolean>;
-  /** Runs on the live connection (as every session call does). */
-  on<T>(method: string, call: CallOptions | undefined, run: (c: SandboxConnection, b: Omit<CallOptions, "timeoutMs">) => Promise<T>):
-  Promise<T>;
-  connected(): boolean;
-  cwd: string;
-  /**
-   * Gives the session its stored modes and options: re-applied when the agent opened it afresh
-   * (`result` is its load or creation answer), only taken as known when it never lost them
-   * (`result` undefined). Resolves with what the session has then.
-   */
-  config(agentSessionId: string, result: unknown, record: SessionRecord, call?: CallOptions): Promise<SessionState>;
+/** The parts a resume works with: the client's sessions part implements it (`Sessions`). */
+export interface ResumeParts {
+  readonly lifecycle: ConnectionLifecycle;
+  readonly recording: SessionRecording;
+  readonly settings: SessionSettings;
+  /** The client's working directory, for a session stored without one. */
+  readonly cwd: string;
+  readonly logger: Logger | undefined;
 }
 
-/** The client's lifecycle as resume sees it. */
-export function resumeDeps(
-  recording: SessionRecording,
-  lifecycle: ConnectionLifecycle,
-  cwd: string,
-  config: ResumeDeps["config"],
-): ResumeDeps {
-  return {
-    recording,
-    cwd,
-    config,
-    connected: () => lifecycle.connected,
-    connect: (target, call) => lifecycle.connect(call, target).then(() => true, () => false),
-    on: (method, call, run) => lifecycle.with(method, call, run),
-  };
+/** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
+function connectTo(lifecycle: ConnectionLifecycle, target: AttachTarget, call?: CallOptions): Promise<boolean> {
+  return lifecycle.connect(call, target).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Gives the session its stored modes and options: re-applied when the agent opened it afresh
+ * (`result` is its load or creation answer), only taken as known when it never lost them (`result`
+ * undefined). Resolves with what the session has then; a value not re-applied is logged.
+ */
+async function restoreConfig(
+  parts: ResumeParts,
+  agentSessionId: string,
+  result: unknown,
+  record: SessionRecord,
+  call?: CallOptions,
+): Promise<SessionState> {
+  const { state, failures } = await parts.settings.restoreStored(agentSessionId, result, record, call);
+  for (const error of failures) {
+    parts.logger?.warn("a stored session setting was not re-applied", {
+      id: agentSessionId,
+      error: (error as Error).message,
+    });
+  }
+  return state;
 }
 
 /**
@@ -99,20 +103,20 @@ function earlier(a: string | undefined, b: string | undefined): string | undefin
  * client): a connected client goes straight to `session/load` or a replay on its live connection.
  */
 export async function resumeStored(
-  deps: ResumeDeps,
+  parts: ResumeParts,
   localId: string,
   call?: CallOptions,
   prepared?: { record: SessionRecord; lastEventId: string | undefined },
 ): Promise<ResumedSession | undefined> {
-  const { recording } = deps;
+  const { recording, lifecycle, cwd } = parts;
   const record = prepared?.record ?? recording.record(localId) ?? (await recording.store.getSession(localId));
   if (!record) return undefined;
   const lastEventId = prepared ? prepared.lastEventId : await adopt(recording, record);
   let reattached = false;
-  if (!deps.connected()) {
+  if (!lifecycle.connected) {
     const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
-    reattached = await deps.connect(target, call);
-    if (!reattached) await deps.connect({ fresh: true }, call);
+    reattached = await connectTo(lifecycle, target, call);
+    if (!reattached) await connectTo(lifecycle, { fresh: true }, call);
   }
   const options: NewSessionOptions = {
     ...(typeof record.sessionInit?.cwd === "string" ? { cwd: record.sessionInit.cwd } : {}),
@@ -121,7 +125,7 @@ export async function resumeStored(
       : {}),
     ...(record.metadata ? { metadata: record.metadata as NewSessionOptions["metadata"] } : {}),
   };
-  const resumed = await deps.on("resumeSession", call, async (conn, bounds) => {
+  const resumed = await lifecycle.with("resumeSession", call, async (conn, bounds) => {
     if (connectionKey(conn) === record.lastConnectionId) {
       conn.openSessions.add(record.agentSessionId);
       const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
@@ -132,8 +136,8 @@ export async function resumeStored(
       // The agent replays the history it has: the store holds it already, so it is neither stored again nor emitted.
       recording.mute(record.agentSessionId, true);
       try {
-        const handle = await sessions.loadSession(conn, record.agentSessionId, options, deps.cwd, bounds);
-        recording.opened(conn, handle, options, deps.cwd, localId);
+        const handle = await calls.loadSession(conn, record.agentSessionId, options, cwd, bounds);
+        recording.opened(conn, handle, options, cwd, localId);
         return { ...handle, localId, resumedBy: "loaded" } satisfies ResumedSession;
       } finally {
         recording.mute(record.agentSessionId, false);
@@ -145,15 +149,15 @@ export async function resumeStored(
     } catch (error) {
       recording.report(error, `could not read session ${localId} for its replay`);
     }
-    const handle = await sessions.newSession(conn, options, deps.cwd, bounds);
-    recording.opened(conn, handle, options, deps.cwd, localId);
+    const handle = await calls.newSession(conn, options, cwd, bounds);
+    recording.opened(conn, handle, options, cwd, localId);
     recording.setReplay(localId, replay);
     return { ...handle, localId, resumedBy: "replayed", ...(replay ? { replay } : {}) } satisfies ResumedSession;
   });
   // A session the agent still has (attached, reattached) kept its configuration; a loaded or new one
   // may have started over (the 0.4.2 server's agent process is new), so the stored values are sent.
   const fresh = resumed.resumedBy === "loaded" || resumed.resumedBy === "replayed";
-  const state = await deps.config(resumed.sessionId, fresh ? resumed.raw : undefined, record, call);
+  const state = await restoreConfig(parts, resumed.sessionId, fresh ? resumed.raw : undefined, record, call);
   return { ...resumed, ...state };
 }
 
@@ -161,17 +165,17 @@ export async function resumeStored(
  * Every stored session that has not ended (or those of `ids`: the sessions this worker claimed),
  * resumed one after another (see `resumeStored`).
  */
-export async function restoreStored(deps: ResumeDeps, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
+export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
   const records: SessionRecord[] = [];
   if (ids) {
     for (const id of ids) {
-      const record = await deps.recording.store.getSession(id);
+      const record = await parts.recording.store.getSession(id);
       if (record && record.endedAt === undefined) records.push(record);
     }
   } else {
     let cursor: string | undefined;
     do {
-      const page = await deps.recording.store.listSessions({ limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = await parts.recording.store.listSessions({ limit: 1000, ...(cursor ? { cursor } : {}) });
       records.push(...page.items.filter((record) => record.endedAt === undefined));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -180,14 +184,14 @@ export async function restoreStored(deps: ResumeDeps, call?: CallOptions, ids?: 
   // connection all see its replay, which starts at the earliest of their cursors.
   const cursors = new Map<string, string | undefined>();
   for (const record of records) {
-    const lastEventId = await adopt(deps.recording, record);
+    const lastEventId = await adopt(parts.recording, record);
     const key = record.lastConnectionId;
     cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), lastEventId) : lastEventId);
   }
   const resumed: ResumedSession[] = [];
   for (const record of records) {
     const lastEventId = cursors.get(record.lastConnectionId);
-    const session = await resumeStored(deps, record.id, call, { record, lastEventId });
+    const session = await resumeStored(parts, record.id, call, { record, lastEventId });
     if (session) resumed.push(session);
   }
   return resumed;

@@ -1,7 +1,7 @@
 import { Subject, merge, type Observable } from "rxjs";
 import type { AcpEnvelope } from "../../acp-http/index.js";
 import type { ConnectionTap, SandboxConnection } from "../connection.js";
-import type { NewSessionOptions, PromptBlock, SessionHandle } from "../sessions.js";
+import type { NewSessionOptions, PromptBlock, SessionHandle } from "../session-calls.js";
 import { StoreError } from "../errors.js";
 import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";

@@ -2,7 +2,7 @@
  * The EventStream's ids, gaps, cursor and watchdog: opaque ids, session ids on gaps, cursor
  * advances, and a stall watchdog that measures the server, not us.
  */
-import { EventStream, type CursorAdvance, type EventGap, type EventStreamOptions, type EventStreamStatus } from "../../../lib/acp-http/event-stream.js";
+import { EventStream, type CursorAdvance, type EventGap, type EventStreamOwner, type EventStreamSettings, type EventStreamStatus } from "../../../lib/acp-http/event-stream.js";
 import { normalizeReconnectPolicy } from "../../../lib/internal/backoff.js";
 import { ACP_DEFAULTS } from "../../../lib/acp-http/defaults.js";
 import type { SseFrame } from "../../../lib/internal/sse.js";
@@ -26,31 +26,41 @@ interface Rig {
   fatal: Error[];
 }
 
-function rig(options: Partial<EventStreamOptions> & { stallTimeoutMs?: number } = {}, onFrame?: (frame: SseFrame) => void): Rig {
+function rig(options: Partial<EventStreamSettings> & { stallTimeoutMs?: number } = {}, onFrame?: (frame: SseFrame) => void): Rig {
   const r: Omit<Rig, "stream"> = { opens: [], frames: [], gaps: [], cursors: [], statuses: [], fatal: [] };
-  const stream = new EventStream({
-    name: options.name ?? "connection",
-    open: async (lastEventId, signal) => {
+  const owner: EventStreamOwner = {
+    openStream: async (_stream, lastEventId, signal) => {
       let controller!: ReadableStreamDefaultController<Uint8Array>;
       const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
       signal.addEventListener("abort", () => controller.error(new DOMException("aborted", "AbortError")), { once: true });
       r.opens.push({ lastEventId, push: (text) => controller.enqueue(encoder.encode(text)), end: () => controller.close() });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     },
-    policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: options.stallTimeoutMs }, ACP_DEFAULTS.reconnect),
-    lastEventId: options.lastEventId,
-    ...(options.contiguousIds === undefined ? {} : { contiguousIds: options.contiguousIds }),
-    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-    logger: silent,
-    onFrame: (frame) => {
-      r.frames.push(frame);
-      onFrame?.(frame);
+    streamStatus: (_stream, status) => r.statuses.push(status),
+    streamGap: (gap) => r.gaps.push(gap),
+    streamRetrying: () => undefined,
+    streamDropped: () => undefined,
+    streamGaveUp: (_stream, error) => r.fatal.push(error),
+  };
+  const stream = new EventStream(
+    {
+      name: options.name ?? "connection",
+      policy: normalizeReconnectPolicy({ initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3, stallTimeoutMs: options.stallTimeoutMs }, ACP_DEFAULTS.reconnect),
+      lastEventId: options.lastEventId,
+      ...(options.contiguousIds === undefined ? {} : { contiguousIds: options.contiguousIds }),
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      logger: silent,
+      sink: {
+        frame: (frame) => {
+          r.frames.push(frame);
+          onFrame?.(frame);
+        },
+        readDone: () => undefined,
+      },
+      onCursor: (advance) => r.cursors.push(advance),
     },
-    onCursor: (advance) => r.cursors.push(advance),
-    onGap: (gap) => r.gaps.push(gap),
-    onStatus: (status) => r.statuses.push(status),
-    onFatal: (error) => r.fatal.push(error),
-  });
+    owner,
+  );
   live.push(stream);
   return { stream, ...r };
 }

@@ -74,9 +74,8 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
         readDone: () => undefined,
         tooLarge: (bytes, head) => oversized.push([bytes, head]),
       },
-      onLost: (cause) => lost.push(cause),
       ...extra,
-    });
+    }, { lost: (cause) => void lost.push(cause), busy: false });
     transports.push(transport);
     return transport;
   };
@@ -122,7 +121,7 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
     await transport.send("{}", "initialize");
     expect(server.upgrades[0]?.headers.cookie).toBeUndefined();
     server.sockets[0]!.close(1001, "going away");
-    await waitFor(() => lost.length === 1, "onLost");
+    await waitFor(() => lost.length === 1, "lost");
     expect(lost[0]).toBeInstanceOf(AcpNetworkError);
     expect(lost[0]?.message).toContain("1001");
     expect(transport.open).toBe(false);
@@ -142,7 +141,7 @@ describe("WebSocketTransport (against a ws loopback server)", () => {
   it("a refused upgrade fails the send with AcpNetworkError, without the token in the message", async () => {
     await server.stop();
     const transport = make();
-    const error = await transport.send("{}", "initialize").catch((caught: unknown) => caught);
+    const error = await Promise.resolve(transport.send("{}", "initialize")).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AcpNetworkError);
     expect(String((error as Error).message)).not.toContain("secret-token");
     server = await loopback();
