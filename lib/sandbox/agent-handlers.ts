@@ -1,7 +1,8 @@
+// The agent's requests to the client (permission, file reads and writes) answered from the
+// client's options, and the desk where permission requests wait for a person (`"ask"`).
 import type { AcpClientHandlers } from "../acp-http/index.js";
 import type { PermissionRequest } from "./events.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
-import type { PermissionDesk } from "./permission-desk.js";
 import type { TranscriptNote } from "./transcript.js";
 import type { PermissionReply, SandboxAgentClientOptions } from "./types.js";
 
@@ -62,4 +63,41 @@ export function agentHandlers(
     };
   }
   return handlers;
+}
+
+/**
+ * Permission requests waiting for a person (`onPermissionRequest: "ask"`): each stays open until
+ * `reply` answers it (a UI's button, through `client.replyPermission`) or its signal aborts (the turn
+ * was cancelled, the agent withdrew it, the connection closed). What is waiting shows in the session's
+ * transcript as its `pendingPermission`.
+ */
+export class PermissionDesk {
+  readonly #waiting = new Map<string, (reply: PermissionReply) => void>();
+
+  ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionReply> {
+    const key = keyOf(request.sessionId, request.toolCall.toolCallId);
+    return new Promise<PermissionReply>((resolve) => {
+      const done = (reply: PermissionReply) => {
+        if (this.#waiting.get(key) === done) this.#waiting.delete(key);
+        signal.removeEventListener("abort", abort);
+        resolve(reply);
+      };
+      const abort = () => done({ outcome: "cancelled" });
+      if (signal.aborted) return abort();
+      this.#waiting.set(key, done);
+      signal.addEventListener("abort", abort, { once: true });
+    });
+  }
+
+  /** Answers the request about `toolCallId` in `sessionId`; false when none is waiting. */
+  reply(sessionId: string, toolCallId: string, reply: PermissionReply): boolean {
+    const done = this.#waiting.get(keyOf(sessionId, toolCallId));
+    if (!done) return false;
+    done(reply);
+    return true;
+  }
+}
+
+function keyOf(sessionId: string, toolCallId: string): string {
+  return JSON.stringify([sessionId, toolCallId]);
 }

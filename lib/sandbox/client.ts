@@ -1,6 +1,6 @@
 import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { agentHandlers } from "./agent-handlers.js";
+import { agentHandlers, PermissionDesk } from "./agent-handlers.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import type { CallOptions } from "./call-options.js";
 import { Bound } from "./deadline.js";
@@ -13,7 +13,6 @@ import type { StoreError } from "./errors.js";
 import type { LeaseLost } from "./persistence/lease-keeper.js";
 import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
 import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
-import { PermissionDesk } from "./permission-desk.js";
 import { launchSandbox, type Launched, type StartSandboxOptions } from "./launch.js";
 import type { SandboxCallOptions, SandboxInfo } from "./provider-contract.js";
 import type { HealthWaitResult, ServerConfig } from "./config/index.js";
@@ -390,4 +389,16 @@ export class SandboxAgentClient {
   inspectorUrl(): Promise<string> {
     return this.#server.inspectorUrl();
   }
+}
+
+/** A started sandbox: its connected client, and the means to tear both down. */
+export type StartedSandbox = Launched<SandboxAgentClient>;
+
+/**
+ * Creates a sandbox with `options.sandbox`, waits (bounded backoff, abortable) for its server,
+ * and connects a client to `options.agent`. On any failure the sandbox this call created is destroyed
+ * and the error is rethrown (`SandboxStartError` when the server never became healthy).
+ */
+export function startSandbox(options: StartSandboxOptions): Promise<StartedSandbox> {
+  return launchSandbox(options, (settings) => new SandboxAgentClient(settings));
 }

@@ -98,6 +98,6 @@ export {
 } from "./persistence/index.js";
 
 // --- sandboxes -----------------------------------------------------------------------------
-export { startSandbox, type StartedSandbox } from "./start-sandbox.js";
+export { startSandbox, type StartedSandbox } from "./client.js";
 export type { StartSandboxOptions } from "./launch.js";
 export type { SandboxProvider, SandboxInfo } from "./provider-contract.js";

@@ -1,7 +1,7 @@
 // One call from nothing to a connected client: create (or find) a sandbox, wait until its server
 // answers, connect. Whatever fails on the way tears down what this call created. Generic over the
 // client it makes, so that `SandboxAgentClient.start` can use it without this module importing the
-// client (`startSandbox`, in start-sandbox.ts, is this with `new SandboxAgentClient`).
+// client (`startSandbox` and `SandboxAgentClient.start`, in client.ts, are this with `new SandboxAgentClient`).
 import type { ConnectInfo, SandboxAgentClientOptions } from "./types.js";
 import { checkClientOptions } from "./client-options.js";
 import { START_DEFAULTS } from "./defaults.js";
