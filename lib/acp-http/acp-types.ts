@@ -112,7 +112,10 @@ export interface LoadSessionParams extends NewSessionParams {
 
 /** load/resume/fork/set_* answer an object whose fields are all optional; some agents answer null. */
 export const LooseResultSchema = v.nullish(v.looseObject({ _meta: Meta }));
-/** The answer of methods whose result carries nothing required (`session/load`, `session/set_mode`, ...): an object, or null. */
+/**
+ * The answer of methods whose result carries nothing required (`session/load`, `session/set_mode`,
+ * ...): an object, or null.
+ */
 export type LooseResult = v.InferOutput<typeof LooseResultSchema>;
 
 export const ForkSessionResultSchema = v.looseObject({ sessionId: v.string(), _meta: Meta });

@@ -259,7 +259,11 @@ const METHOD = "attachSession";
  * stream (`AcpHttpError`, e.g. 403 when the connection no longer owns the session), or the
  * caller stopped waiting (`AcpAbortError`, `AcpTimeoutError`; the stream is closed then).
  */
-export function attachSession(target: AttachingConnection, sessionId: string, options: AttachSessionOptions): Promise<void> {
+export function attachSession(
+  target: AttachingConnection,
+  sessionId: string,
+  options: AttachSessionOptions,
+): Promise<void> {
   const { signal, timeoutMs } = options;
   if (signal?.aborted) return Promise.reject(new AcpAbortError(METHOD, signal.reason));
   return new Promise<void>((resolve, reject) => {

@@ -36,7 +36,10 @@ export interface WebSocketTransportOptions {
   sink: FrameSink;
 }
 
-/** What the WebSocket tells the connection that owns it, besides frames (those go to the sink). `Connection` implements it. */
+/**
+ * What the WebSocket tells the connection that owns it, besides frames (those go to the sink).
+ * `Connection` implements it.
+ */
 export interface SocketOwner {
   /** The socket went away without `close()` being called (dropped, or found stalled); `cause` says how. */
   lost(cause: AcpNetworkError): void;
@@ -282,7 +285,8 @@ export interface NormalizedWatchdogPolicy {
 }
 
 export function normalizeWatchdogPolicy(policy: WebSocketWatchdogPolicy = {}): NormalizedWatchdogPolicy {
-  const heartbeatMs = normalizeTimeout(policy.heartbeatMs, "reconnect.webSocket.heartbeatMs") ?? ACP_DEFAULTS.webSocketHeartbeatMs;
+  const heartbeatMs =
+    normalizeTimeout(policy.heartbeatMs, "reconnect.webSocket.heartbeatMs") ?? ACP_DEFAULTS.webSocketHeartbeatMs;
   return {
     heartbeatMs: heartbeatMs === 0 ? undefined : heartbeatMs,
     idleTimeoutMs: normalizeTimeout(policy.idleTimeoutMs, "reconnect.webSocket.idleTimeoutMs"),

@@ -1,5 +1,6 @@
-// The error base both layers build on. It lives here, below lib/acp-http, because the shared
-// header helpers (./http.ts) throw one of its kinds; lib/acp-http/errors re-exports both.
+// The protocol layer's error base (the sandbox layer has its own and maps this one by `kind`). It
+// lives here, below lib/acp-http, because the shared header helpers (./http.ts) throw one of its
+// kinds; lib/acp-http/errors re-exports both.
 
 /**
  * What went wrong, for code that branches without `instanceof`; each {@link AcpError} subclass

@@ -38,11 +38,20 @@ export function scrubber(connectionString: string | undefined): (text: string) =
 /** SQLSTATE classes and socket errors after which a retry on a new connection can succeed. */
 const TRANSIENT_STATES = /^(08|57P0[123]|53300|40001|40P01)/;
 const TRANSIENT_SOCKET = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOTCONN", "EAI_AGAIN"]);
+/** node-postgres's messages for a connection that went away. */
+const TRANSIENT_MESSAGE = new RegExp(
+  [
+    "Connection terminated",
+    "connection is closed",
+    "Client has encountered a connection error",
+    "timeout exceeded when trying to connect",
+  ].join("|"),
+  "i",
+);
 
 export function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code))) return true;
   const message = error instanceof Error ? error.message : "";
-  return /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect/i
-    .test(message);
+  return TRANSIENT_MESSAGE.test(message);
 }

@@ -3,7 +3,10 @@
 // its own group here and sets none of its own. The providers' defaults (`local()`, `docker()`) are
 // lib/providers/defaults.ts's.
 
-/** The defaults of the client's own options (the reconnect policy's are the protocol layer's, `ACP_DEFAULTS.reconnect`). */
+/**
+ * The defaults of the client's own options (the reconnect policy's are the protocol layer's,
+ * `ACP_DEFAULTS.reconnect`).
+ */
 export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
 
 /** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */

@@ -66,7 +66,8 @@ const FROM_PROTOCOL: FromProtocol = {
   "stream-lost": (error) => error,
   "message-too-large": (error) => error,
   // No WebSocket (Node 20 without `ws`): the same advice, as this layer's error.
-  "websocket-unavailable": (error) => new SandboxAgentError(error.message, { cause: error, kind: "websocket_unavailable" }),
+  "websocket-unavailable": (error) =>
+    new SandboxAgentError(error.message, { cause: error, kind: "websocket_unavailable" }),
 };
 
 /**

@@ -115,7 +115,10 @@ export class NotConnectedError extends SandboxAgentError {
   readonly reason: NotConnectedReason | undefined;
 
   constructor(method: string, options?: { cause?: unknown; reason?: NotConnectedReason }) {
-    super(notConnectedMessage(method, options?.reason, options?.cause), { cause: options?.cause, kind: "not_connected" });
+    super(notConnectedMessage(method, options?.reason, options?.cause), {
+      cause: options?.cause,
+      kind: "not_connected",
+    });
     this.method = method;
     this.reason = options?.reason;
   }
@@ -139,7 +142,8 @@ function notConnectedMessage(method: string, reason: NotConnectedReason | undefi
  */
 export function alreadyConnected(): SandboxAgentError {
   return new SandboxAgentError(
-    "already connected (or connecting); one client holds one connection; call disconnect() first, or await client.ready",
+    "already connected (or connecting); one client holds one connection; " +
+      "call disconnect() first, or await client.ready",
     { kind: "already_connected" },
   );
 }
@@ -148,7 +152,11 @@ export function alreadyConnected(): SandboxAgentError {
  * The connection ended while a call was pending, or under it (server gone, stream could not come
  * back): kind `connection_lost`. `reason` is the protocol layer's close reason.
  */
-export function connectionLost(reason: string, method: string | undefined, options?: { cause?: unknown }): SandboxAgentError {
+export function connectionLost(
+  reason: string,
+  method: string | undefined,
+  options?: { cause?: unknown },
+): SandboxAgentError {
   return new SandboxAgentError(`${method ? `${method}: ` : ""}connection lost (${reason})`, {
     cause: options?.cause,
     kind: "connection_lost",
@@ -420,8 +428,16 @@ export class SandboxStartError extends SandboxAgentError {
  * The engine behind a provider failed an operation (`create`, `destroy`, `reconnect`, ...: the
  * Docker API refused, a binary is missing): kind `sandbox_provider`.
  */
-export function providerError(provider: string, operation: string, detail: string, options?: { cause?: unknown }): SandboxAgentError {
-  return new SandboxAgentError(`${provider}.${operation}: ${detail}`, { cause: options?.cause, kind: "sandbox_provider" });
+export function providerError(
+  provider: string,
+  operation: string,
+  detail: string,
+  options?: { cause?: unknown },
+): SandboxAgentError {
+  return new SandboxAgentError(`${provider}.${operation}: ${detail}`, {
+    cause: options?.cause,
+    kind: "sandbox_provider",
+  });
 }
 
 /**
@@ -429,7 +445,10 @@ export function providerError(provider: string, operation: string, detail: strin
  * kind `sandbox_not_found`.
  */
 export function sandboxNotFound(provider: string, sandboxId: string, options?: { cause?: unknown }): SandboxAgentError {
-  return new SandboxAgentError(`${provider}.find: no sandbox ${sandboxId}`, { cause: options?.cause, kind: "sandbox_not_found" });
+  return new SandboxAgentError(`${provider}.find: no sandbox ${sandboxId}`, {
+    cause: options?.cause,
+    kind: "sandbox_not_found",
+  });
 }
 
 // --- the session store -----------------------------------------------------------------
@@ -502,7 +521,10 @@ export class LeaseLostError extends StoreError {
   readonly generation: number;
 
   constructor(sessionId: string, generation: number, detail = "another worker holds it now") {
-    super(`lease on session ${sessionId} (generation ${generation}) lost: ${detail}`, { kind: "lease_lost", sessionId });
+    super(`lease on session ${sessionId} (generation ${generation}) lost: ${detail}`, {
+      kind: "lease_lost",
+      sessionId,
+    });
     this.sessionId = sessionId;
     this.generation = generation;
   }

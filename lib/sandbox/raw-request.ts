@@ -5,7 +5,10 @@ import { validate } from "./control-plane.js";
 
 /** `request()`'s options: the call's bounds, and a schema the result must match. */
 export interface RawRequestOptions<TSchema extends v.GenericSchema | undefined = undefined> extends CallOptions {
-  /** A valibot schema for the result: it is returned parsed, or the call fails with a `SandboxAgentError` of kind `protocol`. */
+  /**
+   * A valibot schema for the result: it is returned parsed, or the call fails with a
+   * `SandboxAgentError` of kind `protocol`.
+   */
   schema?: TSchema;
 }
 

@@ -88,7 +88,9 @@ export class ServerContract {
         '("v1" or "v2") to skip this probe';
       return new SandboxAgentError(message, { cause: error, kind: "network" });
     }
-    if (error instanceof SandboxAgentError && error.kind === "network") return unreachable(operation, error.cause ?? error, this.#baseUrl);
+    if (error instanceof SandboxAgentError && error.kind === "network") {
+      return unreachable(operation, error.cause ?? error, this.#baseUrl);
+    }
     return error;
   }
 }

@@ -229,7 +229,8 @@ export class SessionSettings {
     const known = this.#known.get(sessionId)?.configOptions;
     if (known) return clone(known);
     // A contract whose agent list has no options (v2) knows none for such a session: not an error.
-    const agentOptions = async () => (await this.#server.getAgent(this.#agent, { ...call, config: true })).configOptions;
+    const agentOptions = async () =>
+      (await this.#server.getAgent(this.#agent, { ...call, config: true })).configOptions;
     const listed = await agentOptions().catch((error: unknown) => {
       if (error instanceof UnsupportedFeatureError) return [];
       throw error;
