@@ -35,8 +35,17 @@ export async function waitForHealth(
   let delay = initialDelayMs;
   let attempts = 0;
   let lastFailure: unknown;
+  const notHealthy = (): CallTimeoutError => {
+    const why = lastFailure instanceof Error ? `: last attempt: ${lastFailure.message}` : "";
+    const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`;
+    return new CallTimeoutError(message, { cause: lastFailure });
+  };
+  // The caller's signal ended the wait: a deadline made above (connect's, with the same timeoutMs)
+  // still ends it with the wait's own account; an abort is an abort.
+  const stopped = (): SandboxAgentError =>
+    signal?.reason instanceof CallTimeoutError ? notHealthy() : stoppedBy(signal?.reason, "waitForHealth");
   for (;;) {
-    if (signal?.aborted) throw stoppedBy(signal.reason, "waitForHealth");
+    if (signal?.aborted) throw stopped();
     const left = deadline - Date.now();
     if (left <= 0) break;
     attempts++;
@@ -50,7 +59,7 @@ export async function waitForHealth(
       lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
     } catch (error) {
       // The caller's signal (with a deadline made above, e.g. by connect): not an attempt's failure.
-      if (signal?.aborted) throw stoppedBy(signal.reason, "waitForHealth");
+      if (signal?.aborted) throw stopped();
       if (error instanceof CallAbortedError) throw error;
       if (error instanceof SandboxAgentHttpError && upStatuses.includes(error.status)) {
         return { status: error.status, attempts, elapsedMs: Date.now() - startedAt };
@@ -61,12 +70,12 @@ export async function waitForHealth(
       if (!(retryable || error instanceof CallTimeoutError)) throw error;
       lastFailure = error;
     }
-    await pause(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+    await pause(Math.min(delay, Math.max(0, deadline - Date.now())), signal).catch(() => {
+      throw stopped();
+    });
     delay = Math.min(maxDelayMs, delay * 2);
   }
-  const why = lastFailure instanceof Error ? `: last attempt: ${lastFailure.message}` : "";
-  const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`;
-  throw new CallTimeoutError(message, { cause: lastFailure });
+  throw notHealthy();
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

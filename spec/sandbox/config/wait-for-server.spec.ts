@@ -44,7 +44,11 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     const port = await freePort();
     const down = new SandboxAgentClient({ baseUrl: `http://127.0.0.1:${port}`, agent: "mock", autoConnect: false });
     const started = Date.now();
-    await expect(down.connect({ waitForServer: true, timeoutMs: 600 })).rejects.toBeInstanceOf(CallTimeoutError);
+    const error = await down.connect({ waitForServer: true, timeoutMs: 600 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallTimeoutError);
+    // The wait's own account: how long, how many attempts, and why the last one failed (as `cause`).
+    expect((error as Error).message).toMatch(/^the server was not healthy within 600 ms after \d+ attempts: last attempt: .*cannot reach/);
+    expect((error as Error).cause).toMatchObject({ name: "SandboxAgentError", kind: "network" });
     expect(down.state).toBe("disconnected");
     expect(Date.now() - started).toBeLessThan(10_000);
   });
