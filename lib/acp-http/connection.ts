@@ -1,6 +1,7 @@
 // One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
 // the agent's requests, the connection state, session conflicts (409) and the close policy.
-import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from "rxjs";
+import { BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
+import { LazySubject } from "../internal/lazy-subject.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import { joinUrl } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
@@ -44,10 +45,11 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   readonly inbound: Inbound;
   readonly streams: SessionStreams;
   readonly state = new ConnectionStateMachine();
-  readonly gaps = new Subject<EventGap>();
-  readonly recoveries = new Subject<AcpRecovery>();
+  // Made when the client's observable is first read (LazySubject): most connections never read them.
+  readonly gaps = new LazySubject<EventGap>();
+  readonly recoveries = new LazySubject<AcpRecovery>();
   /** Each reconnect attempt of the connection stream or of a recovery (`reconnecting$`). */
-  readonly reconnects = new Subject<AcpReconnectAttempt>();
+  readonly reconnects = new LazySubject<AcpReconnectAttempt>();
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
@@ -421,19 +423,34 @@ export function createTransports(options: ResolvedClientOptions, inbound: Inboun
  */
 export type AcpConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
 
-/** The connection's state as a replay-one stream; `closed` is terminal and completes it. */
+/**
+ * The connection's state as a replay-one stream; `closed` is terminal and completes it. The
+ * stream is made when `state$` is first read (from the current value, completed if that is
+ * `closed`, as the stream would be by then): a connection nobody watches keeps only the value.
+ */
 export class ConnectionStateMachine {
-  readonly #state = new BehaviorSubject<AcpConnectionState>("idle");
-  readonly state$: Observable<AcpConnectionState> = this.#state.pipe(distinctUntilChanged());
+  #value: AcpConnectionState = "idle";
+  #subject: BehaviorSubject<AcpConnectionState> | undefined;
+  #state$: Observable<AcpConnectionState> | undefined;
+
+  get state$(): Observable<AcpConnectionState> {
+    if (!this.#state$) {
+      const subject = (this.#subject = new BehaviorSubject(this.#value));
+      if (this.#value === "closed") subject.complete();
+      this.#state$ = subject.pipe(distinctUntilChanged());
+    }
+    return this.#state$;
+  }
 
   get value(): AcpConnectionState {
-    return this.#state.value;
+    return this.#value;
   }
 
   set(next: AcpConnectionState): void {
-    if (this.#state.value === "closed") return;
-    this.#state.next(next);
-    if (next === "closed") this.#state.complete();
+    if (this.#value === "closed") return;
+    this.#value = next;
+    this.#subject?.next(next);
+    if (next === "closed") this.#subject?.complete();
   }
 }
 

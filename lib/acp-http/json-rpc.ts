@@ -3,7 +3,7 @@
 // split, each member parsed once (Inbound). Answers settle their pending call (RpcCorrelator); an
 // answer that would overtake its session's earlier events is held until they arrive or a quiet
 // window passes (ResponseHolds); a call whose stream is lost waits or fails (StreamWaits).
-import { Subject } from "rxjs";
+import { LazySubject } from "../internal/lazy-subject.js";
 import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type AcpRequest, type AcpResponse, type JsonRpcId, answeredIdOf, sessionOf, splitBatch, oversize } from "./envelope.js";
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
@@ -91,7 +91,8 @@ const ECHO_GRACE_MS = ACP_DEFAULTS.echoGraceMs;
 export class Inbound implements ResponseHoldsOptions {
   /** Often subscribed many times over (each session view, each consumer): see FanOutSubject. */
   readonly envelopes = new FanOutSubject<AcpEnvelope>();
-  readonly parseErrors = new Subject<AcpParseError>();
+  /** Made when first read (LazySubject): most connections never watch it. */
+  readonly parseErrors = new LazySubject<AcpParseError>();
   /** The holds' options are the inbound itself (no callbacks to keep per connection). */
   readonly echoGraceMs: number;
   readonly #options: InboundOptions;
