@@ -144,15 +144,14 @@ export class EventStream {
   start(): void {
     if (this.#subscription || this.#stopped) return;
     this.#owner.streamStatus(this, "connecting");
-    const { sink, name } = this.#options;
     this.#subscription = defer(() => this.#attempt())
       .pipe(retry({ resetOnSuccess: true, delay: (error: Error, count) => this.#retryDelay(error, count) }))
-      .subscribe({
-        next: (frame) => sink.frame(frame, name),
-        error: (error: Error) => {
-          if (!this.#stopped) this.#owner.streamGaveUp(this, error);
-        },
-      });
+      .subscribe(new StreamDelivery(this, this.#options.sink));
+  }
+
+  /** Every attempt failed, or one failed in a way retrying cannot change (`StreamDelivery.error`). */
+  gaveUp(error: Error): void {
+    if (!this.#stopped) this.#owner.streamGaveUp(this, error);
   }
 
   stop(): void {
@@ -259,6 +258,22 @@ export class EventStream {
   #names(): { stream: string; sessionId?: string } {
     const { name, sessionId } = this.#options;
     return sessionId === undefined ? { stream: name } : { stream: name, sessionId };
+  }
+}
+
+/** Where a stream's frames go, and its end: an object, not two closures (see StreamAttempt). */
+class StreamDelivery {
+  constructor(
+    readonly stream: EventStream,
+    readonly sink: Pick<FrameSink, "frame" | "readDone">,
+  ) {}
+
+  next(frame: SseFrame): void {
+    this.sink.frame(frame, this.stream.name);
+  }
+
+  error(error: Error): void {
+    this.stream.gaveUp(error);
   }
 }
 
