@@ -1,112 +1,124 @@
-// @ts-nocheck
-// Probe for scenario 5b: heap per idle connection (as bench/scenarios/memory.ts makes them), with an
-// optional heap-snapshot split by constructor. `node --import tsx --expose-gc bench/idle-heap-probe.ts [count] [snapshot]`.
+// Probe for scenario 5b: the heap an idle connection of ours keeps (made as bench/scenarios/memory.ts
+// makes them: initialized against the in-process server, GET open, nothing arriving).
+//
+//   node --import tsx --expose-gc bench/idle-heap-probe.ts [count=1000]             # steady rounds
+//   node --import tsx --expose-gc bench/idle-heap-probe.ts [count] snapshot         # what it holds
+//
+// Rounds: three, each after the previous round's closed connections are gone (they linger until
+// their DELETE's bound), so each reads the same state; scenario 5b itself reads one round.
+// `snapshot`: two heap snapshots (before and after the connections, in /tmp/heapprobe), their
+// difference per connection by node type and constructor; `BY_OWNER=all` also names what holds each
+// object (the first retaining edge), which tells closures' `properties` (under tsx, esbuild's
+// keepNames dictionaries) and Map tables apart by owner.
+import { mkdirSync, readFileSync } from "node:fs";
 import { writeHeapSnapshot } from "node:v8";
-import { readFileSync } from "node:fs";
+import type { BenchConnection } from "./contenders/index.js";
 import { ours } from "./contenders/ours.js";
 import { idleConnections } from "./scenarios/memory.js";
-import { fakeServer } from "./support/synthetic.js";
 import { memoryAfterGc, sleep } from "./support/measure.js";
-import type { BenchConnection } from "./contenders/index.js";
-
+import { fakeServer } from "./support/synthetic.js";
 
 const count = Number(process.argv[2] ?? 1000);
 const snapshot = process.argv[3] === "snapshot";
+const byOwner = process.env.BY_OWNER;
+const DIR = "/tmp/heapprobe";
 
-interface Node { type: string; name: string; self: number }
-function aggregate(file: string): Map<string, { count: number; size: number }> {
-  const data = JSON.parse(readFileSync(file, "utf8"));
-  const fields: string[] = data.snapshot.meta.node_fields;
-  const types: string[] = data.snapshot.meta.node_types[0];
+interface HeapSnapshot {
+  snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] } };
+  nodes: number[];
+  edges: number[];
+  strings: string[];
+}
+
+interface Entry {
+  count: number;
+  size: number;
+}
+
+/** Count and self size per label: `type:constructor`, and with BY_OWNER the first retainer's label and edge. */
+function aggregate(file: string): Map<string, Entry> {
+  const data = JSON.parse(readFileSync(file, "utf8")) as HeapSnapshot;
+  const { node_fields: fields, node_types, edge_fields, edge_types } = data.snapshot.meta;
+  const types = node_types[0];
+  const edgeTypes = edge_types[0];
   const width = fields.length;
-  const typeAt = fields.indexOf("type"), nameAt = fields.indexOf("name"), sizeAt = fields.indexOf("self_size");
-  const out = new Map<string, { count: number; size: number }>();
-  const edgeFields: string[] = data.snapshot.meta.edge_fields;
-  const edgeTypes: string[] = data.snapshot.meta.edge_types[0];
-  const ew = edgeFields.length;
-  const ecAt = fields.indexOf("edge_count");
-  const owner = new Int32Array(data.nodes.length / width).fill(-1);
-  const ownerEdge: string[] = new Array(data.nodes.length / width);
-  let e = 0;
-  for (let n = 0; n < data.nodes.length / width; n++) {
-    const ec = data.nodes[n * width + ecAt];
-    for (let k = 0; k < ec; k++, e += ew) {
-      const et = edgeTypes[data.edges[e]];
-      if (et === "weak" || et === "shortcut") continue;
-      const to = data.edges[e + 2] / width;
-      if (owner[to] === -1) {
-        owner[to] = n;
-        const nameOrIndex = data.edges[e + 1];
-        ownerEdge[to] = et === "element" || et === "hidden" ? `[${et}]` : String(data.strings[nameOrIndex]);
+  const edgeWidth = edge_fields.length;
+  const typeAt = fields.indexOf("type");
+  const nameAt = fields.indexOf("name");
+  const sizeAt = fields.indexOf("self_size");
+  const edgeCountAt = fields.indexOf("edge_count");
+  const nodes = data.nodes.length / width;
+  const owner = new Int32Array(nodes).fill(-1);
+  const ownerEdge: string[] = new Array<string>(nodes);
+  if (byOwner) {
+    for (let node = 0, edge = 0; node < nodes; node++) {
+      const edges = data.nodes[node * width + edgeCountAt] ?? 0;
+      for (let k = 0; k < edges; k++, edge += edgeWidth) {
+        const edgeType = edgeTypes[data.edges[edge] ?? 0];
+        if (edgeType === "weak" || edgeType === "shortcut") continue;
+        const to = (data.edges[edge + 2] ?? 0) / width;
+        if (owner[to] !== -1) continue;
+        owner[to] = node;
+        ownerEdge[to] = edgeType === "element" || edgeType === "hidden" ? `[${edgeType}]` : String(data.strings[data.edges[edge + 1] ?? 0]);
       }
     }
   }
-  const label = (n: number) => { const t = types[data.nodes[n * width + typeAt]]; return `${t}:${String(data.strings[data.nodes[n * width + nameAt]]).slice(0, 40)}`; };
-  for (let i = 0; i < data.nodes.length; i += width) {
-    const type = types[data.nodes[i + typeAt]];
-    let name = type === "object" || type === "closure" || type === "native" || type === "hidden" || type === "code" ? `${type}:${data.strings[data.nodes[i + nameAt]]}` : type;
-    if ((process.env.BY_OWNER === "all" || type === "array" || name === "object:system / Context" || type === "hidden") && process.env.BY_OWNER) { const o = owner[i / width]; name += ` <- ${o >= 0 ? label(o) : "?"}.${ownerEdge[i / width]}`; }
+  const label = (node: number): string => {
+    const type = types[data.nodes[node * width + typeAt] ?? 0] ?? "?";
+    const named = ["object", "closure", "native", "hidden", "code"].includes(type);
+    return named ? `${type}:${String(data.strings[data.nodes[node * width + nameAt] ?? 0]).slice(0, 60)}` : type;
+  };
+  const out = new Map<string, Entry>();
+  for (let node = 0; node < nodes; node++) {
+    let name = label(node);
+    const holder = owner[node] ?? -1;
+    if (byOwner && holder >= 0) name += ` <- ${label(holder)}.${ownerEdge[node]}`;
     const entry = out.get(name) ?? { count: 0, size: 0 };
     entry.count++;
-    entry.size += data.nodes[i + sizeAt];
+    entry.size += data.nodes[node * width + sizeAt] ?? 0;
     out.set(name, entry);
   }
   return out;
 }
 
-async function main(): Promise<void> {
-  // Warm once (code compiled, modules loaded), then measure.
-  const warm = await idleConnections(ours, 50);
-  void warm;
-  await sleep(3000); // closed connections linger until their DELETE's bound
-  if (!snapshot) {
-    for (let r = 0; r < 3; r++) {
-      await sleep(3000); // the previous round's closed connections linger until their DELETE's bound
-      const result = await idleConnections(ours, count);
-      console.log(`heap per idle connection ${(result.heapPerConnection / 1024).toFixed(2)} KB`);
-    }
-    return;
+async function rounds(): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    await sleep(3000);
+    const result = await idleConnections(ours, count);
+    console.log(`heap per idle connection ${(result.heapPerConnection / 1024).toFixed(2)} KB`);
   }
+}
+
+async function split(): Promise<void> {
+  mkdirSync(DIR, { recursive: true });
   const fake = fakeServer();
   memoryAfterGc();
-  const before = writeHeapSnapshot("/tmp/heapprobe/before.heapsnapshot");
+  const before = writeHeapSnapshot(`${DIR}/before.heapsnapshot`);
   const connections: BenchConnection[] = [];
   for (let i = 0; i < count; i++) {
-    const c = ours.connect({ baseUrl: "http://bench.invalid", path: `/v1/acp/idle-${i}`, fetch: fake.fetch });
-    await c.call("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    connections.push(c);
+    const connection = ours.connect({ baseUrl: "http://bench.invalid", path: `/v1/acp/idle-${i}`, fetch: fake.fetch });
+    await connection.call("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    connections.push(connection);
   }
-  while (connections.some((c) => !c.streamOpen)) await sleep(10);
+  while (connections.some((connection) => !connection.streamOpen)) await sleep(10);
   memoryAfterGc();
-  const after = writeHeapSnapshot("/tmp/heapprobe/after.heapsnapshot");
-  if (process.env.SCRIPTS) {
-    const { Session } = await import("node:inspector");
-    const session = new Session();
-    session.connect();
-    const scripts: string[] = [];
-    session.on("Debugger.scriptParsed", (m) => scripts.push(`${m.params.scriptId} ${m.params.url}`));
-    await new Promise<void>((done) => session.post("Debugger.enable", () => done()));
-    const { writeFileSync } = await import("node:fs");
-    writeFileSync("/tmp/heapprobe/scripts.txt", scripts.join("\n"));
-    for (const line of scripts) {
-      const [id, url] = line.split(" ");
-      if (!url?.includes("/wt/heap/")) continue;
-      const source = await new Promise<string>((done) => session.post("Debugger.getScriptSource", { scriptId: id }, (_e, r) => done(r?.scriptSource ?? "")));
-      writeFileSync(`/tmp/heapprobe/src-${id}.js`, source);
-    }
+  const after = writeHeapSnapshot(`${DIR}/after.heapsnapshot`);
+  const was = aggregate(before);
+  const rows: Array<[string, number, number]> = [];
+  for (const [name, entry] of aggregate(after)) {
+    const previous = was.get(name) ?? { count: 0, size: 0 };
+    const size = (entry.size - previous.size) / count;
+    if (Math.abs(size) >= 20) rows.push([name, (entry.count - previous.count) / count, size]);
   }
-  const a = aggregate(before), b = aggregate(after);
-  const rows: [string, number, number][] = [];
-  for (const [name, entry] of b) {
-    const prev = a.get(name) ?? { count: 0, size: 0 };
-    const dc = (entry.count - prev.count) / count, ds = (entry.size - prev.size) / count;
-    if (Math.abs(ds) >= 20) rows.push([name, dc, ds]);
-  }
-  rows.sort((x, y) => y[2] - x[2]);
-  let total = 0;
-  for (const [, , s] of rows) total += s;
-  for (const [name, c, s] of rows) console.log(`${s.toFixed(0).padStart(7)} B ${c.toFixed(2).padStart(7)}×  ${name.slice(0, 100)}`);
-  console.log(`total (rows shown) ${(total / 1024).toFixed(2)} KB per connection`);
-  await Promise.all(connections.map((c) => c.close()));
+  rows.sort((a, b) => b[2] - a[2]);
+  for (const [name, objects, size] of rows) console.log(`${size.toFixed(0).padStart(7)} B ${objects.toFixed(2).padStart(7)}×  ${name.slice(0, 120)}`);
+  console.log(`total (rows shown) ${(rows.reduce((sum, row) => sum + row[2], 0) / 1024).toFixed(2)} KB per connection`);
+  await Promise.all(connections.map((connection) => connection.close()));
 }
-await main();
+
+// Warm once (code compiled, modules loaded), then measure.
+await idleConnections(ours, 50);
+if (snapshot) {
+  await sleep(3000);
+  await split();
+} else await rounds();
