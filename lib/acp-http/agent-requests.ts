@@ -161,7 +161,8 @@ interface Pending {
 export class AgentRequests {
   readonly #options: AgentRequestsOptions;
   readonly #outbox: AnswerOutbox;
-  readonly #pending = new Map<string, Pending>();
+  /** Made with the agent's first request: most connections never get one (see ResponseHolds.#held). */
+  #pending: Map<string, Pending> | undefined;
 
   constructor(options: AgentRequestsOptions, outbox: AnswerOutbox) {
     this.#options = options;
@@ -170,12 +171,12 @@ export class AgentRequests {
 
   handle(request: AcpRequest): void {
     const key = idKey(request.id);
-    if (this.#pending.has(key)) return;
+    if (this.#pending?.has(key)) return;
     const controller = new AbortController();
     const unlink = linkSignal(this.#options.lifetime, controller);
     const { id, method, params } = request;
     const entry: Pending = { id, method, sessionId: sessionOf(params), controller, answered: false };
-    this.#pending.set(key, entry);
+    (this.#pending ??= new Map()).set(key, entry);
     void answerAgentRequest(request, this.#options.handlers, controller.signal)
       .then((answer) => this.#answer(entry, answer))
       .finally(unlink);
@@ -183,7 +184,7 @@ export class AgentRequests {
 
   /** The client cancelled this session's turn: its pending requests stop mattering. */
   cancelSession(sessionId: string): void {
-    for (const entry of this.#pending.values()) {
+    for (const entry of this.#pending?.values() ?? []) {
       if (entry.answered || entry.sessionId !== sessionId) continue;
       entry.controller.abort(new Error("the turn was cancelled"));
       // Other requests (files, terminals) keep their handler's answer: it may still be useful.
@@ -194,7 +195,7 @@ export class AgentRequests {
   /** The agent sent `$/cancel_request` for this id. */
   withdraw(requestId: unknown): void {
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    const entry = this.#pending.get(idKey(requestId));
+    const entry = this.#pending?.get(idKey(requestId));
     if (!entry || entry.answered) return;
     entry.controller.abort(new Error("the agent withdrew the request"));
     void this.#answer(entry, WITHDRAWN);
@@ -206,7 +207,7 @@ export class AgentRequests {
     // The id is free from here on: the agent may reuse it as soon as the server has our answer,
     // which can be before this POST's own response comes back.
     const key = idKey(entry.id);
-    if (this.#pending.get(key) === entry) this.#pending.delete(key);
+    if (this.#pending?.get(key) === entry) this.#pending.delete(key);
     if (this.#options.lifetime.aborted) return;
     await this.#outbox.answer({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method, entry.sessionId);
   }

@@ -58,21 +58,8 @@ export { RFD_PROFILE, type AcpHttpClientOptions, type CloseInfo, type RequestOpt
 export class AcpHttpClient {
   /** Every validated inbound envelope, hot, no replay; completes when the connection closes. */
   readonly envelopes$: Obs<AcpEnvelope>;
-  /** Frames and bodies that were not JSON-RPC; the stream goes on after each. */
-  readonly parseErrors$: Obs<AcpParseError>;
-  /** Events the server could no longer replay after a drop (detected by id gaps). */
-  readonly gaps$: Obs<EventGap>;
-  /** `idle | connecting | open | reconnecting | closed`, replaying the current value. */
-  readonly state$: Obs<AcpConnectionState>;
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
-  /** Each time a lost connection was rebuilt (option `recover`): which sessions came back. Hot. */
-  readonly recoveries$: Obs<AcpRecovery>;
-  /**
-   * Each reconnect attempt while `state$` says `reconnecting`: `{ attempt, maxAttempts, nextDelayMs,
-   * cause, kind }`, per the `reconnect` policy. Hot; completes when the connection closes.
-   */
-  readonly reconnecting$: Obs<AcpReconnectAttempt>;
 
   readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
@@ -82,12 +69,37 @@ export class AcpHttpClient {
     this.#options = resolveClientOptions(options);
     const connection = (this.#connection = new Connection(this.#options));
     this.envelopes$ = connection.inbound.envelopes.asObservable();
-    this.parseErrors$ = connection.inbound.parseErrors.asObservable();
-    this.gaps$ = connection.gaps.asObservable();
-    this.state$ = connection.state.state$;
     this.closed = connection.closed;
-    this.recoveries$ = connection.recoveries.asObservable();
-    this.reconnecting$ = connection.reconnects.asObservable();
+  }
+
+  // The streams below are made when first read: a connection nobody watches them on keeps none.
+
+  /** Frames and bodies that were not JSON-RPC; the stream goes on after each. */
+  get parseErrors$(): Obs<AcpParseError> {
+    return this.#connection.inbound.parseErrors.observable;
+  }
+
+  /** Events the server could no longer replay after a drop (detected by id gaps). */
+  get gaps$(): Obs<EventGap> {
+    return this.#connection.gaps.observable;
+  }
+
+  /** `idle | connecting | open | reconnecting | closed`, replaying the current value. */
+  get state$(): Obs<AcpConnectionState> {
+    return this.#connection.state.state$;
+  }
+
+  /** Each time a lost connection was rebuilt (option `recover`): which sessions came back. Hot. */
+  get recoveries$(): Obs<AcpRecovery> {
+    return this.#connection.recoveries.observable;
+  }
+
+  /**
+   * Each reconnect attempt while `state$` says `reconnecting`: `{ attempt, maxAttempts, nextDelayMs,
+   * cause, kind }`, per the `reconnect` policy. Hot; completes when the connection closes.
+   */
+  get reconnecting$(): Obs<AcpReconnectAttempt> {
+    return this.#connection.reconnects.observable;
   }
 
   get state(): AcpConnectionState {

@@ -1,13 +1,14 @@
 // One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
 // the agent's requests, the connection state, session conflicts (409) and the close policy.
-import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from "rxjs";
+import { BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
+import { LazySubject } from "../internal/lazy-subject.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import { joinUrl } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
-import { isErrorResponse, sessionOf, type JsonRpcId } from "./envelope.js";
+import { isErrorResponse, sessionOf, type AcpRequest, type JsonRpcId } from "./envelope.js";
 import {
   AcpConnectionClosedError,
   AcpHttpError,
@@ -17,7 +18,7 @@ import {
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
-import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type FrameSink } from "./json-rpc.js";
+import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type CorrelatorOwner, type FrameSink, type InboundOwner } from "./json-rpc.js";
 import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
@@ -34,18 +35,21 @@ import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
  * `Transport` (`outbox.ts`), chosen once in `createTransports`. What else a part has to tell the
  * connection, it tells through a small interface the connection implements, each in its own
  * section below: `SocketOwner` (the WebSocket), `StreamsOwner` (the event streams), `OutboxOwner`
- * (a send that failed for the whole connection) and `RecoveryOwner` (rebuilding a lost one).
+ * (a send that failed for the whole connection), `RecoveryOwner` (rebuilding a lost one),
+ * `InboundOwner` and `CorrelatorOwner` (the JSON-RPC core). Methods, not callbacks: an idle
+ * connection keeps whatever it was handed, and a callback per part costs each connection a closure.
  */
-export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner {
+export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner {
   /** The HTTP transport: the event streams' GETs and the closing DELETE (and the POSTs, over HTTP). */
   readonly http: HttpTransport;
   readonly inbound: Inbound;
   readonly streams: SessionStreams;
   readonly state = new ConnectionStateMachine();
-  readonly gaps = new Subject<EventGap>();
-  readonly recoveries = new Subject<AcpRecovery>();
+  // Made when the client's observable is first read (LazySubject): most connections never read them.
+  readonly gaps = new LazySubject<EventGap>();
+  readonly recoveries = new LazySubject<AcpRecovery>();
   /** Each reconnect attempt of the connection stream or of a recovery (`reconnecting$`). */
-  readonly reconnects = new Subject<AcpReconnectAttempt>();
+  readonly reconnects = new LazySubject<AcpReconnectAttempt>();
   /** Resolves once, when the connection has closed, with why. Never rejects. */
   readonly closed: Promise<CloseInfo>;
   readonly #logger: AcpLogger;
@@ -68,20 +72,11 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
 
   /** `options`: resolved once by the client (`resolveClientOptions`); no default is set here. */
   constructor(options: ResolvedClientOptions) {
-    this.#correlator = new RpcCorrelator(ACP_DEFAULTS.postReleaseMs, (id) => this.#outbox.cancelRequest(id), options.randomRequestIds);
+    this.#correlator = new RpcCorrelator(ACP_DEFAULTS.postReleaseMs, this, options.randomRequestIds);
     const logger = (this.#logger = options.logger);
     const policy = options.reconnectPolicy;
     const maxMessageBytes = options.maxMessageBytes;
-    this.inbound = new Inbound({
-      correlator: this.#correlator,
-      responseEcho: options.responseEcho,
-      // More frames can arrive: on a stream that exists, or on the transport itself (an open socket).
-      streamStarted: () => this.#transport.live || this.streams.started,
-      streamOpen: () => this.state.value === "open",
-      streamReconnecting: () => this.state.value === "reconnecting",
-      onAgentRequest: (request) => this.#agentRequests.handle(request),
-      onCancelRequest: (requestId) => this.#agentRequests.withdraw(requestId),
-    });
+    this.inbound = new Inbound({ correlator: this.#correlator, responseEcho: options.responseEcho }, this);
     const { http, transport, sink, sessionHeader } = createTransports(options, this.inbound, this);
     this.http = http;
     this.#transport = transport;
@@ -114,7 +109,6 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
       refreshableToken: typeof options.token === "function",
     });
     this.#agentRequests = new AgentRequests({ handlers: options.handlers, lifetime: this.#lifetime.signal }, this.#outbox);
-    this.gaps.subscribe(() => this.inbound.eventsLost()); // a held answer's copy may be among the lost events
     this.#recovery = new ConnectionRecovery(options.recover, { policy, signal: this.#lifetime.signal, logger }, this);
   }
 
@@ -265,6 +259,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   }
 
   gap(gap: EventGap): void {
+    if (!this.#closeInfo) this.inbound.eventsLost(); // a held answer's copy may be among the lost events (before subscribers hear)
     this.gaps.next(gap);
   }
 
@@ -300,6 +295,34 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
 
   unauthorized(cause: AcpHttpError): void {
     void this.close("unauthorized", cause);
+  }
+
+  // --- InboundOwner, CorrelatorOwner: what the JSON-RPC core asks and reports ---
+
+  /** More frames can arrive: on a stream that exists, or on the transport itself (an open socket). */
+  streamStarted(): boolean {
+    return this.#transport.live || this.streams.started;
+  }
+
+  streamOpen(): boolean {
+    return this.state.value === "open";
+  }
+
+  streamReconnecting(): boolean {
+    return this.state.value === "reconnecting";
+  }
+
+  agentRequest(request: AcpRequest): void {
+    this.#agentRequests.handle(request);
+  }
+
+  agentWithdrew(requestId: unknown): void {
+    this.#agentRequests.withdraw(requestId);
+  }
+
+  /** A sent request its caller gave up: the agent is told (`$/cancel_request`, with `cancelRequests`). */
+  abandoned(id: JsonRpcId): void {
+    this.#outbox.cancelRequest(id);
   }
 
   // --- RecoveryOwner: rebuilding a lost connection (recovery.ts drives it) ---
@@ -400,19 +423,34 @@ export function createTransports(options: ResolvedClientOptions, inbound: Inboun
  */
 export type AcpConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
 
-/** The connection's state as a replay-one stream; `closed` is terminal and completes it. */
+/**
+ * The connection's state as a replay-one stream; `closed` is terminal and completes it. The
+ * stream is made when `state$` is first read (from the current value, completed if that is
+ * `closed`, as the stream would be by then): a connection nobody watches keeps only the value.
+ */
 export class ConnectionStateMachine {
-  readonly #state = new BehaviorSubject<AcpConnectionState>("idle");
-  readonly state$: Observable<AcpConnectionState> = this.#state.pipe(distinctUntilChanged());
+  #value: AcpConnectionState = "idle";
+  #subject: BehaviorSubject<AcpConnectionState> | undefined;
+  #state$: Observable<AcpConnectionState> | undefined;
+
+  get state$(): Observable<AcpConnectionState> {
+    if (!this.#state$) {
+      const subject = (this.#subject = new BehaviorSubject(this.#value));
+      if (this.#value === "closed") subject.complete();
+      this.#state$ = subject.pipe(distinctUntilChanged());
+    }
+    return this.#state$;
+  }
 
   get value(): AcpConnectionState {
-    return this.#state.value;
+    return this.#value;
   }
 
   set(next: AcpConnectionState): void {
-    if (this.#state.value === "closed") return;
-    this.#state.next(next);
-    if (next === "closed") this.#state.complete();
+    if (this.#value === "closed") return;
+    this.#value = next;
+    this.#subject?.next(next);
+    if (next === "closed") this.#subject?.complete();
   }
 }
 
@@ -425,34 +463,35 @@ const REATTACH = new Set(["session/load", "session/resume"]);
  * fail at once, until a `session/load` or `session/resume` of it succeeds.
  */
 export class SessionConflicts {
-  readonly #failed = new Map<string, AcpHttpError>();
+  // Both made on first use: a connection without sessions, or one never refused, needs neither.
+  #failed: Map<string, AcpHttpError> | undefined;
   /** Request id → the session its params name, while it is in flight. */
-  readonly #inFlight = new Map<number, string>();
+  #inFlight: Map<number, string> | undefined;
 
   /** The 409 that blocks this request, if its session is conflicted and it does not reattach it. */
   blocking(method: string, params: unknown): AcpHttpError | undefined {
     const sessionId = sessionOf(params);
-    return sessionId === undefined || REATTACH.has(method) ? undefined : this.#failed.get(sessionId);
+    return sessionId === undefined || REATTACH.has(method) ? undefined : this.#failed?.get(sessionId);
   }
 
   track(id: number, params: unknown): void {
     const sessionId = sessionOf(params);
-    if (sessionId !== undefined) this.#inFlight.set(id, sessionId);
+    if (sessionId !== undefined) (this.#inFlight ??= new Map()).set(id, sessionId);
   }
 
   /** The request settled; a successful reattach clears its session. */
   settled(id: number, method: string, params: unknown, ok: boolean): void {
-    this.#inFlight.delete(id);
+    this.#inFlight?.delete(id);
     const sessionId = sessionOf(params);
-    if (ok && sessionId !== undefined && REATTACH.has(method)) this.#failed.delete(sessionId);
+    if (ok && sessionId !== undefined && REATTACH.has(method)) this.#failed?.delete(sessionId);
   }
 
   /** Marks the session conflicted and fails its in-flight requests through `reject`. */
   fail(sessionId: string, error: AcpHttpError, reject: (id: number, error: AcpHttpError) => void): void {
-    this.#failed.set(sessionId, error);
-    for (const [id, session] of [...this.#inFlight]) {
+    (this.#failed ??= new Map()).set(sessionId, error);
+    for (const [id, session] of [...(this.#inFlight ?? [])]) {
       if (session !== sessionId) continue;
-      this.#inFlight.delete(id);
+      this.#inFlight?.delete(id);
       reject(id, error);
     }
   }

@@ -1,10 +1,10 @@
 // One Server-Sent Events stream that comes back after a drop: the GET, the cursor (Last-Event-ID,
 // duplicate and gap detection), the reconnect loop with backoff, and the verdict when it ends.
-import { Observable, defer, retry, timer, type Subscription } from "rxjs";
+import { Observable, defer, retry, timer, type Subscriber, type Subscription } from "rxjs";
 import { AcpHttpError } from "./errors.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
-import { readSseBody, type SseFrame } from "../internal/sse.js";
+import { readSseBody, type SseFrame, type SseReadCallbacks } from "../internal/sse.js";
 import { afterPendingIo } from "../internal/abort.js";
 import type { FrameSink } from "./json-rpc.js";
 
@@ -144,15 +144,14 @@ export class EventStream {
   start(): void {
     if (this.#subscription || this.#stopped) return;
     this.#owner.streamStatus(this, "connecting");
-    const { sink, name } = this.#options;
     this.#subscription = defer(() => this.#attempt())
       .pipe(retry({ resetOnSuccess: true, delay: (error: Error, count) => this.#retryDelay(error, count) }))
-      .subscribe({
-        next: (frame) => sink.frame(frame, name),
-        error: (error: Error) => {
-          if (!this.#stopped) this.#owner.streamGaveUp(this, error);
-        },
-      });
+      .subscribe(new StreamDelivery(this, this.#options.sink));
+  }
+
+  /** Every attempt failed, or one failed in a way retrying cannot change (`StreamDelivery.error`). */
+  gaveUp(error: Error): void {
+    if (!this.#stopped) this.#owner.streamGaveUp(this, error);
   }
 
   stop(): void {
@@ -162,72 +161,60 @@ export class EventStream {
 
   #attempt(): Observable<SseFrame> {
     return new Observable<SseFrame>((subscriber) => {
-      const controller = new AbortController();
-      let first = true;
-      let ended = false;
-      const fail = (error: Error) => {
-        ended = true;
-        subscriber.error(error);
-      };
-      const watchdog = this.#watchdog(() => fail(new StreamStalledError("no data within the stall timeout")));
+      const attempt = new StreamAttempt(this, subscriber, this.#options.policy.stallTimeoutMs, this.#options.sink);
       // A GET that never answers its headers is a stall too.
-      watchdog.arm();
-      this.#owner
-        .openStream(this, this.#cursor.lastEventId, controller.signal)
-        .then(async (response) => {
-          if (ended) {
-            // Torn down while opening (a fetch that ignored its signal): do not read, release the socket.
-            await response.body?.cancel().catch(() => undefined);
-            return;
-          }
-          this.#opened = true;
-          this.#owner.streamStatus(this, "open");
-          // The watchdog runs only while we wait for the server's bytes, never while our
-          // own consumers process a chunk: a slow subscriber is not a stalled server.
-          const { sink } = this.#options;
-          await readSseBody(response.body as ReadableStream<Uint8Array>, {
-            // Waiting again means the previous chunk has been dispatched.
-            onWaiting: () => {
-              watchdog.arm();
-              sink.readDone();
-            },
-            onActivity: watchdog.pause,
-            onRetry: (ms) => (this.#serverRetryMs = ms),
-            onFrame: (frame) => {
-              if (ended) return;
-              // A new id moves the cursor here; a gap moves it only once accepted, after it was reported.
-              const verdict = this.#cursor.take(frame.id);
-              if (verdict.kind === "duplicate") return;
-              if (verdict.kind === "gap") {
-                if (!first)
-                  return fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
-                this.#owner.streamGap({
-                  ...this.#names(),
-                  firstMissing: verdict.firstMissing,
-                  lastMissing: verdict.lastMissing,
-                });
-                this.#cursor.advance(frame.id);
-              }
-              first = false;
-              // The advance is built only for a listener (an optional call skips its argument otherwise).
-              if (frame.id !== undefined && frame.id !== "") {
-                this.#resumable = true;
-                this.#options.onCursor?.(this.#advanceTo(frame.id));
-              }
-              subscriber.next(frame);
-            },
-          });
-          if (!ended) fail(new StreamEndedError("event stream ended"));
-        })
-        .catch((error: Error) => {
-          if (!ended) fail(error);
-        });
-      return () => {
-        ended = true;
-        watchdog.pause();
-        controller.abort();
-      };
+      attempt.arm();
+      void this.#run(attempt);
+      return attempt;
     });
+  }
+
+  /** One attempt's GET, then its body to the end; any failure ends the attempt (unless it was torn down). */
+  async #run(attempt: StreamAttempt): Promise<void> {
+    try {
+      const response = await this.#owner.openStream(this, this.#cursor.lastEventId, attempt.controller.signal);
+      if (attempt.ended) {
+        // Torn down while opening (a fetch that ignored its signal): do not read, release the socket.
+        await response.body?.cancel().catch(() => undefined);
+        return;
+      }
+      this.#opened = true;
+      this.#owner.streamStatus(this, "open");
+      // The watchdog runs only while we wait for the server's bytes, never while our
+      // own consumers process a chunk: a slow subscriber is not a stalled server.
+      await readSseBody(response.body as ReadableStream<Uint8Array>, attempt);
+      if (!attempt.ended) attempt.fail(new StreamEndedError("event stream ended"));
+    } catch (error) {
+      if (!attempt.ended) attempt.fail(error as Error);
+    }
+  }
+
+  /** A frame of the attempt under way (`StreamAttempt.onFrame`, while it has not ended). */
+  attemptFrame(attempt: StreamAttempt, frame: SseFrame): void {
+    // A new id moves the cursor here; a gap moves it only once accepted, after it was reported.
+    const verdict = this.#cursor.take(frame.id);
+    if (verdict.kind === "duplicate") return;
+    if (verdict.kind === "gap") {
+      if (!attempt.first) return attempt.fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+      this.#owner.streamGap({
+        ...this.#names(),
+        firstMissing: verdict.firstMissing,
+        lastMissing: verdict.lastMissing,
+      });
+      this.#cursor.advance(frame.id);
+    }
+    attempt.first = false;
+    // The advance is built only for a listener (an optional call skips its argument otherwise).
+    if (frame.id !== undefined && frame.id !== "") {
+      this.#resumable = true;
+      this.#options.onCursor?.(this.#advanceTo(frame.id));
+    }
+    attempt.subscriber.next(frame);
+  }
+
+  /** The server's `retry:` field: the delay before the next reconnect. */
+  serverRetry(ms: number): void {
+    this.#serverRetryMs = ms;
   }
 
   #retryDelay(error: Error, attempt: number): Observable<number> {
@@ -272,31 +259,97 @@ export class EventStream {
     const { name, sessionId } = this.#options;
     return sessionId === undefined ? { stream: name } : { stream: name, sessionId };
   }
+}
 
-  /**
-   * `arm` when we start waiting for bytes, `pause` when they arrive. When the timer fires
-   * it looks once more after pending I/O has run: an event loop blocked by other work may
-   * hold bytes that already arrived, and those are not a stall.
-   */
-  #watchdog(onStall: () => void): { arm: () => void; pause: () => void } {
-    const limit = this.#options.policy.stallTimeoutMs;
-    if (!limit) return { arm: () => undefined, pause: () => undefined };
-    let handle: ReturnType<typeof setTimeout> | undefined;
-    // Bumped by every arm and pause: a late check from an earlier wait does nothing.
-    let wait = 0;
-    const pause = () => {
-      if (handle !== undefined) clearTimeout(handle);
-      handle = undefined;
-      wait++;
-    };
-    return {
-      arm: () => {
-        pause();
-        const current = wait;
-        handle = setTimeout(() => afterPendingIo(() => wait === current && onStall()), limit);
-      },
-      pause,
-    };
+/** Where a stream's frames go, and its end: an object, not two closures (see StreamAttempt). */
+class StreamDelivery {
+  constructor(
+    readonly stream: EventStream,
+    readonly sink: Pick<FrameSink, "frame" | "readDone">,
+  ) {}
+
+  next(frame: SseFrame): void {
+    this.sink.frame(frame, this.stream.name);
+  }
+
+  error(error: Error): void {
+    this.stream.gaveUp(error);
+  }
+}
+
+/**
+ * One attempt of a stream: its GET's abort, whether it has ended, whether its first frame is still
+ * to come, and the stall watchdog; the body reader's callbacks and the attempt's teardown. A class,
+ * not closures: an idle connection keeps its stream's attempt for as long as the GET stays open.
+ *
+ * The watchdog: `arm` when we start waiting for bytes, `pause` when they arrive. When the timer
+ * fires it looks once more after pending I/O has run: an event loop blocked by other work may hold
+ * bytes that already arrived, and those are not a stall.
+ */
+class StreamAttempt implements SseReadCallbacks {
+  readonly controller = new AbortController();
+  /** No frame accepted yet: a gap now is what the server could not replay, not one to recover. */
+  first = true;
+  ended = false;
+  #stallTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped by every arm and pause: a late check from an earlier wait does nothing. */
+  #wait = 0;
+
+  constructor(
+    readonly stream: EventStream,
+    readonly subscriber: Subscriber<SseFrame>,
+    /** 0 or undefined: no watchdog. */
+    readonly stallTimeoutMs: number | undefined,
+    readonly sink: Pick<FrameSink, "frame" | "readDone">,
+  ) {}
+
+  fail(error: Error): void {
+    this.ended = true;
+    this.subscriber.error(error);
+  }
+
+  arm(): void {
+    const limit = this.stallTimeoutMs;
+    if (!limit) return;
+    this.pause();
+    const current = this.#wait;
+    this.#stallTimer = setTimeout(
+      () => afterPendingIo(() => this.#wait === current && this.fail(new StreamStalledError("no data within the stall timeout"))),
+      limit,
+    );
+  }
+
+  pause(): void {
+    if (this.#stallTimer !== undefined) clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
+    this.#wait++;
+  }
+
+  // --- SseReadCallbacks ---
+
+  /** Waiting again means the previous chunk has been dispatched. */
+  onWaiting(): void {
+    this.arm();
+    this.sink.readDone();
+  }
+
+  onActivity(): void {
+    this.pause();
+  }
+
+  onRetry(ms: number): void {
+    this.stream.serverRetry(ms);
+  }
+
+  onFrame(frame: SseFrame): void {
+    if (!this.ended) this.stream.attemptFrame(this, frame);
+  }
+
+  /** The teardown (the attempt failed, was retried or the stream stopped): the GET ends. */
+  unsubscribe(): void {
+    this.ended = true;
+    this.pause();
+    this.controller.abort();
   }
 }
 
@@ -333,7 +386,8 @@ export interface EventCursorOptions {
 export class EventCursor {
   #last: string | undefined;
   #lastNumber = 0;
-  readonly #opaqueSeen = new Set<string>();
+  /** Made with the first opaque id: a contiguous stream never needs it. */
+  #opaqueSeen: Set<string> | undefined;
   readonly #contiguous: boolean;
 
   constructor(seed?: string, options: EventCursorOptions = {}) {
@@ -371,7 +425,7 @@ export class EventCursor {
   }
 
   #judge(id: string, n: number): CursorVerdict {
-    if (n === OPAQUE) return this.#opaqueSeen.has(id) ? DUPLICATE : NEW;
+    if (n === OPAQUE) return this.#opaqueSeen?.has(id) ? DUPLICATE : NEW;
     const last = this.#lastNumber;
     if (n <= last) return DUPLICATE;
     if (n > last + 1) return { kind: "gap", firstMissing: last + 1, lastMissing: n - 1 };
@@ -384,10 +438,11 @@ export class EventCursor {
       this.#lastNumber = n;
       return;
     }
-    this.#opaqueSeen.add(id);
-    if (this.#opaqueSeen.size > OPAQUE_MEMORY) {
-      const oldest = this.#opaqueSeen.values().next().value;
-      if (oldest !== undefined) this.#opaqueSeen.delete(oldest);
+    const seen = (this.#opaqueSeen ??= new Set());
+    seen.add(id);
+    if (seen.size > OPAQUE_MEMORY) {
+      const oldest = seen.values().next().value;
+      if (oldest !== undefined) seen.delete(oldest);
     }
   }
 

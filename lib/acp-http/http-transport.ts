@@ -338,7 +338,8 @@ interface InFlight {
  * the connection would find nothing to delete.
  */
 export class BootstrapPosts {
-  readonly #inFlight = new Set<InFlight>();
+  /** Only while such a POST is out: made for it and let go with the last (an idle connection keeps none). */
+  #inFlight: Set<InFlight> | undefined;
 
   /**
    * Sends through `send` with a signal of its own. `signal` (the caller's) rejects the
@@ -365,8 +366,12 @@ export class BootstrapPosts {
       ),
       abort: () => own.abort(),
     };
-    this.#inFlight.add(entry);
-    void entry.done.finally(() => this.#inFlight.delete(entry));
+    const inFlight = (this.#inFlight ??= new Set());
+    inFlight.add(entry);
+    void entry.done.finally(() => {
+      inFlight.delete(entry);
+      if (inFlight.size === 0 && this.#inFlight === inFlight) this.#inFlight = undefined;
+    });
     return new Promise<Response>((resolve, reject) => {
       const onAbort = (): void => {
         detached = true;
@@ -388,12 +393,12 @@ export class BootstrapPosts {
 
   /** Whether a POST that may create the connection is still waiting for its answer. */
   get pending(): boolean {
-    return this.#inFlight.size > 0;
+    return this.#inFlight !== undefined && this.#inFlight.size > 0;
   }
 
   /** Waits up to `timeoutMs` for every such POST to be answered; true when all were. */
   async answered(timeoutMs: number): Promise<boolean> {
-    if (this.#inFlight.size === 0) return true;
+    if (!this.#inFlight || this.#inFlight.size === 0) return true;
     const all = Promise.all([...this.#inFlight].map((entry) => entry.done)).then(() => true);
     let cancel: () => void = () => undefined;
     const deadline = new Promise<boolean>((resolve) => {
@@ -407,7 +412,7 @@ export class BootstrapPosts {
 
   /** Gives up on every such POST. */
   abortAll(): void {
-    for (const entry of this.#inFlight) entry.abort();
+    for (const entry of this.#inFlight ?? []) entry.abort();
   }
 }
 
@@ -432,35 +437,39 @@ export interface AcpCookieStore {
 }
 
 /** An in-memory {@link AcpCookieStore}: the default in Node, where fetch keeps no cookies. */
+/** Shared by every store that has none yet: only read. */
+const NO_COOKIES: ReadonlyMap<string, string> = new Map();
+
 export class MemoryCookieStore implements AcpCookieStore {
-  readonly #cookies = new Map<string, string>();
+  /** Made with the first cookie: most servers set none (an empty Map costs each connection ~150 bytes). */
+  #cookies: Map<string, string> | undefined;
 
   store(headers: Headers): void {
     for (const line of setCookieLines(headers)) {
       const cookie = parseSetCookie(line);
       if (!cookie) continue;
-      if (cookie.expired) this.#cookies.delete(cookie.name);
-      else this.#cookies.set(cookie.name, cookie.value);
+      if (cookie.expired) this.#cookies?.delete(cookie.name);
+      else (this.#cookies ??= new Map()).set(cookie.name, cookie.value);
     }
   }
 
   apply(headers: Headers): void {
-    const header = mergeCookieHeader(headers.get("cookie"), this.#cookies);
+    const header = mergeCookieHeader(headers.get("cookie"), this.#cookies ?? NO_COOKIES);
     if (header !== undefined) headers.set("cookie", header);
   }
 
   clear(): void {
-    this.#cookies.clear();
+    this.#cookies?.clear();
   }
 
   /** How many cookies are stored (for tests and diagnostics; values are never exposed). */
   get size(): number {
-    return this.#cookies.size;
+    return this.#cookies?.size ?? 0;
   }
 
   /** Names only: cookie values may be credentials and must not reach logs. */
   toString(): string {
-    return `MemoryCookieStore(${[...this.#cookies.keys()].join(", ")})`;
+    return `MemoryCookieStore(${[...(this.#cookies?.keys() ?? [])].join(", ")})`;
   }
 }
 

@@ -3,7 +3,7 @@
 // split, each member parsed once (Inbound). Answers settle their pending call (RpcCorrelator); an
 // answer that would overtake its session's earlier events is held until they arrive or a quiet
 // window passes (ResponseHolds); a call whose stream is lost waits or fails (StreamWaits).
-import { Subject } from "rxjs";
+import { LazySubject } from "../internal/lazy-subject.js";
 import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type AcpRequest, type AcpResponse, type JsonRpcId, answeredIdOf, sessionOf, splitBatch, oversize } from "./envelope.js";
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
@@ -53,15 +53,23 @@ export interface InboundOptions {
   responseEcho: ResponseEcho;
   /** How long an inline response waits for a copy that was not promised while the stream is quiet. Default 1.5 s. */
   echoGraceMs?: number;
+}
+
+/**
+ * What the inbound asks of the connection that owns it, and tells it. One object with methods
+ * rather than a callback each: a connection that sits idle keeps every callback it was handed.
+ * `Connection` implements it.
+ */
+export interface InboundOwner {
   /** A stream exists (open or coming back): a copy or earlier notifications can still arrive. */
   streamStarted(): boolean;
   /** The stream is connected right now. */
   streamOpen(): boolean;
   /** The stream dropped and is being reopened. */
   streamReconnecting(): boolean;
-  onAgentRequest(request: AcpRequest): void;
+  agentRequest(request: AcpRequest): void;
   /** A `$/cancel_request` notification arrived (called before subscribers see it). */
-  onCancelRequest(requestId: unknown): void;
+  agentWithdrew(requestId: unknown): void;
 }
 
 /** The envelope a POST carried: a request's body answers that request (its params name the session). */
@@ -80,24 +88,43 @@ const ECHO_GRACE_MS = ACP_DEFAULTS.echoGraceMs;
  * see it before the request's promise settles, and, on servers that echo responses,
  * after every notification the agent sent ahead of it.
  */
-export class Inbound {
+export class Inbound implements ResponseHoldsOptions {
   /** Often subscribed many times over (each session view, each consumer): see FanOutSubject. */
   readonly envelopes = new FanOutSubject<AcpEnvelope>();
-  readonly parseErrors = new Subject<AcpParseError>();
+  /** Made when first read (LazySubject): most connections never watch it. */
+  readonly parseErrors = new LazySubject<AcpParseError>();
+  /** The holds' options are the inbound itself (no callbacks to keep per connection). */
+  readonly echoGraceMs: number;
   readonly #options: InboundOptions;
+  readonly #owner: InboundOwner;
   readonly #delivered = new BoundedSet(DELIVERED_MEMORY);
   readonly #holds: ResponseHolds;
   #echoSeen = false;
 
-  constructor(options: InboundOptions) {
+  constructor(options: InboundOptions, owner: InboundOwner) {
     this.#options = options;
-    this.#holds = new ResponseHolds({
-      echoGraceMs: options.echoGraceMs ?? ECHO_GRACE_MS,
-      streamStarted: options.streamStarted,
-      streamOpen: options.streamOpen,
-      streamReconnecting: options.streamReconnecting,
-      release: (response, answers) => this.#deliver(response, false, answers),
-    });
+    this.#owner = owner;
+    this.echoGraceMs = options.echoGraceMs ?? ECHO_GRACE_MS;
+    this.#holds = new ResponseHolds(this);
+  }
+
+  // --- ResponseHoldsOptions: what the holds ask (the owner answers) and the release of a held response ---
+
+  streamStarted(): boolean {
+    return this.#owner.streamStarted();
+  }
+
+  streamOpen(): boolean {
+    return this.#owner.streamOpen();
+  }
+
+  streamReconnecting(): boolean {
+    return this.#owner.streamReconnecting();
+  }
+
+  /** A held response's turn came: delivered, settling its request. */
+  release(response: AcpResponse, answers: JsonRpcId | undefined): void {
+    this.#deliver(response, false, answers);
   }
 
   frame(frame: SseFrame, stream: string): void {
@@ -190,10 +217,10 @@ export class Inbound {
     if (!isResponse(envelope)) {
       // Checked here rather than by a subscriber of its own: this runs for every envelope.
       if (envelope.method === "$/cancel_request" && !("id" in envelope)) {
-        this.#options.onCancelRequest((envelope.params as { requestId?: unknown } | undefined)?.requestId);
+        this.#owner.agentWithdrew((envelope.params as { requestId?: unknown } | undefined)?.requestId);
       }
       this.envelopes.next(envelope);
-      if (isRequest(envelope)) this.#options.onAgentRequest(envelope);
+      if (isRequest(envelope)) this.#owner.agentRequest(envelope);
       return;
     }
     const answers = answeredBy(sent, envelope.id);
@@ -210,7 +237,7 @@ export class Inbound {
       return;
     }
     const echo = this.#options.responseEcho;
-    if ((echo === true || (echo === "auto" && this.#echoSeen)) && this.#options.streamStarted()) {
+    if ((echo === true || (echo === "auto" && this.#echoSeen)) && this.#owner.streamStarted()) {
       this.#holds.hold(key, envelope, answers, echo === true ? "copy-promised" : "copy-learned");
       return;
     }
@@ -218,7 +245,7 @@ export class Inbound {
     // in flight on the stream (the body can overtake them): deliver once that session has been
     // quiet since the response came. A response that concerns no session has nothing to wait for.
     const session = sessionOf(sent?.params) ?? sessionOf((envelope as { result?: unknown }).result);
-    if (session !== undefined && this.#options.streamStarted()) {
+    if (session !== undefined && this.#owner.streamStarted()) {
       this.#holds.hold(key, envelope, answers, "quiet", session, quietWindowOf(sent?.method));
       return;
     }
@@ -424,7 +451,8 @@ export class ResponseHolds {
   /** The clock as read for the frames of one synchronous run (see #frameClock). */
   #clock: number | undefined;
   #clockUses = 0;
-  readonly #forgetClock = () => (this.#clock = undefined);
+  /** Made with the first frame: an idle connection has none. */
+  #forgetClock: (() => void) | undefined;
 
   constructor(options: ResponseHoldsOptions) {
     this.#options = options;
@@ -476,7 +504,7 @@ export class ResponseHolds {
    */
   #frameClock(): number {
     if (this.#clock !== undefined && ++this.#clockUses < CLOCK_REUSE) return this.#clock;
-    if (this.#clock === undefined) queueMicrotask(this.#forgetClock);
+    if (this.#clock === undefined) queueMicrotask((this.#forgetClock ??= () => (this.#clock = undefined)));
     this.#clockUses = 0;
     return (this.#clock = Date.now());
   }
@@ -750,6 +778,11 @@ export function randomIdBase(): number {
   return 2 ** 20 + Math.floor(Math.random() * (2 ** 50 - 2 ** 20));
 }
 
+/** Told of a request its caller gave up after it was sent (`Connection` implements it). */
+export interface CorrelatorOwner {
+  abandoned(id: JsonRpcId): void;
+}
+
 /**
  * The table of requests waiting for their answer. A request settles exactly once:
  * from the first copy of its response (POST body or stream), by its caller's abort
@@ -774,17 +807,17 @@ export class RpcCorrelator {
   #nextId: number;
   /** How long a POST may stay open after its response arrived on the stream. */
   readonly #postReleaseMs: number;
-  readonly #onAbandon: ((id: JsonRpcId) => void) | undefined;
+  readonly #owner: CorrelatorOwner | undefined;
 
   /**
-   * `onAbandon`: a request that was sent is given up by its caller (its signal aborted or its
+   * `owner.abandoned`: a request that was sent is given up by its caller (its signal aborted or its
    * deadline passed) and the agent may still be working on it (the outbox tells it so).
    * `randomIds`: number from `randomIdBase()` instead of 1 (an earlier client used the connection).
    */
-  constructor(postReleaseMs: number, onAbandon?: (id: JsonRpcId) => void, randomIds = false) {
+  constructor(postReleaseMs: number, owner?: CorrelatorOwner, randomIds = false) {
     this.#nextId = randomIds ? randomIdBase() : 1;
     this.#postReleaseMs = postReleaseMs;
-    this.#onAbandon = onAbandon;
+    this.#owner = owner;
   }
 
   /** Requests waiting for their answer. */
@@ -889,7 +922,7 @@ export class RpcCorrelator {
 
   /** The caller gave up on a pending request: it fails, its POST ends, the agent is told. */
   #abandon(id: JsonRpcId, error: unknown): void {
-    if (this.reject(id, error, { abortPost: true })) this.#onAbandon?.(id);
+    if (this.reject(id, error, { abortPost: true })) this.#owner?.abandoned(id);
   }
 
   /** Rejects every pending request (the connection is gone) and aborts their POSTs. */

@@ -36,7 +36,8 @@ export class SessionLedger {
   #initialize: unknown;
   #initialized = false;
   #loadSession = false;
-  readonly #sessions = new Map<string, OpenSession>();
+  /** Made with the first session (see ResponseHolds.#held). */
+  #sessions: Map<string, OpenSession> | undefined;
 
   /**
    * A ledger for sessions an earlier client opened (a reattach whose connection is gone): `recover`
@@ -49,7 +50,7 @@ export class SessionLedger {
     ledger.#initialized = true;
     ledger.#loadSession = true;
     for (const { sessionId, cwd, mcpServers } of sessions) {
-      ledger.#sessions.set(sessionId, { cwd: cwd ?? "/", mcpServers: mcpServers ?? [] });
+      (ledger.#sessions ??= new Map()).set(sessionId, { cwd: cwd ?? "/", mcpServers: mcpServers ?? [] });
     }
     return ledger;
   }
@@ -70,9 +71,9 @@ export class SessionLedger {
           ? p.sessionId
           : undefined;
     if (typeof sessionId !== "string") return;
-    if (method === "session/close") return void this.#sessions.delete(sessionId);
-    const known = this.#sessions.get(sessionId);
-    this.#sessions.set(sessionId, {
+    if (method === "session/close") return void this.#sessions?.delete(sessionId);
+    const known = this.#sessions?.get(sessionId);
+    (this.#sessions ??= new Map()).set(sessionId, {
       cwd: typeof p.cwd === "string" ? p.cwd : (known?.cwd ?? "/"),
       mcpServers: Array.isArray(p.mcpServers) ? p.mcpServers : (known?.mcpServers ?? []),
     });
@@ -110,10 +111,10 @@ export class SessionLedger {
   async loadAll(options: Pick<RecoverOptions, "request">): Promise<Pick<AcpRecovery, "loaded" | "failed">> {
     const loaded: string[] = [];
     const failed: AcpRecovery["failed"] = [];
-    for (const [sessionId, session] of [...this.#sessions]) {
+    for (const [sessionId, session] of [...(this.#sessions ?? [])]) {
       if (!this.#loadSession) {
         failed.push({ sessionId, error: "the agent does not advertise loadSession" });
-        this.#sessions.delete(sessionId);
+        this.#sessions?.delete(sessionId);
         continue;
       }
       try {
@@ -121,7 +122,7 @@ export class SessionLedger {
         loaded.push(sessionId);
       } catch (error) {
         failed.push({ sessionId, error: (error as Error).message });
-        this.#sessions.delete(sessionId);
+        this.#sessions?.delete(sessionId);
       }
     }
     return { loaded, failed };

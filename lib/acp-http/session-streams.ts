@@ -81,7 +81,7 @@ export class SessionStreams implements EventStreamOwner {
   /** Kept after close: the cursor is most wanted then, to persist it. */
   #connection: EventStream | undefined;
   /** Reattached session streams not yet accepted by the server: their `attach` callers wait. */
-  readonly #attaching = new Map<string, { opened: Promise<void>; settle(error?: Error): void }>();
+  #attaching: Map<string, { opened: Promise<void>; settle(error?: Error): void }> | undefined;
   readonly #early = new EarlyLoadStreams();
   readonly #losses: StreamLosses;
   #stopped = false;
@@ -89,7 +89,7 @@ export class SessionStreams implements EventStreamOwner {
   constructor(settings: SessionStreamsSettings, owner: StreamsOwner) {
     this.#settings = settings;
     this.#owner = owner;
-    this.#losses = new StreamLosses(LOSS_VERDICT_MAX_MS, (id, cause) => owner.sessionStreamLost(id, cause));
+    this.#losses = new StreamLosses(LOSS_VERDICT_MAX_MS, owner);
   }
 
   /** A stream exists (open or coming back): more frames can still arrive. */
@@ -178,18 +178,18 @@ export class SessionStreams implements EventStreamOwner {
     if (!header) return refuse("the client has no per-session streams (option sessionStreams, over HTTP)");
     if (!this.#settings.http.connectionId) return refuse("no connection id to reattach to (option connectionId)");
     if (this.#stopped) return Promise.reject(new SessionStreamStoppedError("the connection is closed"));
-    const pending = this.#attaching.get(sessionId);
+    const pending = this.#attaching?.get(sessionId);
     if (pending) return pending.opened;
     if (this.#streams.has(sessionId)) return Promise.resolve();
     let settle!: (error?: Error) => void;
     const opened = new Promise<void>((resolve, reject) => {
       settle = (error) => {
-        this.#attaching.delete(sessionId);
+        this.#attaching?.delete(sessionId);
         if (error) reject(error);
         else resolve();
       };
     });
-    this.#attaching.set(sessionId, { opened, settle });
+    (this.#attaching ??= new Map()).set(sessionId, { opened, settle });
     this.openConnection(true);
     this.#start(sessionId, lastEventId ?? "0");
     return opened;
@@ -202,7 +202,7 @@ export class SessionStreams implements EventStreamOwner {
     this.#losses.settle(sessionId);
     this.#streams.get(sessionId)?.stop();
     this.#streams.delete(sessionId);
-    this.#attaching.get(sessionId)?.settle(new SessionStreamStoppedError(`session ${sessionId} closed`));
+    this.#attaching?.get(sessionId)?.settle(new SessionStreamStoppedError(`session ${sessionId} closed`));
   }
 
   /** Stops every stream and forgets them; unlike `stopAll`, streams may open again (a new connection). */
@@ -221,7 +221,7 @@ export class SessionStreams implements EventStreamOwner {
     for (const stream of this.#streams.values()) stream.stop();
     this.#streams.clear();
     this.#losses.clear();
-    for (const { settle } of [...this.#attaching.values()]) settle(new SessionStreamStoppedError(why));
+    for (const { settle } of [...(this.#attaching?.values() ?? [])]) settle(new SessionStreamStoppedError(why));
     this.#early.clear();
   }
 
@@ -262,7 +262,7 @@ export class SessionStreams implements EventStreamOwner {
     else if (status === "open") {
       this.#losses.settle(name);
       this.#early.accepted(name);
-      this.#attaching.get(name)?.settle();
+      this.#attaching?.get(name)?.settle();
     }
   }
 
@@ -294,7 +294,7 @@ export class SessionStreams implements EventStreamOwner {
 
   #failed(name: string, error: Error): void {
     const { logger } = this.#settings;
-    this.#attaching.get(name)?.settle(error);
+    this.#attaching?.get(name)?.settle(error);
     if (!(error instanceof AcpHttpError)) {
       return this.#owner.streamFailed("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
     }
@@ -335,29 +335,30 @@ export const loadedSession = (method: string, params: unknown): string | undefin
  * answer opens the stream again; a GET still pending at the answer is asked once more if refused after it.
  */
 export class EarlyLoadStreams {
+  // Both made on first use: most connections never load a session (see ResponseHolds.#held).
   /** Opened before their load, which is not answered yet. */
-  readonly #unanswered = new Set<string>();
+  #unanswered: Set<string> | undefined;
   /** Their load was answered while the stream was there: its next refusal is asked again once. */
-  readonly #answered = new Set<string>();
+  #answered: Set<string> | undefined;
 
   /** A stream opens for this session's load, before the load goes out. */
   opening(sessionId: string): void {
-    this.#unanswered.add(sessionId);
+    (this.#unanswered ??= new Set()).add(sessionId);
   }
 
   /** The load failed: whether a stream was opened for it, which is then not wanted. */
   failed(sessionId: string | undefined): boolean {
-    return sessionId !== undefined && this.#unanswered.delete(sessionId);
+    return sessionId !== undefined && this.#unanswered !== undefined && this.#unanswered.delete(sessionId);
   }
 
   /** The load was answered; `streaming`: its stream is still there (not refused meanwhile). */
   answered(sessionId: string, streaming: boolean): void {
-    if (this.#unanswered.delete(sessionId) && streaming) this.#answered.add(sessionId);
+    if (this.#unanswered?.delete(sessionId) && streaming) (this.#answered ??= new Set()).add(sessionId);
   }
 
   /** The server accepted the session's GET: a later refusal is not the load's. */
   accepted(sessionId: string): void {
-    this.#answered.delete(sessionId);
+    this.#answered?.delete(sessionId);
   }
 
   /**
@@ -365,19 +366,19 @@ export class EarlyLoadStreams {
    * counts), "retry" when the answer came before the refusal, undefined when the refusal is not the load's.
    */
   refused(sessionId: string): "wait" | "retry" | undefined {
-    if (this.#unanswered.has(sessionId)) return "wait";
-    return this.#answered.delete(sessionId) ? "retry" : undefined;
+    if (this.#unanswered?.has(sessionId)) return "wait";
+    return this.#answered?.delete(sessionId) ? "retry" : undefined;
   }
 
   /** The session's stream stopped (it closed): nothing of its load is kept. */
   forget(sessionId: string): void {
-    this.#unanswered.delete(sessionId);
-    this.#answered.delete(sessionId);
+    this.#unanswered?.delete(sessionId);
+    this.#answered?.delete(sessionId);
   }
 
   clear(): void {
-    this.#unanswered.clear();
-    this.#answered.clear();
+    this.#unanswered?.clear();
+    this.#answered?.clear();
   }
 }
 
@@ -394,35 +395,38 @@ export const LOSS_VERDICT_MAX_MS = 3000;
  * `maxWaitMs` at most; a reset or close of the connection cancels it.
  */
 export class StreamLosses {
-  readonly #pending = new Map<string, { cause: Error; timer: ReturnType<typeof setTimeout> }>();
+  /** Made on first use (see EarlyLoadStreams). */
+  #pending: Map<string, { cause: Error; timer: ReturnType<typeof setTimeout> }> | undefined;
   readonly #maxWaitMs: number;
-  readonly #onLost: (sessionId: string, cause: Error) => void;
+  /** Told the verdict (`sessionStreamLost`): an object, not a callback, kept by every connection. */
+  readonly #owner: Pick<StreamsOwner, "sessionStreamLost">;
 
-  constructor(maxWaitMs: number, onLost: (sessionId: string, cause: Error) => void) {
+  constructor(maxWaitMs: number, owner: Pick<StreamsOwner, "sessionStreamLost">) {
     this.#maxWaitMs = maxWaitMs;
-    this.#onLost = onLost;
+    this.#owner = owner;
   }
 
   /** The session's stream ended and cannot be replayed; the first end's cause is kept until the verdict. */
   dropped(sessionId: string, cause: Error): void {
-    if (this.#pending.has(sessionId)) return;
+    if (this.#pending?.has(sessionId)) return;
     const timer = setTimeout(() => this.settle(sessionId), this.#maxWaitMs);
     // A verdict pending must never keep a process alive on its own.
     (timer as { unref?: () => void }).unref?.();
-    this.#pending.set(sessionId, { cause, timer });
+    (this.#pending ??= new Map()).set(sessionId, { cause, timer });
   }
 
   /** The verdict is in (the stream reopened, or is gone for good): what waited on it is lost. */
   settle(sessionId: string): void {
-    const pending = this.#pending.get(sessionId);
+    const pending = this.#pending?.get(sessionId);
     if (!pending) return;
     clearTimeout(pending.timer);
-    this.#pending.delete(sessionId);
-    this.#onLost(sessionId, pending.cause);
+    this.#pending?.delete(sessionId);
+    this.#owner.sessionStreamLost(sessionId, pending.cause);
   }
 
   /** The connection is reset or closed: whoever handles that fails what is in flight. */
   clear(): void {
+    if (!this.#pending) return;
     for (const { timer } of this.#pending.values()) clearTimeout(timer);
     this.#pending.clear();
   }

@@ -55,7 +55,7 @@ export async function readSseBody(
     maxBufferSize: maxEventChars,
   });
   const decoder = new TextDecoder();
-  const normalize = lineEndNormalizer();
+  const lineEnds = new LineEnds();
   const reader = body.getReader();
   try {
     for (;;) {
@@ -63,11 +63,11 @@ export async function readSseBody(
       const { done, value } = await reader.read();
       if (done) break;
       callbacks.onActivity?.();
-      parser.feed(normalize(decoder.decode(value, { stream: true })));
+      parser.feed(lineEnds.normalize(decoder.decode(value, { stream: true })));
       if (failure) throw failure;
     }
     const tail = decoder.decode();
-    if (tail) parser.feed(normalize(tail));
+    if (tail) parser.feed(lineEnds.normalize(tail));
   } finally {
     reader.releaseLock();
   }
@@ -79,12 +79,13 @@ export async function readSseBody(
  * CR-framed event would wait for the next bytes (a heartbeat away) and the last one of
  * a body would be lost; remembering the CR here lets every complete event out at once.
  */
-function lineEndNormalizer(): (text: string) => string {
-  let afterCr = false;
-  return (text) => {
+class LineEnds {
+  #afterCr = false;
+
+  normalize(text: string): string {
     if (text === "") return text;
-    const rest = afterCr && text.charCodeAt(0) === 10 ? text.slice(1) : text;
-    afterCr = text.charCodeAt(text.length - 1) === 13;
+    const rest = this.#afterCr && text.charCodeAt(0) === 10 ? text.slice(1) : text;
+    this.#afterCr = text.charCodeAt(text.length - 1) === 13;
     return rest.includes("\r") ? rest.replace(/\r\n?/g, "\n") : rest;
-  };
+  }
 }
