@@ -31,6 +31,7 @@ export interface AcpHttpClientOptions {
   protocolVersion?: number | string;
   /** Query sent with the POSTs until one succeeds (servers that create the connection lazily). */
   bootstrapQuery?: Record<string, string>;
+  /** Sent with every request; read once, when the client is made (a token that changes is `token`'s job). */
   headers?: Record<string, string>;
   token?: TokenSource;
   /**

@@ -56,7 +56,9 @@ export class HttpTransport implements Transport {
   #postHeaders: { connectionId: string | undefined; protocolVersion: string | undefined; record: Record<string, string> } | undefined;
 
   constructor(options: HttpTransportOptions) {
-    this.#options = options;
+    // The user's headers are read here, once (checked, then copied): every request carries the same
+    // ones, whatever becomes of the caller's object, so a POST's merged headers can be reused.
+    this.#options = options.headers ? { ...options, headers: { ...options.headers } } : options;
     this.#connectionId = options.connectionId;
     if (options.protocolVersion !== undefined) this.#protocolVersion = String(options.protocolVersion);
     this.#url = joinUrl(options.baseUrl, options.path);

@@ -79,7 +79,8 @@ export class WebSocketTransport implements Transport {
   #closed = false;
 
   constructor(options: WebSocketTransportOptions, owner: SocketOwner) {
-    this.#options = options;
+    // The user's headers are read once, as the HTTP transport reads them.
+    this.#options = options.headers ? { ...options, headers: { ...options.headers } } : options;
     this.#owner = owner;
     assertHeaders(options.headers);
   }

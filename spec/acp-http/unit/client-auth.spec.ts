@@ -29,6 +29,20 @@ describe("AcpHttpClient authorization", () => {
     for (const request of h.server.requests) expect(request.headers.get("authorization")).toBe(`Bearer ${SECRET}`);
   });
 
+  it("reads the headers option once: a change to that object afterwards reaches no request, POST or GET", async () => {
+    const headers: Record<string, string> = { "x-api-key": "k1" };
+    const h = createHarness({ headers });
+    const stream = await bootstrap(h);
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, {});
+    headers["x-api-key"] = "k2";
+    await h.client.request("_ext/one");
+    stream.end();
+    await h.server.stream(2);
+    await h.client.request("_ext/two");
+    const sent = h.server.requests.map((request) => `${request.method} ${request.headers.get("x-api-key")}`);
+    expect(sent).toEqual(["POST k1", "GET k1", "POST k1", "GET k1", "POST k1"]);
+  });
+
   it("asks a token function before every request, so a rotated token is used from the next call on", async () => {
     let current = "alpha";
     let asked = 0;
