@@ -18,7 +18,15 @@ import {
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
-import { FrameIntake, Inbound, RpcCorrelator, StreamWaits, type CorrelatorOwner, type FrameSink, type InboundOwner } from "./json-rpc.js";
+import {
+  FrameIntake,
+  Inbound,
+  RpcCorrelator,
+  StreamWaits,
+  type CorrelatorOwner,
+  type FrameSink,
+  type InboundOwner,
+} from "./json-rpc.js";
 import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
@@ -39,7 +47,9 @@ import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
  * `InboundOwner` and `CorrelatorOwner` (the JSON-RPC core). Methods, not callbacks: an idle
  * connection keeps whatever it was handed, and a callback per part costs each connection a closure.
  */
-export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner {
+export class Connection
+  implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner
+{
   /** The HTTP transport: the event streams' GETs and the closing DELETE (and the POSTs, over HTTP). */
   readonly http: HttpTransport;
   readonly inbound: Inbound;
@@ -108,7 +118,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
       cancelRequests: options.cancelRequests,
       refreshableToken: typeof options.token === "function",
     });
-    this.#agentRequests = new AgentRequests({ handlers: options.handlers, lifetime: this.#lifetime.signal }, this.#outbox);
+    const agentRequestSettings = { handlers: options.handlers, lifetime: this.#lifetime.signal };
+    this.#agentRequests = new AgentRequests(agentRequestSettings, this.#outbox);
     this.#recovery = new ConnectionRecovery(options.recover, { policy, signal: this.#lifetime.signal, logger }, this);
   }
 
@@ -137,7 +148,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
     const conflict = this.#conflicts.blocking(method, params);
     if (conflict) throw conflict;
     const id = this.#correlator.nextId();
-    const { response, postSignal, postFinished } = this.#correlator.register(id, method, options, this.#transport.abortable);
+    const registered = this.#correlator.register(id, method, options, this.#transport.abortable);
+    const { response, postSignal, postFinished } = registered;
     this.#conflicts.track(id, params);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     const reject = (error: unknown) => this.#correlator.reject(id, error);
@@ -204,7 +216,7 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
     this.#logger.debug("connection closed", { reason });
     this.#teardown(reason, cause);
     // 404: the server no longer knows us; 401/403: it refuses our credentials, a DELETE included.
-    const gone = cause instanceof AcpHttpError && (cause.status === 404 || cause.status === 401 || cause.status === 403);
+    const gone = cause instanceof AcpHttpError && [404, 401, 403].includes(cause.status);
     const deleting = gone ? Promise.resolve() : this.http.delete(this.#closeTimeoutMs);
     // The DELETE still carries the affinity cookie (it must reach the same backend); then it goes.
     this.#deleting = deleting.finally(() => this.#ownCookies?.clear());
@@ -236,7 +248,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
    * the agent is told it was given up (`$/cancel_request`, with `cancelRequests`), as for an abort.
    */
   #streamLost(id: JsonRpcId, method: string, cause: unknown): void {
-    if (this.#correlator.reject(id, new AcpInterruptedError(method, cause, "stream-lost"))) this.#outbox.cancelRequest(id);
+    const failed = this.#correlator.reject(id, new AcpInterruptedError(method, cause, "stream-lost"));
+    if (failed) this.#outbox.cancelRequest(id);
   }
 
   // --- SocketOwner, StreamsOwner, OutboxOwner: what the transports, streams and outbox report ---
@@ -259,7 +272,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   }
 
   gap(gap: EventGap): void {
-    if (!this.#closeInfo) this.inbound.eventsLost(); // a held answer's copy may be among the lost events (before subscribers hear)
+    // A held answer's copy may be among the lost events (told before subscribers hear).
+    if (!this.#closeInfo) this.inbound.eventsLost();
     this.gaps.next(gap);
   }
 
@@ -340,7 +354,8 @@ export class Connection implements SocketOwner, StreamsOwner, OutboxOwner, Recov
   }
 
   async recoveryRequest(method: string, params: unknown): Promise<unknown> {
-    const result = await this.#send(method, params, { timeoutMs: ACP_DEFAULTS.recoveryRequestTimeoutMs }, method === "initialize");
+    const bound = { timeoutMs: ACP_DEFAULTS.recoveryRequestTimeoutMs };
+    const result = await this.#send(method, params, bound, method === "initialize");
     if (method === "initialize") this.streams.openConnection();
     return result;
   }

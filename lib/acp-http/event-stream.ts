@@ -195,7 +195,9 @@ export class EventStream {
     const verdict = this.#cursor.take(frame.id);
     if (verdict.kind === "duplicate") return;
     if (verdict.kind === "gap") {
-      if (!attempt.first) return attempt.fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+      if (!attempt.first) {
+        return attempt.fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+      }
       this.#owner.streamGap({
         ...this.#names(),
         firstMissing: verdict.firstMissing,
@@ -314,7 +316,10 @@ class StreamAttempt implements SseReadCallbacks {
     this.pause();
     const current = this.#wait;
     this.#stallTimer = setTimeout(
-      () => afterPendingIo(() => this.#wait === current && this.fail(new StreamStalledError("no data within the stall timeout"))),
+      () =>
+        afterPendingIo(
+          () => this.#wait === current && this.fail(new StreamStalledError("no data within the stall timeout")),
+        ),
       limit,
     );
   }

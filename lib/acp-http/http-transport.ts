@@ -3,7 +3,16 @@
 // error bodies as AcpHttpError, and the cookie store shared with the WebSocket transport.
 import { AcpNetworkError, AcpHttpError } from "./errors.js";
 import { isAbort, withDeadline, startDeadline } from "../internal/abort.js";
-import { assertHeaders, assertHeaderValue, mergeHeaders, resolveToken, type TokenSource, joinUrl, withQuery, readHttpProblem } from "../internal/http.js";
+import {
+  assertHeaders,
+  assertHeaderValue,
+  mergeHeaders,
+  resolveToken,
+  type TokenSource,
+  joinUrl,
+  withQuery,
+  readHttpProblem,
+} from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { oversize } from "./envelope.js";
 import type { Transport } from "./outbox.js";
@@ -53,7 +62,9 @@ export class HttpTransport implements Transport {
   /** Spread into every fetch init: `credentials`, when configured. */
   readonly #init: RequestInit;
   /** See #reusablePostHeaders. */
-  #postHeaders: { connectionId: string | undefined; protocolVersion: string | undefined; record: Record<string, string> } | undefined;
+  #postHeaders:
+    | { connectionId: string | undefined; protocolVersion: string | undefined; record: Record<string, string> }
+    | undefined;
 
   constructor(options: HttpTransportOptions) {
     // The user's headers are read here, once (checked, then copied): every request carries the same

@@ -4,7 +4,20 @@
 // answer that would overtake its session's earlier events is held until they arrive or a quiet
 // window passes (ResponseHolds); a call whose stream is lost waits or fails (StreamWaits).
 import { LazySubject } from "../internal/lazy-subject.js";
-import { idKey, isRequest, isResponse, parseEnvelope, type AcpEnvelope, type AcpRequest, type AcpResponse, type JsonRpcId, answeredIdOf, sessionOf, splitBatch, oversize } from "./envelope.js";
+import {
+  idKey,
+  isRequest,
+  isResponse,
+  parseEnvelope,
+  type AcpEnvelope,
+  type AcpRequest,
+  type AcpResponse,
+  type JsonRpcId,
+  answeredIdOf,
+  sessionOf,
+  splitBatch,
+  oversize,
+} from "./envelope.js";
 import { AcpMessageTooLargeError, AcpAbortError, AcpTimeoutError } from "./errors.js";
 import type { SseFrame } from "../internal/sse.js";
 import { afterPendingIo, deadlineSignal } from "../internal/abort.js";
@@ -491,7 +504,8 @@ export class ResponseHolds {
     // Holds of these sessions may now need a shorter window than their timers were set for.
     if (this.#held !== undefined && this.#held.size > 0) {
       for (const [key, held] of [...this.#held]) {
-        if (held.kind === "quiet" && held.timer !== undefined && inRead.has(held.session ?? "")) this.#recheck(key, held);
+        const inThisRead = inRead.has(held.session ?? "");
+        if (held.kind === "quiet" && held.timer !== undefined && inThisRead) this.#recheck(key, held);
       }
     }
     inRead.clear();
@@ -520,7 +534,17 @@ export class ResponseHolds {
   ): void {
     const readsAtArrival = session === undefined ? 0 : (this.#sessions?.get(session)?.reads ?? 0);
     const since = Date.now();
-    const held: Held = { response, answers, kind, session, since, quietMs, readsAtArrival, lostAt: 0, timer: undefined };
+    const held: Held = {
+      response,
+      answers,
+      kind,
+      session,
+      since,
+      quietMs,
+      readsAtArrival,
+      lostAt: 0,
+      timer: undefined,
+    };
     (this.#held ??= new Map()).set(key, held);
     // Always on a timer, even with nothing to wait for: frames already read get their turn first.
     held.timer = setTimeout(() => this.#check(key, held), this.#waitFor(held, held.since));
@@ -686,7 +710,8 @@ export class StreamWaits {
 
   /** A request about to go out whose answer would come on `session`'s stream. */
   sent(id: JsonRpcId, method: string, session: string): void {
-    (this.#waiting ??= new Map()).set(id, { method, session, losses: this.#losses?.get(session) ?? 0, accepted: false });
+    const losses = this.#losses?.get(session) ?? 0;
+    (this.#waiting ??= new Map()).set(id, { method, session, losses, accepted: false });
   }
 
   /**

@@ -7,7 +7,10 @@ import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./json-r
 
 const SENT = Promise.resolve(true);
 
-/** How a send ended: false (failed, told to `onError`), true (accepted), `"answered"` (its POST's body held the answer). */
+/**
+ * How a send ended: false (failed, told to `onError`), true (accepted), `"answered"` (its POST's body
+ * held the answer).
+ */
 export type SendOutcome = boolean | "answered";
 
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
@@ -48,7 +51,12 @@ export interface Transport {
    * hot path); otherwise resolves once the server accepted it. Fails with a typed error
    * (`AcpHttpError`, `AcpNetworkError`; an abort stays the abort).
    */
-  send(body: string, operation: string, signal: AbortSignal | undefined, headers: Record<string, string>): Sent | Promise<Sent>;
+  send(
+    body: string,
+    operation: string,
+    signal: AbortSignal | undefined,
+    headers: Record<string, string>,
+  ): Sent | Promise<Sent>;
   /** Forgets the connection (its id, its socket): the next send starts a new one. */
   reset(): void;
   /** Closes for good: nothing is left open (the connection's DELETE is `HttpTransport.delete`). */
@@ -70,7 +78,10 @@ export interface OutboxOwner {
   unauthorized(cause: AcpHttpError): void;
 }
 
-/** What the outbox sends through and hands answers to (the connection's parts), and its settings (plain values, resolved once by the client). */
+/**
+ * What the outbox sends through and hands answers to (the connection's parts), and its settings (plain
+ * values, resolved once by the client).
+ */
 export interface OutboxSettings {
   readonly transport: Transport;
   /** The session header a POST carries, and the connection stream its first accepted POST opens. */
@@ -156,7 +167,13 @@ export class Outbox {
   }
 
   /** An accepted send: the connection stream may open, and a POST's body goes to the inbound. */
-  #accepted(sent: Sent, envelope: Envelope, method: string, onError: (error: unknown) => void, deferStream: boolean): SendOutcome {
+  #accepted(
+    sent: Sent,
+    envelope: Envelope,
+    method: string,
+    onError: (error: unknown) => void,
+    deferStream: boolean,
+  ): SendOutcome {
     const { streams, inbound } = this.#settings;
     if (!deferStream || sent.json === undefined) streams.openConnection();
     if (sent.tooLarge) {
@@ -170,7 +187,9 @@ export class Outbox {
     // none will come (and `initialize` opens no stream to bring one), so the request fails now.
     const request = requestIdOf(envelope);
     if (verdict === "unparseable" && "id" in envelope) onError(notAnAnswer(method, "was not a JSON-RPC envelope"));
-    else if (verdict === "mismatched" && request !== undefined) onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
+    else if (verdict === "mismatched" && request !== undefined) {
+      onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
+    }
     else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
     return "answered";
   }
@@ -191,7 +210,8 @@ export class Outbox {
     try {
       return await sending;
     } catch (error) {
-      if (!this.#settings.refreshableToken || !isRefusal(error) || !transport.bootstrapped || signal?.aborted) throw error;
+      const retry = this.#settings.refreshableToken && isRefusal(error) && transport.bootstrapped && !signal?.aborted;
+      if (!retry) throw error;
       this.#settings.logger.debug("credentials refused: asking the token function again, one retry", {
         method,
         status: error.status,
@@ -200,7 +220,10 @@ export class Outbox {
     }
   }
 
-  /** Sorts a failed send: recover on a lost connection, close on refused credentials, fail a session on 409; false always. */
+  /**
+   * Sorts a failed send: recover on a lost connection, close on refused credentials, fail a session
+   * on 409; false always.
+   */
   #failed(
     error: unknown,
     envelope: Envelope,

@@ -3,7 +3,16 @@
 // closes), and the verdict on a session whose stream was lost.
 import type { FrameSink } from "./json-rpc.js";
 import { type CloseReason, AcpHttpError } from "./errors.js";
-import { EventStream, FATAL_STATUSES, RetriesExhaustedError, StreamEndedError, type CursorAdvance, type EventGap, type EventStreamOwner, type EventStreamStatus } from "./event-stream.js";
+import {
+  EventStream,
+  FATAL_STATUSES,
+  RetriesExhaustedError,
+  StreamEndedError,
+  type CursorAdvance,
+  type EventGap,
+  type EventStreamOwner,
+  type EventStreamStatus,
+} from "./event-stream.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { AcpLogger } from "../internal/logger.js";
 import type { AcpReconnectAttempt, NormalizedReconnectPolicy } from "../internal/backoff.js";
@@ -296,7 +305,8 @@ export class SessionStreams implements EventStreamOwner {
     const { logger } = this.#settings;
     this.#attaching?.get(name)?.settle(error);
     if (!(error instanceof AcpHttpError)) {
-      return this.#owner.streamFailed("retries-exhausted", error instanceof RetriesExhaustedError ? (error.cause as Error) : error);
+      const cause = error instanceof RetriesExhaustedError ? (error.cause as Error) : error;
+      return this.#owner.streamFailed("retries-exhausted", cause);
     }
     if (error.status === 401) return this.#owner.streamFailed("unauthorized", error);
     if (error.status === 404) return this.#owner.streamFailed("connection-lost", error);
