@@ -51,6 +51,8 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
   checkClientOptions(o);
   return {
     ...o,
+    // Read once, as checked: every request carries these, whatever becomes of the caller's object.
+    ...(o.headers ? { headers: { ...o.headers } } : {}),
     autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
     cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
     store: o.store ?? memoryStore(),

@@ -127,6 +127,13 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(() => new SandboxAgentClient({ baseUrl: BASE, token: "t", reconnect: false, autoConnect: false })).not.toThrow();
   });
 
+  it("reads headers once: the caller's object changed afterwards is not what requests carry", () => {
+    const headers: Record<string, string> = { "x-team": "h4" };
+    const settings = resolveClientOptions({ baseUrl: BASE, headers });
+    headers["x-team"] = "changed";
+    expect(settings.headers).toEqual({ "x-team": "h4" });
+  });
+
   it("SandboxAgentClient.start checks the client options before it creates a sandbox", async () => {
     let created = 0;
     const provider = {
