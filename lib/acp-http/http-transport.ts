@@ -449,10 +449,10 @@ export interface AcpCookieStore {
   clear(): void;
 }
 
-/** An in-memory {@link AcpCookieStore}: the default in Node, where fetch keeps no cookies. */
 /** Shared by every store that has none yet: only read. */
 const NO_COOKIES: ReadonlyMap<string, string> = new Map();
 
+/** An in-memory {@link AcpCookieStore}: the default in Node, where fetch keeps no cookies. */
 export class MemoryCookieStore implements AcpCookieStore {
   /** Made with the first cookie: most servers set none (an empty Map costs each connection ~150 bytes). */
   #cookies: Map<string, string> | undefined;
