@@ -8,7 +8,7 @@ import type { CloseInfo } from "./client-options.js";
 import { AcpAbortError, AcpConnectionClosedError, AcpInterruptedError, AcpTimeoutError } from "./errors.js";
 import type { PendingOptions } from "./json-rpc.js";
 import { SessionStreamStoppedError, type SessionStreams } from "./session-streams.js";
-import { startDeadline } from "../internal/abort.js";
+import { sleep, startDeadline } from "../internal/abort.js";
 
 /** A lost connection was re-established on a server without replay (`recoveries$`). */
 export interface AcpRecovery {
@@ -144,17 +144,6 @@ export interface RecoverOptions {
   /** Each attempt, before its delay (`reconnecting$`). */
   onAttempt?(attempt: AcpReconnectAttempt): void;
 }
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 
 /**
  * The connection as its recovery sees it: how a new connection is built in place of the lost one,

@@ -124,3 +124,17 @@ export function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => P
     sent.then(resolve, reject).finally(cancel);
   });
 }
+
+/** Waits `ms`, or less when `signal` aborts (at once if it already has); never rejects. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -6,6 +6,7 @@ export type { HealthWaitOptions };
 import type { ControlPlaneHttp } from "../control-plane.js";
 import { CallAbortedError, CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "../errors.js";
 import { stoppedBy } from "../deadline.js";
+import { sleep } from "../../internal/abort.js";
 
 /** How the wait ended. */
 export interface HealthWaitResult {
@@ -70,24 +71,9 @@ export async function waitForHealth(
       if (!(retryable || error instanceof CallTimeoutError)) throw error;
       lastFailure = error;
     }
-    await pause(Math.min(delay, Math.max(0, deadline - Date.now())), signal).catch(() => {
-      throw stopped();
-    });
+    // Cut short by the signal, which the loop's first check then reports.
+    await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
     delay = Math.min(maxDelayMs, delay * 2);
   }
   throw notHealthy();
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(stoppedBy(signal?.reason, "waitForHealth"));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

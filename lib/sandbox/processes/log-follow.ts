@@ -1,5 +1,6 @@
 import { Observable } from "rxjs";
 import { normalizeReconnectPolicy, reconnectDelay, type ReconnectPolicy } from "../../internal/backoff.js";
+import { sleep } from "../../internal/abort.js";
 import { readSseBody } from "../../internal/sse.js";
 import { SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
 import { toLogEntry, type ProcessLogEntry } from "./log-entry.js";
@@ -225,19 +226,6 @@ function safeJson(text: string): unknown {
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (the loops then see it and stop). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
 /**
  * The protocol layer's SSE reader (`readSseBody`) dispatches only unnamed events, but the
  * log stream names every event `log`. This removes that one `event:` line from the bytes

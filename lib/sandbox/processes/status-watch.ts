@@ -1,6 +1,6 @@
 import { Observable } from "rxjs";
 import { SandboxAgentHttpError } from "../errors.js";
-import { sleep } from "./log-follow.js";
+import { sleep } from "../../internal/abort.js";
 import type { ProcessInfo } from "./schemas.js";
 import { PROCESS_DEFAULTS } from "../defaults.js";
 
