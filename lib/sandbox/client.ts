@@ -278,6 +278,16 @@ export class SandboxAgentClient {
     return this.#sessions.releaseSession(sessionId);
   }
 
+  /**
+   * Marks a session finished in the store: `restoreSessions` (and so every worker's claim) no longer
+   * offers it, and a claimed session's lease is released once the record is written. The agent's
+   * session on the server is left as it is; `terminateSession` ends it there where the server can.
+   * Rejects with `LeaseLostError` when the session's lease is already gone.
+   */
+  endSession(sessionId: string): Promise<void> {
+    return this.#sessions.end(sessionId);
+  }
+
   /** The models the agent offers (for a session, or in general). */
   listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
     return this.#sessions.listModels(sessionId, call);

@@ -117,6 +117,19 @@ export class Sessions implements ResumeParts {
     await this.#claims.release(recording.localId(localId));
   }
 
+  /**
+   * Records a session as finished, then gives up its lease if it was claimed. Its events written so
+   * far land first, and a session whose lease is already gone is refused (another worker drives it).
+   */
+  async end(id: string): Promise<void> {
+    const { recording } = this;
+    const localId = recording.localId(id);
+    this.#claims.check(localId);
+    await recording.end(localId);
+    await recording.flush();
+    await this.#claims.release(localId);
+  }
+
   async releaseLeases(): Promise<void> {
     if (!this.#claims.active) return;
     await this.recording.flush();

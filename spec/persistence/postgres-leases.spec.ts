@@ -216,6 +216,49 @@ describePg("postgresStore leases", () => {
       }
     }, 60_000);
 
+    it("endSession finishes a claimed session: stored as ended, its lease released, no worker offered it again", async () => {
+      const [p, x, y] = workers(3) as [PostgresStore, PostgresStore, PostgresStore];
+      const [done, open] = await produce(p, 2);
+      const worker = client(x);
+      await worker.ready;
+      const claimed = await worker.restoreSessions({ claim: { max: 2, ttlMs: 5000 } });
+      expect(claimed.map((s) => s.localId).sort()).toEqual([done, open].sort());
+      await worker.prompt(done!, "chunks 2");
+      await worker.endSession(done!);
+      expect((await p.getSession(done!))?.endedAt).toEqual(expect.any(Number));
+      expect((await p.getSession(open!))?.endedAt).toBeUndefined();
+      // Released at once: the other worker would get it now if it were still open; it gets neither,
+      // since the open one is still held by the first worker.
+      const other = client(y);
+      await other.ready;
+      expect(await other.restoreSessions({ claim: { max: 10 } })).toEqual([]);
+      await worker.releaseSession(open!);
+      expect((await other.restoreSessions({ claim: { max: 10 } })).map((s) => s.localId)).toEqual([open]);
+    }, 60_000);
+
+    it("endSession refuses a session whose lease is gone, and leaves its record open", async () => {
+      const [p, x] = workers(2) as [PostgresStore, PostgresStore];
+      const [id] = await produce(p, 1);
+      const worker = client(x);
+      await worker.ready;
+      await worker.restoreSessions({ claim: { ttlMs: 900 } });
+      const lost = firstValueFrom(worker.leaseLost$.pipe(timeout(5000)));
+      await cluster.pool().query(`UPDATE leases_${schemas}.leases SET generation = generation + 1, owner = 'other'`);
+      await lost;
+      await expect(worker.endSession(id!)).rejects.toBeInstanceOf(LeaseLostError);
+      expect((await p.getSession(id!))?.endedAt).toBeUndefined();
+    }, 60_000);
+
+    it("endSession without claims: restoreSessions no longer resumes the session", async () => {
+      const store = memoryStore();
+      const [done, open] = await produce(store, 2);
+      const one = client(store);
+      await one.ready;
+      await one.endSession(done!);
+      expect((await store.getSession(done!))?.endedAt).toEqual(expect.any(Number));
+      expect((await one.restoreSessions()).map((s) => s.localId)).toEqual([open]);
+    }, 60_000);
+
     it("in-process stores: two clients of one process split a memoryStore's sessions (local claims)", async () => {
       const store = memoryStore();
       const ids = await produce(store, 3);

@@ -87,7 +87,7 @@ export class SessionRecording {
         const agentSessionId = sessionIdOf(envelope);
         if (!conn || agentSessionId === undefined || !this.#local.has(agentSessionId)) return true;
         if (this.#muted.has(agentSessionId)) return false;
-        if (ENDED.has((envelope as { method?: string }).method ?? "")) this.#ended(agentSessionId);
+        if (ENDED.has((envelope as { method?: string }).method ?? "")) this.ended(this.localId(agentSessionId));
         const key = connectionKey(conn);
         const id = streamEventId
           ? eventIdentity({ connectionId: key, sender: "agent", payload: envelope, streamEventId, stream })
@@ -278,8 +278,21 @@ export class SessionRecording {
     this.recorder.enqueue(event);
   }
 
-  #ended(agentSessionId: string): void {
-    const record = this.#records.get(this.localId(agentSessionId));
+  /** `endSession`: records a session as ended, reading its record from the store when this client has none. */
+  async end(localId: string): Promise<void> {
+    if (!this.#records.has(localId)) {
+      const stored = await this.store.getSession(localId);
+      if (!stored) throw new StoreError(`endSession: the store has no session "${localId}"`);
+      if (stored.endedAt !== undefined) return;
+      this.#write({ ...stored, endedAt: Date.now() });
+      return;
+    }
+    this.ended(localId);
+  }
+
+  /** Records the session as ended (the server said so, or `endSession`): stores and claims skip it from now on. */
+  ended(localId: string): void {
+    const record = this.#records.get(localId);
     if (!record || record.endedAt !== undefined) return;
     const ended = { ...record, endedAt: Date.now() };
     this.#records.set(record.id, ended);
