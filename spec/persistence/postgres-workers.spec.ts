@@ -26,6 +26,7 @@ const SCHEMA = "fleet";
 const SEED = 25;
 const PRODUCER = fileURLToPath(new URL("../../examples/workers/producer.ts", import.meta.url));
 const WORKER = fileURLToPath(new URL("../../examples/workers/worker.ts", import.meta.url));
+const TRY = fileURLToPath(new URL("../../examples/workers/try.ts", import.meta.url));
 
 const describePg = describeWith([POSTGRES]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -81,8 +82,7 @@ describePg("the workers example: a producer, three workers, SIGKILLs", () => {
     const live = new Map<string, Proc>();
     const startWorker = () => {
       const name = `worker-${++workers}`;
-      const args = [...common, "--name", name, "--ttl-ms", String(TTL_MS), "--poll-ms", "100", "--exit-when-idle",
-        "--end-prompt", "ended"];
+      const args = [...common, "--name", name, "--ttl-ms", String(TTL_MS), "--poll-ms", "100", "--exit-when-idle"];
       const proc = run(WORKER, name, args, env);
       procs.push(proc);
       live.set(name, proc);
@@ -216,8 +216,7 @@ describePg("the workers example: a producer, three workers, SIGKILLs", () => {
     procs.push(producer);
     expect(await producer.exited).toBe(0);
     const worker = (name: string) => {
-      const args = [...common, "--name", name, "--ttl-ms", String(TTL_MS), "--poll-ms", "100", "--exit-when-idle",
-        "--end-prompt", "ended"];
+      const args = [...common, "--name", name, "--ttl-ms", String(TTL_MS), "--poll-ms", "100", "--exit-when-idle"];
       const proc = run(WORKER, name, args, env);
       procs.push(proc);
       return proc;
@@ -263,9 +262,32 @@ describePg("the workers example: a producer, three workers, SIGKILLs", () => {
     const generations = order.rows.map((row) => Number(row.generation));
     expect(generations).toEqual([...generations].sort((x, y) => x - y));
     expect(a.output()).toMatch(/^lost \S+ (expired|refused)$/m);
-    expect(a.output()).not.toMatch(/^finished /m);
-    expect(b.output()).toMatch(/^finished /m);
+    expect(a.output()).not.toMatch(/^done /m);
+    expect(b.output()).toMatch(/^done /m);
     const refused = a.output().split("\n").filter((line) => line.includes("LeaseLostError") || line.includes("lease on session")).length;
     process.stderr.write(`paused worker: "${/^lost .*$/m.exec(a.output())?.[0]}", ${refused} write(s) refused after SIGCONT\n`);
   }, 180_000);
+
+  it("the one-command try-out drains its queue with the demo agent: each task done once, a killed worker's task redone, all exit", async () => {
+    // `npm run workers -- --kill-one` as the workers' README shows it: its own throwaway PostgreSQL and server.
+    const env = { DATABASE_URL: "" };
+    const proc = run(TRY, "try", ["--kill-one"], env);
+    procs.push(proc);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const code = await Promise.race([proc.exited, new Promise((resolve) => (timer = setTimeout(resolve, 90_000, "timeout")))]);
+    clearTimeout(timer);
+    const output = proc.output();
+    if (code !== 0) throw new Error(`the try-out ended with ${String(code)}:\n${output}`);
+    const produced = [...output.matchAll(/^producer\s+produced (\S+)/gm)].map((m) => m[1]);
+    const done = [...output.matchAll(/^worker-\d+\s+done (\S+)$/gm)].map((m) => m[1]);
+    expect(produced).toHaveLength(4);
+    expect([...done].sort()).toEqual([...produced].sort());
+    // The killed worker's session was claimed by another worker and done there.
+    const killedClaim = /^worker-1\s+claimed (\S+)$/m.exec(output)?.[1];
+    expect(killedClaim).toBeDefined();
+    expect(output).toMatch(new RegExp(`^worker-[2-9]\\s+claimed ${killedClaim}$`, "m"));
+    expect(output).toMatch(/SIGKILLed worker-1 mid-turn/);
+    expect(output.match(/^worker-\d+\s+idle$/gm)).toHaveLength(2);
+    expect(output).toMatch(/all 4 tasks done; every worker went idle and exited/);
+  }, 120_000);
 });
