@@ -2,6 +2,7 @@
 // published entry points load by package name.
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
+import { join, posix } from "node:path";
 import { promisify } from "node:util";
 import { entriesOf, type PackageJson } from "./package-graph.js";
 import { repoRoot } from "./run-example.js";
@@ -9,6 +10,18 @@ import { repoRoot } from "./run-example.js";
 const run = promisify(execFile);
 const TIMEOUT = 90_000;
 const entries = entriesOf(JSON.parse(readFileSync(`${repoRoot}package.json`, "utf8")) as PackageJson);
+
+/** GitHub's anchors for a Markdown page's headings: lower case, punctuation dropped, spaces as dashes. */
+function headingSlugs(markdown: string): Set<string> {
+  const slugs = new Set<string>();
+  for (const [, heading = ""] of markdown.replace(/^```[\s\S]*?^```/gm, "").matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-");
+    let slug = base;
+    for (let n = 1; slugs.has(slug); n++) slug = `${base}-${n}`;
+    slugs.add(slug);
+  }
+  return slugs;
+}
 
 interface PackReport {
   files: Array<{ path: string }>;
@@ -35,8 +48,11 @@ describe("package contents", () => {
     expect(files).toContain("package.json");
   });
 
-  it("contains nothing but the build output, the readme and package.json", () => {
-    const stray = files.filter((path) => !(path.startsWith("dist/") || path === "package.json" || /^README\.md$/i.test(path) || /^LICEN[CS]E/i.test(path)));
+  it("contains nothing but the build output, the readme, the guides and package.json", () => {
+    const shipped = (path: string) =>
+      path.startsWith("dist/") || path === "package.json" || /^README\.md$/i.test(path) || /^LICEN[CS]E/i.test(path) ||
+      /^docs\/[^/]+\.md$/.test(path);
+    const stray = files.filter((path) => !shipped(path));
     expect(stray).toEqual([]);
     expect(files.filter((path) => /(^|\/)(spec|examples|bench|node_modules|tmp-smoke)\//.test(path))).toEqual([]);
     // Credentials files anywhere; "secret"/"token" names only outside compiled modules (a compiled module
@@ -44,6 +60,29 @@ describe("package contents", () => {
     const compiled = /\.(js|d\.ts|js\.map)$/;
     expect(files.filter((path) => /(^|\/)\.env|\.npmrc|\.pem$|\.key$/i.test(path))).toEqual([]);
     expect(files.filter((path) => /secret|token/i.test(path) && !compiled.test(path))).toEqual([]);
+  });
+
+  it("ships the guides, and every relative link of the README and the guides resolves inside the package", () => {
+    const pages = files.filter((path) => path === "README.md" || /^docs\/[^/]+\.md$/.test(path));
+    expect(pages).toEqual(expect.arrayContaining(["README.md", "docs/client.md", "docs/persistence.md"]));
+    const broken: string[] = [];
+    let checked = 0;
+    for (const page of pages) {
+      const text = readFileSync(join(repoRoot, page), "utf8").replace(/^```[\s\S]*?^```/gm, "");
+      for (const [, target = ""] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z][a-z+.-]*:/i.test(target)) continue; // https:, mailto:, ...
+        checked += 1;
+        const [path = "", anchor] = target.split("#");
+        const file = path === "" ? page : posix.normalize(posix.join(posix.dirname(page), path));
+        if (!files.includes(file)) {
+          broken.push(`${page}: ${target} (not in the package)`);
+        } else if (anchor && !headingSlugs(readFileSync(join(repoRoot, file), "utf8")).has(anchor)) {
+          broken.push(`${page}: ${target} (no such heading)`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+    expect(broken).toEqual([]);
   });
 
   it("loads both documented entry points by package name (self-reference through `exports`)", async () => {

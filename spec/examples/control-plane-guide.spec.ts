@@ -1,6 +1,7 @@
-// The README has one snippet per control-plane area (files, processes, desktop, MCP and skills
-// config) with the real call shapes. readme.spec.ts type-checks them with the rest of the README; this
-// file runs the ones that need nothing but the server (no agent, no network) against a real local
+// The control-plane guide (docs/control-plane.md, linked from the README) has one snippet per area
+// (files, processes, desktop, MCP and skills config) with the real call shapes. readme.spec.ts
+// type-checks them with the rest of the guides; this file runs the ones that need nothing but the
+// server (no agent, no network) against a real local
 // server, as printed, and checks what they print. The desktop one needs the desktop system packages
 // and a free X display: its calls are run by the desktop suite (spec/sandbox/desktop/).
 import { readFileSync } from "node:fs";
@@ -9,15 +10,15 @@ import { repoRoot } from "./run-example.js";
 import { runWithClient } from "./readme-snippet-run.js";
 import { tsBlocks, type Block } from "./snippets.js";
 
-const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+const guide = readFileSync(join(repoRoot, "docs/control-plane.md"), "utf8");
 
-/** The ts blocks under a "### heading" (up to the next heading of any level). */
+/** The ts blocks under a "## heading" (up to the next heading of any level). */
 function blocksUnder(heading: string): Block[] {
-  const start = readme.indexOf(`\n### ${heading}\n`);
+  const start = guide.indexOf(`\n## ${heading}\n`);
   if (start < 0) return [];
-  const rest = readme.slice(start + heading.length + 6);
+  const rest = guide.slice(start + heading.length + 5);
   const end = rest.search(/\n#{1,3} /);
-  const sectionLine = readme.slice(0, start).split("\n").length + 1;
+  const sectionLine = guide.slice(0, start).split("\n").length + 1;
   return tsBlocks(end < 0 ? rest : rest.slice(0, end)).map((block) => ({ ...block, line: block.line + sectionLine }));
 }
 
@@ -25,7 +26,7 @@ const [files] = blocksUnder("Files");
 const [processes] = blocksUnder("Processes and terminals");
 const [desktop, config] = blocksUnder("Desktop, MCP and skills config, agents, health");
 
-describe("README: one snippet per area", () => {
+describe("the control-plane guide: one snippet per area", () => {
   it("has a snippet for files, processes, desktop and config, each using its area", () => {
     expect(files?.code).toContain("client.fs.readFile(");
     expect(processes?.code).toContain("processes.run(");
