@@ -169,15 +169,33 @@ describe("docs/getting-started.md from empty folders", () => {
       import { createEnvironmentInjector, runInInjectionContext } from "@angular/core";
       import { AGENT_SERVER_URL, AgentService } from "./agent.service.js";
       const injector = createEnvironmentInjector([{ provide: AGENT_SERVER_URL, useValue: ${JSON.stringify(server.baseUrl)} }], null);
+      import { filter, firstValueFrom, timeout } from "rxjs";
       const agent = runInInjectionContext(injector, () => new AgentService());
+      // Counts the sessions the service opens (its client is private to TypeScript, not to JavaScript).
+      const client = agent.client;
+      const newSession = client.newSession.bind(client);
+      let opened = 0;
+      client.newSession = (...args) => ((opened += 1), newSession(...args));
       await agent.ask("Add a greeting helper");
-      console.log(JSON.stringify({ answer: agent.answer(), stopReason: agent.stopReason() }));
+      const first = { answer: agent.answer(), stopReason: agent.stopReason() };
+      await agent.ask("Add a greeting helper, quick");
+      const second = { answer: agent.answer(), stopReason: agent.stopReason() };
+      const closed = firstValueFrom(client.state$.pipe(filter((s) => s === "disconnected"), timeout(10000)));
       injector.destroy();
+      await closed;
+      console.log(JSON.stringify({ first, second, opened }));
     `;
     writeFileSync(join(project, "out/harness.js"), harness);
     const { stdout } = await run(process.execPath, ["out/harness.js"], { cwd: project, timeout: 60_000 });
-    const result = JSON.parse(stdout) as { answer: string; stopReason: string };
-    expect(result.stopReason).toBe("end_turn");
-    expect(result.answer).toContain(ANSWER);
+    type Turn = { answer: string; stopReason: string };
+    const result = JSON.parse(stdout) as { first: Turn; second: Turn; opened: number };
+    expect(result.first.stopReason).toBe("end_turn");
+    expect(result.first.answer).toContain(ANSWER);
+    // The second question goes to the same session, with only its own answer shown; the injector's end
+    // disconnected the client (the harness waited for it).
+    expect(result.second.stopReason).toBe("end_turn");
+    expect(result.second.answer).toContain(ANSWER);
+    expect(result.second.answer.length).toBeLessThan(result.first.answer.length * 1.5);
+    expect(result.opened).toBe(1);
   }, TIMEOUT);
 });

@@ -32,6 +32,11 @@ const guides = readdirSync(join(repoRoot, "docs"))
   .sort()
   .map((name) => read(`docs/${name}`));
 
+// React components in the guides (```tsx blocks), compiled as .tsx modules.
+const components = guides
+  .map(({ label }) => ({ label, blocks: tsBlocks(readFileSync(join(repoRoot, label), "utf8"), "tsx"), jsx: true }))
+  .filter((doc) => doc.blocks.length > 0);
+
 // One compile for every check: each document plus one deliberately broken block in the README and in
 // a guide, so that the test also shows a failure would be reported at the right line of the right file.
 const BROKEN_LINE = 99_999;
@@ -42,7 +47,7 @@ let found: string[] = [];
 beforeAll(() => {
   const withBroken = (doc: Document) =>
     doc.label === "README.md" || doc.label === BROKEN_GUIDE ? { ...doc, blocks: [...doc.blocks, BROKEN] } : doc;
-  found = diagnosticsOf([readme, ...guides].map(withBroken));
+  found = diagnosticsOf([...[readme, ...guides].map(withBroken), ...components]);
 }, 120_000);
 
 describe("README snippets", () => {
@@ -77,5 +82,18 @@ describe("docs/ snippets", () => {
 
   it("report nothing outside the documents' lines", () => {
     expect(found.filter((d) => !/^(README\.md|docs\/[^:]+\.md):/.test(d))).toEqual([]);
+  });
+});
+
+describe("docs/ React snippets (tsx)", () => {
+  it("finds the React components of the transcript guide", () => {
+    expect(components.map((doc) => doc.label)).toContain("docs/transcript.md");
+  });
+
+  it.each(components.map((doc) => doc.label))("%s: its components type-check against the library", (label) => {
+    // The component blocks' own lines (the guide's ts blocks are checked above).
+    const blocks = components.find((doc) => doc.label === label)?.blocks ?? [];
+    const lines = new Set(blocks.flatMap((b) => b.code.split("\n").map((_, i) => b.line + i)));
+    expect(found.filter((d) => d.startsWith(`${label}:`) && lines.has(Number(d.split(":")[1])))).toEqual([]);
   });
 });

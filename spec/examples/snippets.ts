@@ -23,13 +23,16 @@ export interface Document {
   prelude?: Record<string, string>;
   /** Import declarations a reader would have written without the snippet showing them. */
   imports?: string[];
+  /** The blocks are TSX (React components): compiled as a .tsx module. */
+  jsx?: boolean;
 }
 
-export function tsBlocks(markdown: string): Block[] {
+export function tsBlocks(markdown: string, language: "ts" | "tsx" = "ts"): Block[] {
   const blocks: Block[] = [];
   const lines = markdown.split("\n");
+  const fence = language === "ts" ? /^```(ts|typescript)\s*$/ : /^```tsx\s*$/;
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
+    if (!fence.test(lines[i] ?? "")) continue;
     const start = i + 1;
     let end = start;
     while (end < lines.length && !/^```\s*$/.test(lines[end] ?? "")) end++;
@@ -126,7 +129,10 @@ export function diagnosticsOf(docs: Document[]): string[] {
   // Never written, served by the host below. At the repository root, where a guide's snippet that is
   // run from a checkout (`node --import tsx`) takes the sources by relative path.
   const modules = new Map(
-    docs.map((doc) => [join(repoRoot, `${doc.label.replace(/[/.]/g, "-")}.snippets.ts`), { doc, ...compose(doc) }]),
+    docs.map((doc) => [
+      join(repoRoot, `${doc.label.replace(/[/.]/g, "-")}.snippets.${doc.jsx ? "tsx" : "ts"}`),
+      { doc, ...compose(doc) },
+    ]),
   );
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
