@@ -10,7 +10,7 @@ import {
   type PermissionEntry,
   type SandboxEvent,
   type Transcript,
-} from "../../lib/sandbox/index.js";
+} from "sandbox-agent-rx";
 
 export interface SandboxAgentConfig {
   baseUrl: string;

@@ -25,6 +25,8 @@ export const INSTALLS = {
   goose: { folder: "spec/interop/goose-install", label: "goose", scripts: false },
   // The `node` package fetches its platform binary (another registry package) in a preinstall script.
   node22: { folder: "spec/examples/node22-install", label: "Node.js 22", scripts: true },
+  // The Angular runtime the Angular example runs on in Chromium (compiled just in time in the page).
+  angular: { folder: "spec/examples/angular-install", label: "Angular", scripts: false },
 };
 
 const MARKER = ".installed";
