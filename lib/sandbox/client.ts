@@ -38,12 +38,16 @@ import type {
 
 export type * from "./types.js";
 
+// One class made of parts it owns, each a plain object: the control plane (`ServerRoutes`), the
+// connection (`ConnectionLifecycle`), the store's recording (`SessionRecording`), the sessions
+// (`Sessions`) and their configuration (`SessionSettings`); see docs/architecture.md.
 /**
- * The client for a sandbox-agent server: one connection to one agent, session methods, events as
- * observables, the sessions' configuration, and the server's own routes (health, agents, files,
- * processes, desktop, config). One class made of parts it owns, each a plain object: the control
- * plane (`ServerRoutes`), the connection (`ConnectionLifecycle`), the store's recording
- * (`SessionRecording`), the sessions (`Sessions`) and their configuration (`SessionSettings`).
+ * The client for a sandbox-agent server: one connection to one agent; sessions, prompts and their
+ * events as observables (`events$`, `session(id)`, `prompt$`) with promise twins for scripts; the
+ * sessions' modes, models and options; a store of every session for resume (`resumeSession`,
+ * `restoreSessions`); and the server's own areas: `health()`, agents, `fs`, `processes`, `desktop`
+ * and `config`. Made with `new SandboxAgentClient({ baseUrl, agent })` (it connects by itself; await
+ * `ready`) or `SandboxAgentClient.start({ sandbox })`, which starts the server too.
  */
 export class SandboxAgentClient {
   /** Every session event of the current connection (and later ones); hot, no replay. */
