@@ -502,6 +502,25 @@ export class StoreError extends SandboxAgentError {
     });
   }
 
+  /**
+   * A store failure met inside the user's call `call` (`restoreSessions`, `transcript$`, ...): the
+   * message names that call first, then what failed (`the store's own message`); `cause` is the
+   * store's error, and its `kind` and `sessionId` are kept. A `LeaseLostError` is returned as it is.
+   */
+  static during(call: string, cause: unknown, sessionId?: string): StoreError {
+    if (cause instanceof LeaseLostError) return cause;
+    const inner = cause instanceof StoreError ? cause : undefined;
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    const what = sessionId === undefined ? "the store failed" : `the store failed on session ${sessionId}`;
+    return new StoreError(`${call}: ${what}: ${detail}`, {
+      cause,
+      kind: inner?.kind ?? "store",
+      ...((sessionId ?? inner?.sessionId) !== undefined ? { sessionId: sessionId ?? inner?.sessionId } : {}),
+      ...(inner?.eventId !== undefined ? { eventId: inner.eventId } : {}),
+      ...(inner?.issues !== undefined ? { issues: inner.issues } : {}),
+    });
+  }
+
   /** The store fell so far behind that the recorder's queue was full: this event was not stored. */
   static backlog(sessionId: string, eventId: string, limit: number): StoreError {
     const message = `recorder queue full (${limit} events): event ${eventId} of session ${sessionId} was not stored`;

@@ -275,7 +275,8 @@ export class Sessions implements ResumeParts {
       }),
     );
     const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
-    return merge<TranscriptSource[]>(recording.history$(id), live, notes).pipe(toTranscript());
+    const stored = recording.history$(id, undefined, "transcript$");
+    return merge<TranscriptSource[]>(stored, live, notes).pipe(toTranscript());
   }
 
   /** A lease gone: stop recording the session and cancel its turn (best effort), before `leaseLost$` says so. */
