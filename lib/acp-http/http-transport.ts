@@ -161,20 +161,17 @@ export class HttpTransport implements Transport {
 
   /**
    * Best-effort close, sent whenever a POST may have reached the server (an aborted one
-   * included). A DELETE only finds what the server has finished creating, so a POST still
-   * creating the connection is given `timeoutMs` to be answered first; one still open then
-   * is aborted (a close must not leave a request running, and an open POST keeps the agent
-   * busy, on some servers alive) and the DELETE goes out. Each DELETE is bounded by
-   * `timeoutMs`, because some servers hold it open until the agent process exits; abandoning
+   * included). A POST still creating the connection is aborted at once (a close must not leave a
+   * request running, nor make its caller wait for an answer it no longer wants); the abort
+   * settles it at once, and an answer whose headers had come already (its connection id arrived
+   * anyway) is learned, so the DELETE that follows names the connection. Each DELETE is bounded
+   * by `timeoutMs`, because some servers hold it open until the agent process exits; abandoning
    * it is what lets them proceed. Errors are logged, not thrown.
    */
   async delete(timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
     if (!this.#mayExist) return;
-    if (!(await this.#bootstrapPosts.answered(timeoutMs))) {
-      this.#bootstrapPosts.abortAll();
-      // The abort settles each POST (a fetch rejects at once), so its answer's headers, if any came, are learned.
-      await this.#bootstrapPosts.answered(timeoutMs);
-    }
+    this.#bootstrapPosts.abortAll();
+    await this.#bootstrapPosts.answered(timeoutMs);
     return this.#sendDelete(timeoutMs, extraHeaders);
   }
 
@@ -346,9 +343,8 @@ interface InFlight {
  * on some servers spawns the agent process) when such a POST arrives, whether or not the
  * client is still waiting for the answer, so aborting one must not lose track of it: the
  * caller's abort rejects the call at once, but the request itself keeps going until the
- * server has answered, and the close waits for that answer (up to its `closeTimeoutMs`, then
- * it aborts the POST) before its DELETE. A DELETE sent while the server is still creating
- * the connection would find nothing to delete.
+ * server has answered (or the connection closes, which aborts it at once), and an answer that
+ * comes after the caller left still tells the connection id, so the close's DELETE can name it.
  */
 export class BootstrapPosts {
   /** Only while such a POST is out: made for it and let go with the last (an idle connection keeps none). */
