@@ -510,7 +510,8 @@ export class StoreError extends SandboxAgentError {
   static during(call: string, cause: unknown, sessionId?: string): StoreError {
     if (cause instanceof LeaseLostError) return cause;
     const inner = cause instanceof StoreError ? cause : undefined;
-    const detail = cause instanceof Error ? cause.message : String(cause);
+    const message = (cause as { message?: unknown } | null)?.message;
+    const detail = typeof message === "string" ? message : String(cause);
     const what = sessionId === undefined ? "the store failed" : `the store failed on session ${sessionId}`;
     return new StoreError(`${call}: ${what}: ${detail}`, {
       cause,

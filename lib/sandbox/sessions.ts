@@ -9,7 +9,7 @@ import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
-import { restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
+import { fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
 import type { SessionSettings } from "./session-config.js";
 import type { SessionMetadata } from "./metadata.js";
 import * as calls from "./session-calls.js";
@@ -98,7 +98,7 @@ export class Sessions implements ResumeParts {
    */
   async restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
     const keeper = this.#claims.keeper(options);
-    const leases = await keeper.claim(options.max);
+    const leases = await fromStore("restoreSessions", undefined, () => keeper.claim(options.max));
     if (leases.length === 0) return [];
     try {
       return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
