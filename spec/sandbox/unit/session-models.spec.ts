@@ -18,7 +18,7 @@ function settings() {
   } as unknown as ConnectionLifecycle;
   const server = { getAgent: async () => ({ configOptions: [] }) } as unknown as ServerRoutes;
   const recording = { configChanged: () => undefined } as unknown as SessionRecording;
-  return { sent, config: new SessionSettings({ agent: "claude" }, lifecycle, server, recording) };
+  return { sent, config: new SessionSettings({ baseUrl: "http://127.0.0.1:9", agent: "claude" }, lifecycle, server, recording) };
 }
 
 describe("setSessionModel with the models of the session's creation answer", () => {
