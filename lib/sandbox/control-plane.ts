@@ -4,7 +4,7 @@ import type { TokenSource } from "../acp-http/index.js";
 import { linkSignal, startDeadline, normalizeTimeout } from "../internal/abort.js";
 import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues } from "../internal/http.js";
 import { CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
-import { toSandboxError, unreachable } from "./error-mapping.js";
+import { credentialsReading, toSandboxError, unreachable } from "./error-mapping.js";
 import { stoppedBy } from "./deadline.js";
 
 export interface HttpSettings {
@@ -120,7 +120,8 @@ export class ControlPlaneHttp {
       });
       if (!response.ok) {
         const { problem, bodyText } = await readHttpProblem(response);
-        throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+        const error = new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+        throw credentialsReading(error, this.#settings);
       }
       // The caller reads the body of a raw response later: its signal must still reach that read,
       // and the link must go once the body is over (a signal shared by many calls collects them).

@@ -72,7 +72,9 @@ export class ServerContract {
   #asFailureOf(operation: string, error: unknown): unknown {
     if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) {
       const { status, problem, bodyText } = error;
-      return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, { cause: error }));
+      // The kind kept: the client's reading (`token_missing`) of the probe's answer holds for the call.
+      const options = { cause: error, kind: error.kind };
+      return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, options));
     }
     if (error instanceof SandboxAgentHttpError) {
       // Not a NotFoundError for the user's call: a 404 here says nothing about the file or agent asked for.
