@@ -155,6 +155,7 @@ export class EventStream {
   }
 
   stop(): void {
+    if (!this.#stopped && this.#subscription) this.#options.logger.debug("event stream stopped", this.#names());
     this.#stopped = true;
     this.#subscription?.unsubscribe();
   }
@@ -179,13 +180,21 @@ export class EventStream {
         return;
       }
       this.#opened = true;
+      const { logger } = this.#options;
+      logger.debug("event stream open", { ...this.#names(), lastEventId: this.#cursor.lastEventId });
       this.#owner.streamStatus(this, "open");
       // The watchdog runs only while we wait for the server's bytes, never while our
       // own consumers process a chunk: a slow subscriber is not a stalled server.
       await readSseBody(response.body as ReadableStream<Uint8Array>, attempt);
-      if (!attempt.ended) attempt.fail(new StreamEndedError("event stream ended"));
+      if (!attempt.ended) {
+        logger.debug("event stream closed by the server", this.#names());
+        attempt.fail(new StreamEndedError("event stream ended"));
+      }
     } catch (error) {
-      if (!attempt.ended) attempt.fail(error as Error);
+      if (!attempt.ended) {
+        this.#options.logger.debug("event stream failed", { ...this.#names(), error: (error as Error).message });
+        attempt.fail(error as Error);
+      }
     }
   }
 

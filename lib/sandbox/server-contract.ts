@@ -1,5 +1,5 @@
 import { untilAborted } from "../internal/abort.js";
-import type { CallSignal } from "./call-options.js";
+import type { CallSignal, Logger } from "./call-options.js";
 import { stoppedBy } from "./deadline.js";
 import { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
@@ -22,9 +22,9 @@ export class ServerContract {
   #known: ServerApi | undefined;
   #probe: Promise<ServerApi> | undefined;
 
-  constructor(options: SandboxAgentClientOptions) {
-    const { baseUrl, token, headers, fetch } = options;
-    this.http = new ControlPlaneHttp({ baseUrl, token, headers, fetch });
+  constructor(options: SandboxAgentClientOptions & { logger?: Logger | undefined }) {
+    const { baseUrl, token, headers, fetch, logger } = options;
+    this.http = new ControlPlaneHttp({ baseUrl, token, headers, fetch, logger });
     this.#given = options.serverApi;
     this.#baseUrl = baseUrl;
   }
