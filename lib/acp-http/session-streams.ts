@@ -33,6 +33,8 @@ export interface SessionStreamsSettings {
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   /** Where every stream's frames go, and each completed read (see `EventStreamSettings.sink`). */
   sink: FrameSink;
+  /** The token comes from a function: a refused GET is tried once more (see `EventStreamSettings`). */
+  refreshableToken?: boolean;
 }
 
 /**
@@ -235,7 +237,7 @@ export class SessionStreams implements EventStreamOwner {
   }
 
   #start(name: string, lastEventId: string | undefined): EventStream {
-    const { policy, logger, contiguousIds, onCursor, sink } = this.#settings;
+    const { policy, logger, contiguousIds, onCursor, sink, refreshableToken } = this.#settings;
     const session = name !== CONNECTION_STREAM;
     const stream = new EventStream(
       {
@@ -245,6 +247,7 @@ export class SessionStreams implements EventStreamOwner {
         contiguousIds,
         ...(session ? { sessionId: name, fatalStatuses: SESSION_FATAL_STATUSES } : {}),
         ...(onCursor ? { onCursor } : {}),
+        ...(refreshableToken ? { refreshableToken } : {}),
         logger,
         sink,
       },
