@@ -232,6 +232,8 @@ export class ConnectionLifecycle implements ExtensionChannel {
       baseUrl: options.baseUrl,
       fetch: options.fetch,
       knownAgents: async (signal) => {
+        // Only over HTTP (v1): v2 lists agents over the connection, which is the one that just failed.
+        if ((await this.#contract.api("listAgents", { signal })) !== "v1") return [];
         const routes = await this.#contract.routes("listAgents", this, { signal });
         return (await routes.listAgents({}, { signal })).map((agent) => agent.id);
       },
