@@ -104,6 +104,7 @@ export class Connection
         contiguousIds: options.contiguousEventIds,
         onCursor: options.onCursor,
         sink,
+        refreshableToken: typeof options.token === "function",
       },
       this,
     );

@@ -54,6 +54,11 @@ export interface EventStreamSettings {
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   /** Statuses that end the stream at once instead of being retried. Default {@link FATAL_STATUSES}. */
   fatalStatuses?: ReadonlySet<number>;
+  /**
+   * The token comes from a function, asked before each GET: a 401/403 then gets one more GET at
+   * once (with what the function gives now) before it ends the stream.
+   */
+  refreshableToken?: boolean;
 }
 
 /**
@@ -112,6 +117,8 @@ export class EventStream {
   #stopped = false;
   /** The attempt under way got its stream open: its loss is a drop (`streamDropped`). */
   #opened = false;
+  /** A refused GET was tried once more with a fresh token since the stream was last open. */
+  #askedAgain = false;
   #resumable: boolean;
 
   constructor(options: EventStreamSettings, owner: EventStreamOwner) {
@@ -155,6 +162,7 @@ export class EventStream {
   }
 
   stop(): void {
+    if (!this.#stopped && this.#subscription) this.#options.logger.debug("event stream stopped", this.#names());
     this.#stopped = true;
     this.#subscription?.unsubscribe();
   }
@@ -179,13 +187,22 @@ export class EventStream {
         return;
       }
       this.#opened = true;
+      this.#askedAgain = false;
+      const { logger } = this.#options;
+      logger.debug("event stream open", { ...this.#names(), lastEventId: this.#cursor.lastEventId });
       this.#owner.streamStatus(this, "open");
       // The watchdog runs only while we wait for the server's bytes, never while our
       // own consumers process a chunk: a slow subscriber is not a stalled server.
       await readSseBody(response.body as ReadableStream<Uint8Array>, attempt);
-      if (!attempt.ended) attempt.fail(new StreamEndedError("event stream ended"));
+      if (!attempt.ended) {
+        logger.debug("event stream closed by the server", this.#names());
+        attempt.fail(new StreamEndedError("event stream ended"));
+      }
     } catch (error) {
-      if (!attempt.ended) attempt.fail(error as Error);
+      if (!attempt.ended) {
+        this.#options.logger.debug("event stream failed", { ...this.#names(), error: (error as Error).message });
+        attempt.fail(error as Error);
+      }
     }
   }
 
@@ -230,6 +247,15 @@ export class EventStream {
     if (this.#opened) {
       this.#opened = false;
       this.#owner.streamDropped(this, error);
+    }
+    const refused = error instanceof AcpHttpError && (error.status === 401 || error.status === 403);
+    if (refused && this.#options.refreshableToken && !this.#askedAgain) {
+      this.#askedAgain = true;
+      this.#options.logger.debug("event stream: credentials refused, asking the token function again, one retry", {
+        ...this.#names(),
+        status: error.status,
+      });
+      return timer(0);
     }
     const fatal = this.#options.fatalStatuses ?? FATAL_STATUSES;
     if (error instanceof AcpHttpError && fatal.has(error.status)) throw error;

@@ -13,7 +13,7 @@ import {
   withQuery,
   readHttpProblem,
 } from "../internal/http.js";
-import type { AcpLogger } from "../internal/logger.js";
+import { silentLogger, type AcpLogger } from "../internal/logger.js";
 import { oversize } from "./envelope.js";
 import type { Transport } from "./outbox.js";
 
@@ -47,6 +47,11 @@ export interface HttpTransportOptions {
  * each envelope is one POST (`send`), which a signal aborts; what comes back without a request
  * comes on the event streams (`openStream`), so it is never `live` itself.
  */
+/** The HTTP verb of an operation, for the wire log (`openStream` is the one GET). */
+function wireVerb(operation: string): string {
+  return operation === "event stream" ? "GET" : "POST";
+}
+
 export class HttpTransport implements Transport {
   readonly abortable = true;
   readonly live = false;
@@ -59,6 +64,8 @@ export class HttpTransport implements Transport {
   /** A POST went out: the server may hold this connection (and its agent) from now on. */
   #mayExist = false;
   #protocolVersion: string | undefined;
+  /** Whether a logger listens (`debug`): only then are requests timed and logged. */
+  readonly #wireLog: boolean;
   /** Spread into every fetch init: `credentials`, when configured. */
   readonly #init: RequestInit;
   /** See #reusablePostHeaders. */
@@ -71,6 +78,7 @@ export class HttpTransport implements Transport {
     // ones, whatever becomes of the caller's object, so a POST's merged headers can be reused.
     this.#options = options.headers ? { ...options, headers: { ...options.headers } } : options;
     this.#connectionId = options.connectionId;
+    this.#wireLog = options.logger !== silentLogger;
     if (options.protocolVersion !== undefined) this.#protocolVersion = String(options.protocolVersion);
     this.#url = joinUrl(options.baseUrl, options.path);
     assertHeaders(options.headers);
@@ -161,20 +169,17 @@ export class HttpTransport implements Transport {
 
   /**
    * Best-effort close, sent whenever a POST may have reached the server (an aborted one
-   * included). A DELETE only finds what the server has finished creating, so a POST still
-   * creating the connection is given `timeoutMs` to be answered first; one still open then
-   * is aborted (a close must not leave a request running, and an open POST keeps the agent
-   * busy, on some servers alive) and the DELETE goes out. Each DELETE is bounded by
-   * `timeoutMs`, because some servers hold it open until the agent process exits; abandoning
+   * included). A POST still creating the connection is aborted at once (a close must not leave a
+   * request running, nor make its caller wait for an answer it no longer wants); the abort
+   * settles it at once, and an answer whose headers had come already (its connection id arrived
+   * anyway) is learned, so the DELETE that follows names the connection. Each DELETE is bounded
+   * by `timeoutMs`, because some servers hold it open until the agent process exits; abandoning
    * it is what lets them proceed. Errors are logged, not thrown.
    */
   async delete(timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
     if (!this.#mayExist) return;
-    if (!(await this.#bootstrapPosts.answered(timeoutMs))) {
-      this.#bootstrapPosts.abortAll();
-      // The abort settles each POST (a fetch rejects at once), so its answer's headers, if any came, are learned.
-      await this.#bootstrapPosts.answered(timeoutMs);
-    }
+    this.#bootstrapPosts.abortAll();
+    await this.#bootstrapPosts.answered(timeoutMs);
     return this.#sendDelete(timeoutMs, extraHeaders);
   }
 
@@ -185,25 +190,47 @@ export class HttpTransport implements Transport {
         this.#fetch(this.#url, { ...this.#init, method: "DELETE", headers, signal }),
       );
       this.#learnConnectionId(response);
+      this.#options.logger.debug("DELETE (close)", { status: response.status, connectionId: this.#connectionId });
       if (!response.ok && response.status !== 404)
         this.#options.logger.warn("close: unexpected status", { status: response.status });
       await response.body?.cancel().catch(() => undefined);
     } catch (error) {
-      this.#options.logger.debug("close: request abandoned", { error: (error as Error).message });
+      // Some servers hold the DELETE until the agent exits, and the agent exits once the DELETE is
+      // let go: on those, not waiting is how a clean close ends, not a failure.
+      if ((error as Error).name === "TimeoutError") {
+        this.#options.logger.debug("DELETE (close) sent; its answer not awaited", { afterMs: timeoutMs });
+      } else {
+        this.#options.logger.debug("DELETE (close) failed", { error: (error as Error).message });
+      }
     }
   }
 
   async #send(operation: string, signal: AbortSignal | undefined, send: () => Promise<Response>): Promise<Response> {
     let response: Response;
+    // The wire log (`debug: true`): one line per request with its answer's status and time. Off,
+    // the hot path pays one comparison.
+    const started = this.#wireLog ? performance.now() : 0;
+    if (this.#wireLog) {
+      this.#options.logger.debug(`${wireVerb(operation)} ${operation}`, { connectionId: this.#connectionId });
+    }
     try {
       response = await send();
     } catch (error) {
+      if (this.#wireLog) this.#logRequest(operation, undefined, started, error);
       // Whatever a fetch throws once its signal is aborted is the abort, not a network failure.
       if (signal?.aborted || isAbort(error)) throw error;
       throw new AcpNetworkError(operation, error);
     }
+    if (this.#wireLog) this.#logRequest(operation, response.status, started);
     this.#learnConnectionId(response);
     return response;
+  }
+
+  /** The answer's line of the wire log: its status (or why there is none) and the time it took. */
+  #logRequest(operation: string, status: number | undefined, started: number, error?: unknown): void {
+    const ms = Math.round(performance.now() - started);
+    const outcome = status !== undefined ? { status } : { error: (error as Error | undefined)?.message };
+    this.#options.logger.debug(`${wireVerb(operation)} ${operation} answered`, { ...outcome, ms });
   }
 
   /** Every response may carry the connection id and affinity cookies. */
@@ -346,9 +373,8 @@ interface InFlight {
  * on some servers spawns the agent process) when such a POST arrives, whether or not the
  * client is still waiting for the answer, so aborting one must not lose track of it: the
  * caller's abort rejects the call at once, but the request itself keeps going until the
- * server has answered, and the close waits for that answer (up to its `closeTimeoutMs`, then
- * it aborts the POST) before its DELETE. A DELETE sent while the server is still creating
- * the connection would find nothing to delete.
+ * server has answered (or the connection closes, which aborts it at once), and an answer that
+ * comes after the caller left still tells the connection id, so the close's DELETE can name it.
  */
 export class BootstrapPosts {
   /** Only while such a POST is out: made for it and let go with the last (an idle connection keeps none). */

@@ -195,9 +195,10 @@ export class Outbox {
   }
 
   /**
-   * One send, and with a token function one more: a 401/403 on a live connection asks it once
-   * more (it is asked before every request) and sends again once: a refused request was not
-   * processed, so sending it again is safe. A static token cannot change, so it gets no second try.
+   * One send, and with a token function one more: a 401/403 asks it once more (it is asked before
+   * every request) and sends again once, `initialize` included (a token that expired before the
+   * connection was made): a refused request was not processed, so sending it again is safe. A
+   * static token cannot change, so it gets no second try.
    */
   async #authorized(
     sending: Promise<Sent>,
@@ -210,7 +211,7 @@ export class Outbox {
     try {
       return await sending;
     } catch (error) {
-      const retry = this.#settings.refreshableToken && isRefusal(error) && transport.bootstrapped && !signal?.aborted;
+      const retry = this.#settings.refreshableToken && isRefusal(error) && !signal?.aborted;
       if (!retry) throw error;
       this.#settings.logger.debug("credentials refused: asking the token function again, one retry", {
         method,

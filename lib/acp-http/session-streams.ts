@@ -33,6 +33,8 @@ export interface SessionStreamsSettings {
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   /** Where every stream's frames go, and each completed read (see `EventStreamSettings.sink`). */
   sink: FrameSink;
+  /** The token comes from a function: a refused GET is tried once more (see `EventStreamSettings`). */
+  refreshableToken?: boolean;
 }
 
 /**
@@ -235,7 +237,7 @@ export class SessionStreams implements EventStreamOwner {
   }
 
   #start(name: string, lastEventId: string | undefined): EventStream {
-    const { policy, logger, contiguousIds, onCursor, sink } = this.#settings;
+    const { policy, logger, contiguousIds, onCursor, sink, refreshableToken } = this.#settings;
     const session = name !== CONNECTION_STREAM;
     const stream = new EventStream(
       {
@@ -245,6 +247,7 @@ export class SessionStreams implements EventStreamOwner {
         contiguousIds,
         ...(session ? { sessionId: name, fatalStatuses: SESSION_FATAL_STATUSES } : {}),
         ...(onCursor ? { onCursor } : {}),
+        ...(refreshableToken ? { refreshableToken } : {}),
         logger,
         sink,
       },
@@ -269,7 +272,7 @@ export class SessionStreams implements EventStreamOwner {
     const { name } = stream;
     if (name === CONNECTION_STREAM) this.#owner.streamStatus(status);
     else if (status === "open") {
-      this.#losses.settle(name);
+      this.#losses.reopened(name);
       this.#early.accepted(name);
       this.#attaching?.get(name)?.settle();
     }
@@ -288,13 +291,15 @@ export class SessionStreams implements EventStreamOwner {
   /**
    * A server that ends a session's stream without ids to resume from has let go of what it sends
    * until the next GET (the official client fails such requests). A cut or a stall is not that:
-   * the servers seen hold a session's output for the next GET (goose, the official SDK's server).
-   * The stream keeps reopening either way: later events still come.
+   * the servers seen hold a session's output for the next GET (goose, the official SDK's server),
+   * so a reopen in time keeps what waits on it; but a server that neither holds output nor gives ids
+   * has lost it, so a stream not back within the verdict's bound does not keep requests waiting
+   * until the reconnect policy gives up. The stream keeps reopening either way: later events still come.
    */
   streamDropped(stream: EventStream, error: Error): void {
-    if (stream.name !== CONNECTION_STREAM && error instanceof StreamEndedError && !stream.resumable) {
-      this.#losses.dropped(stream.name, error);
-    }
+    if (stream.name === CONNECTION_STREAM || stream.resumable) return;
+    if (error instanceof StreamEndedError) this.#losses.dropped(stream.name, error);
+    else this.#losses.dropped(stream.name, error, { keptByReopen: true });
   }
 
   streamGaveUp(stream: EventStream, error: Error): void {
@@ -406,7 +411,7 @@ export const LOSS_VERDICT_MAX_MS = 3000;
  */
 export class StreamLosses {
   /** Made on first use (see EarlyLoadStreams). */
-  #pending: Map<string, { cause: Error; timer: ReturnType<typeof setTimeout> }> | undefined;
+  #pending: Map<string, { cause: Error; timer: ReturnType<typeof setTimeout>; keptByReopen: boolean }> | undefined;
   readonly #maxWaitMs: number;
   /** Told the verdict (`sessionStreamLost`): an object, not a callback, kept by every connection. */
   readonly #owner: Pick<StreamsOwner, "sessionStreamLost">;
@@ -416,13 +421,26 @@ export class StreamLosses {
     this.#owner = owner;
   }
 
-  /** The session's stream ended and cannot be replayed; the first end's cause is kept until the verdict. */
-  dropped(sessionId: string, cause: Error): void {
+  /**
+   * The session's stream ended (or, `keptByReopen`, was cut) and cannot be replayed; the first
+   * loss's cause is kept until the verdict. A cut stream that reopens in time has lost nothing (the
+   * server held its output); one that does not is judged lost when the bound runs out.
+   */
+  dropped(sessionId: string, cause: Error, options: { keptByReopen?: boolean } = {}): void {
     if (this.#pending?.has(sessionId)) return;
     const timer = setTimeout(() => this.settle(sessionId), this.#maxWaitMs);
     // A verdict pending must never keep a process alive on its own.
     (timer as { unref?: () => void }).unref?.();
-    (this.#pending ??= new Map()).set(sessionId, { cause, timer });
+    (this.#pending ??= new Map()).set(sessionId, { cause, timer, keptByReopen: options.keptByReopen === true });
+  }
+
+  /** The session's stream is open again: an ended stream's loss is judged now, a cut one's forgiven. */
+  reopened(sessionId: string): void {
+    const pending = this.#pending?.get(sessionId);
+    if (!pending) return;
+    if (!pending.keptByReopen) return this.settle(sessionId);
+    clearTimeout(pending.timer);
+    this.#pending?.delete(sessionId);
   }
 
   /** The verdict is in (the stream reopened, or is gone for good): what waited on it is lost. */

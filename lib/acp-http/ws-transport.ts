@@ -196,7 +196,11 @@ export class WebSocketTransport implements Transport {
         closeQuietly(socket, 1000);
         reject(new AcpNetworkError(operation, cause));
       };
-      const onOpen = () => (done(), resolve());
+      const onOpen = () => {
+        done();
+        this.#options.logger.debug("websocket open", { operation });
+        resolve();
+      };
       const onError = (event: { message?: string; error?: unknown }) =>
         fail(event.error ?? new Error(event.message ?? "WebSocket error"));
       const onClose = (event: { code?: number }) => fail(new Error(`closed before opening (code ${event.code})`));
@@ -234,6 +238,7 @@ export class WebSocketTransport implements Transport {
     socket.addEventListener("close", ((event: { code?: number; reason?: string }) => {
       if (this.#socket !== socket) return;
       this.#detach();
+      this.#options.logger.debug("websocket closed by the server", { code: event.code, reason: event.reason });
       const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${event.reason ? `: ${event.reason}` : ""})`);
       this.#owner.lost(new AcpNetworkError("websocket", cause));
     }));

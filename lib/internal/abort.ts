@@ -111,7 +111,8 @@ export function withDeadline(timeoutMs: number, send: (signal: AbortSignal) => P
   return new Promise<Response>((resolve, reject) => {
     const cancel = startDeadline(timeoutMs, () => {
       controller.abort();
-      reject(new Error(`no answer within ${timeoutMs} ms`));
+      // Named like the DOM's, so a caller tells "not answered in time" from a failure.
+      reject(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: "TimeoutError" }));
     });
     let sent: Promise<Response>;
     try {

@@ -12,7 +12,10 @@ export class PostgresStoreError extends StoreError {
 
   constructor(error: unknown, scrub: (text: string) => string) {
     const code = (error as { code?: unknown })?.code;
-    super(`postgres: ${scrub(error instanceof Error ? error.message : String(error))}`);
+    // Read as a field, not through `instanceof Error`: a driver error made in another realm (a VM
+    // context, a test runner's sandbox) is still an error with a message.
+    const message = (error as { message?: unknown })?.message;
+    super(`postgres: ${scrub(typeof message === "string" ? message : String(error))}`);
     this.code = typeof code === "string" ? code : undefined;
   }
 }

@@ -33,6 +33,13 @@ interface CommonOptions {
    * event ids), so a retry never stores an event twice. Default 8 (about 8 s in all).
    */
   retries?: number;
+  /**
+   * Told of the retries: a `warn` when an operation first finds the database unreachable while no
+   * other is retrying (what failed, that it is retried, for how long at most), a `debug` per retry,
+   * and a `warn` when an operation succeeds again after retries. Default: `warn` to `console.warn`,
+   * no `debug`. Messages never hold the connection string or its password.
+   */
+  logger?: { warn(message: string, details?: Record<string, unknown>): void; debug?(message: string): void };
 }
 
 /** The options of `postgresStore()`: a pool of your own or a connection string, and the store's settings. */
@@ -83,6 +90,13 @@ const SAFE_SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 2000;
 
+/** The sum of the waits of `retries` retries (50 ms doubling, capped at 2 s). */
+function retryBudgetMs(retries: number): number {
+  let total = 0;
+  for (let i = 0, delay = FIRST_RETRY_MS; i < retries; i++, delay = Math.min(MAX_RETRY_MS, delay * 2)) total += delay;
+  return total;
+}
+
 /**
  * A session store in PostgreSQL through node-postgres (`pg` 8, an optional peer imported only by
  * this entry point), shared by any number of processes and machines.
@@ -123,21 +137,42 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     return migrated;
   };
 
+  const logger = options.logger ?? { warn: (message: string) => console.warn(message) };
+  /** Operations retrying now: only the first to start says the database is unreachable. */
+  let retrying = 0;
+
   /** Runs `work` with a connection, retrying connection failures; every error leaves as a scrubbed StoreError. */
   async function withRetry<T>(work: () => Promise<T>): Promise<T> {
     let delay = FIRST_RETRY_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (error instanceof StoreError) throw error;
-        if (attempt < retries && isTransient(error)) {
-          await new Promise((resolve) => setTimeout(resolve, delay));
-          delay = Math.min(MAX_RETRY_MS, delay * 2);
-          continue;
+    let counted = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const result = await work();
+          if (counted && retrying === 1) logger.warn(`postgres: reachable again after ${attempt} retries`);
+          return result;
+        } catch (error) {
+          if (error instanceof StoreError) throw error;
+          if (attempt < retries && isTransient(error)) {
+            const reason = new PostgresStoreError(error, scrub).message;
+            if (!counted) {
+              counted = true;
+              if (retrying++ === 0) {
+                logger.warn(`${reason}: retrying up to ${retries} times (${retryBudgetMs(retries)} ms in all)`, {
+                  retries,
+                });
+              }
+            }
+            logger.debug?.(`${reason}: retry ${attempt + 1} of ${retries} in ${delay} ms`);
+            await new Promise((resolve) => setTimeout(resolve, delay));
+            delay = Math.min(MAX_RETRY_MS, delay * 2);
+            continue;
+          }
+          throw new PostgresStoreError(error, scrub);
         }
-        throw new PostgresStoreError(error, scrub);
       }
+    } finally {
+      if (counted) retrying--;
     }
   }
 

@@ -31,10 +31,16 @@ export type PermissionClient = Pick<SandboxAgentClient, "session" | "replyPermis
 /** What `useConnectionState` needs of a client. */
 export type ConnectionClient = Pick<SandboxAgentClient, "state" | "state$">;
 
-/** An external store over an observable: the latest value, and listeners told of each new one. */
+/**
+ * An external store over an observable: the latest value, and listeners told of each new one. A
+ * source that errors keeps its last value and reports the error through `getFailure()` (listeners are
+ * told); the next subscription after the last listener left subscribes afresh.
+ */
 export interface ObservableStore<T> {
   subscribe(listener: () => void): () => void;
   getSnapshot(): T;
+  /** The source's error once it failed, boxed (so any thrown value counts); undefined while it runs. */
+  getFailure(): { error: unknown } | undefined;
 }
 
 /** The options of `observableStore()`: how long its subscription outlives its last listener, and what to call then. */
@@ -57,22 +63,38 @@ export function observableStore<T>(
 ): ObservableStore<T> {
   const { lingerMs = 0, onIdle } = options;
   let current = initial;
+  let failure: { error: unknown } | undefined;
   const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const l of [...listeners]) l();
+  };
   let subscription: { unsubscribe(): void } | undefined;
   let teardown: ReturnType<typeof setTimeout> | undefined;
   return {
     getSnapshot: () => current,
+    getFailure: () => failure,
     subscribe(listener) {
       listeners.add(listener);
       if (teardown !== undefined) {
         clearTimeout(teardown);
         teardown = undefined;
       }
-      subscription ??= source.subscribe((value) => {
-        if (Object.is(value, current)) return;
-        current = value;
-        for (const l of [...listeners]) l();
-      });
+      if (!subscription) {
+        // A failed source is subscribed afresh (an error boundary's retry remounts its readers).
+        failure = undefined;
+        // The error handler is what keeps a failing source from becoming an uncaught exception.
+        subscription = source.subscribe({
+          next: (value) => {
+            if (Object.is(value, current)) return;
+            current = value;
+            notify();
+          },
+          error: (error: unknown) => {
+            failure = { error };
+            notify();
+          },
+        });
+      }
       return () => {
         listeners.delete(listener);
         if (listeners.size > 0 || teardown !== undefined) return;
@@ -115,18 +137,15 @@ export function transcriptStore(client: TranscriptClient, sessionId: string): Ob
  * The session's transcript (see `SessionView.transcript$`): the stored history, then every change as
  * it happens. Re-renders only when the transcript changed; entries that did not change are the same
  * objects as in the previous render, so `React.memo` on an entry component skips them. Without a
- * session id: the empty transcript.
+ * session id: the empty transcript. A failing stream (a store that cannot be read) is thrown during
+ * render, into the nearest error boundary; it is a `StoreError` also emitted on `storeErrors$`.
  */
 export function useTranscript(client: TranscriptClient, sessionId: string | undefined): Transcript {
   const store = useMemo(
     () => (sessionId === undefined ? undefined : transcriptStore(client, sessionId)),
     [client, sessionId],
   );
-  return useSyncExternalStore(
-    store?.subscribe ?? noSubscribe,
-    store?.getSnapshot ?? emptySnapshot,
-    store?.getSnapshot ?? emptySnapshot,
-  );
+  return useStore(store ?? EMPTY_STORE);
 }
 
 /** The pending permission request of a session, and how to answer it. */
@@ -176,18 +195,27 @@ export function useConnectionState(client: ConnectionClient): ConnectionState {
 /**
  * The latest value of any observable (`initial` until the first). Pass a stable observable (memoise
  * it: `useMemo(() => client.session(id).events$.pipe(...), [client, id])`): a new one each render
- * resubscribes each render.
+ * resubscribes each render. The source's error is thrown during render, into the nearest error boundary.
  */
 export function useObservable<T>(source: Observable<T>, initial: T): T {
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const store = useMemo(() => observableStore(source, initial), [source]);
-  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+  return useStore(store);
 }
 
-function noSubscribe(): () => void {
-  return () => undefined;
+/**
+ * A store's latest value; its source's error thrown during render, so the nearest error boundary
+ * shows it (and its reset mounts the readers again, which subscribe afresh).
+ */
+function useStore<T>(store: ObservableStore<T>): T {
+  const value = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+  const failure = useSyncExternalStore(store.subscribe, store.getFailure, store.getFailure);
+  if (failure) throw failure.error;
+  return value;
 }
 
-function emptySnapshot(): Transcript {
-  return EMPTY;
-}
+const EMPTY_STORE: ObservableStore<Transcript> = {
+  subscribe: () => () => undefined,
+  getSnapshot: () => EMPTY,
+  getFailure: () => undefined,
+};

@@ -351,7 +351,10 @@ export class SandboxAgentClient {
     return this.#settings.setOption(this.#recording.agentId(sessionId), configId, value, call);
   }
 
-  /** `session/set_model`, or the `model` config option when the agent has no such method. */
+  /**
+   * `session/set_model`, or the `model` config option when the agent has no such method. A model the
+   * agent does not offer is an `UnsupportedFeatureError` (with the offered ids) and is not sent.
+   */
   setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
     return this.#settings.setModel(this.#recording.agentId(sessionId), modelId, call);
   }

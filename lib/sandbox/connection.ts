@@ -12,7 +12,7 @@ import {
 } from "../acp-http/index.js";
 import { linkSignal } from "../internal/abort.js";
 import { agentExited, CallTimeoutError, SandboxAgentError, UnsupportedFeatureError } from "./errors.js";
-import { toSandboxError } from "./error-mapping.js";
+import { credentialsReading, toSandboxError } from "./error-mapping.js";
 import {
   endSessionsOnAgentExit,
   fromGap,
@@ -170,7 +170,7 @@ export class SandboxConnection {
     try {
       result = await this.protocol.initialize(meta);
     } catch (error) {
-      throw toSandboxError(error, "connect");
+      throw this.#mapped(error, "connect");
     }
     if (this.settings.profile.needsConnectionHeader && !this.protocol.connectionId) {
       throw new SandboxAgentError(
@@ -219,7 +219,7 @@ export class SandboxConnection {
       const exitCode = this.#agentExitCode as number | null | undefined;
       if (exitCode !== undefined && !signal?.aborted) throw agentExited(exitCode, name);
       if (signal?.aborted && signal.reason instanceof CallTimeoutError) throw signal.reason;
-      throw toSandboxError(error, name);
+      throw this.#mapped(error, name);
     } finally {
       unlink();
       this.#inFlight.delete(controller);
@@ -232,8 +232,13 @@ export class SandboxConnection {
     try {
       await this.protocol.notify(method, params);
     } catch (error) {
-      throw toSandboxError(error, name);
+      throw this.#mapped(error, name);
     }
+  }
+
+  /** A protocol failure as the sandbox error of the user's call `name` (a 401 without a token says so). */
+  #mapped(error: unknown, name: string): unknown {
+    return credentialsReading(toSandboxError(error, name), this.settings);
   }
 
   async close(): Promise<void> {

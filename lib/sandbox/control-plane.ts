@@ -4,14 +4,17 @@ import type { TokenSource } from "../acp-http/index.js";
 import { linkSignal, startDeadline, normalizeTimeout } from "../internal/abort.js";
 import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues } from "../internal/http.js";
 import { CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "./errors.js";
-import { toSandboxError, unreachable } from "./error-mapping.js";
+import { credentialsReading, toSandboxError, unreachable } from "./error-mapping.js";
 import { stoppedBy } from "./deadline.js";
+import type { Logger } from "./call-options.js";
 
 export interface HttpSettings {
   baseUrl: string;
   token: TokenSource | undefined;
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
+  /** Told of each request and its answer's status (the client's `debug`); absent: nothing is logged. */
+  logger?: Logger | undefined;
 }
 
 export type HttpMethod = "get" | "put" | "post" | "delete";
@@ -109,6 +112,8 @@ export class ControlPlaneHttp {
       controller.abort();
     });
     let handedOver = false;
+    const { logger } = this.#settings;
+    const started = logger ? performance.now() : 0;
     try {
       const headers = await this.#requestHeaders(operation, init);
       const response = await this.#ky(this.url(path, init.query), {
@@ -117,10 +122,16 @@ export class ControlPlaneHttp {
         ...(init.json !== undefined ? { json: init.json } : {}),
         ...(init.body !== undefined ? { body: init.body } : {}),
         signal: controller.signal,
+      }).catch((error: unknown) => {
+        logger?.debug(`${method.toUpperCase()} ${path}`, { operation, error: (error as Error).message });
+        throw error;
       });
+      const ms = Math.round(performance.now() - started);
+      logger?.debug(`${method.toUpperCase()} ${path}`, { operation, status: response.status, ms });
       if (!response.ok) {
         const { problem, bodyText } = await readHttpProblem(response);
-        throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+        const error = new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+        throw credentialsReading(error, this.#settings);
       }
       // The caller reads the body of a raw response later: its signal must still reach that read,
       // and the link must go once the body is over (a signal shared by many calls collects them).

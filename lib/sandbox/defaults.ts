@@ -66,6 +66,7 @@ export const PERSISTENCE_DEFAULTS = {
   /** The replay text for an agent that cannot reload a session. */
   replayMaxChars: 12_000,
   replayMaxEvents: 2000,
-  /** A lease's time to live. */
+  /** A lease's time to live, and the longest one accepted (a year; a timer's own limit is 24.8 days). */
   leaseTtlMs: 15_000,
+  leaseTtlMaxMs: 365 * 24 * 3600 * 1000,
 } as const;

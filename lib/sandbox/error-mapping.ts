@@ -96,10 +96,32 @@ export function refineHttpError(error: unknown, refined: Omit<HttpErrorOptions, 
       : isMissingPath(error, kind) || (error.status === 404 && kind !== "invalid_request")
         ? NotFoundError
         : undefined;
+  // The filesystem's missing path is a 400 `invalid_request` on the wire; its kind here says what it is.
+  if (target === NotFoundError && kind === "invalid_request" && refined.kind === undefined) {
+    refined = { ...refined, kind: "path_not_found" };
+  }
   const same = Object.keys(refined).length === 0;
   if (!target && same) return error;
   const options = { cause: same ? error.cause : error, ...refined };
   return new (target ?? SandboxAgentHttpError)(error.operation, error.status, error.problem, error.bodyText, options);
+}
+
+/**
+ * A 401 to a client that has no token (nor an `authorization` header of its own) is the token's
+ * absence, not its invalidity (the server says "token invalid" either way): kind `token_missing`,
+ * with the way out. Anything else passes.
+ */
+export function credentialsReading(
+  error: unknown,
+  sent: { token: unknown; headers: Record<string, string> | undefined },
+): unknown {
+  const authorization = Object.keys(sent.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
+  const tokenGiven = sent.token !== undefined || authorization;
+  if (tokenGiven || !(error instanceof SandboxAgentHttpError) || error.status !== 401) return error;
+  if (error.kind === "token_missing") return error;
+  const Class = error.constructor as typeof SandboxAgentHttpError;
+  const { operation, status, problem, bodyText } = error;
+  return new Class(operation, status, problem, bodyText, { cause: error.cause ?? error, kind: "token_missing" });
 }
 
 /**

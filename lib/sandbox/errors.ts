@@ -44,7 +44,11 @@
  * - `terminal`: a terminal's socket failed or closed before the process exited;
  *   `terminal_server`: the server's error frame on `errors$` (the socket stays open);
  * - `log_stream`: `logs$` gave up reconnecting;
- * - `sandbox_provider`: a provider's engine failed; `sandbox_not_found`: it has no such sandbox.
+ * - `sandbox_provider`: a provider's engine failed; `sandbox_not_found`: it has no such sandbox;
+ * - `cors`: in a browser, the server is there but did not allow this page's origin.
+ * The client's finer readings of HTTP answers: `token_missing` (a 401 to a client with no token),
+ * `path_not_found` (a missing file or directory), `agent_start_failed` (the server could not start
+ * the agent's program: not installed there, or not executable).
  */
 export type SandboxErrorKind =
   | "not_connected"
@@ -61,6 +65,10 @@ export type SandboxErrorKind =
   | "unsupported"
   | "http"
   | "not_found"
+  | "path_not_found"
+  | "token_missing"
+  | "agent_start_failed"
+  | "cors"
   | "conflict"
   | "invalid_request"
   | "process_not_found"
@@ -246,6 +254,8 @@ export interface HttpErrorOptions {
   processId?: string;
   /** The command that could not be started (kind `spawn_failed`). */
   command?: string;
+  /** What the client adds to the server's words, where it knows better than `problemHint` (which agent, how). */
+  hint?: string;
 }
 
 /**
@@ -283,7 +293,7 @@ export class SandboxAgentHttpError extends SandboxAgentError {
   ) {
     const summary = problem?.detail ?? problem?.title ?? bodyText?.slice(0, 200);
     const problemKind = problem?.type?.split(":").pop();
-    const hint = problemHint(status, problemKind, problem);
+    const hint = options?.hint ?? problemHint(status, options?.kind ?? problemKind, problem);
     super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}${hint ? `. ${hint}` : ""}`, {
       cause: options?.cause,
       kind: options?.kind ?? problemKind ?? statusKind(status),
@@ -310,7 +320,8 @@ function statusKind(status: number): SandboxErrorKind {
  * a window, an app on the sandbox's PATH, an agent not installed, a session), and the filesystem's
  * 400 "path not found". `kind` tells which (`process_not_found` with `processId`, `not_found`,
  * `session_not_found` for config entries, `window_not_found`, `app_not_found`, `no_focused_window`,
- * `agent_not_installed`, `client_not_found`, `invalid_request` for a path); `status` is the server's own.
+ * `agent_not_installed`, `client_not_found`, `path_not_found` for a file or directory, which the
+ * server answers with a 400); `status` is the server's own.
  */
 export class NotFoundError extends SandboxAgentHttpError {
   override name = "NotFoundError";
@@ -361,8 +372,13 @@ function problemHint(status: number, kind: string | undefined, problem: Problem 
       return `The server runs only agents installed beforehand: install it first with installAgent("${agent ?? "?"}")`;
     case "unsupported_agent":
       return "listAgents() lists the agents this server knows";
+    case "token_missing":
+      return (
+        "The server requires a token and this client sent none: pass the server's token (its --token) in the " +
+        "token option"
+      );
     case "token_invalid":
-      return "Pass the server's token (its --token) in the token option";
+      return "The server refused the token this client sent: pass the server's token (its --token) in the token option";
   }
   if (status === 401) return "Pass the server's token (its --token) in the token option";
   if (status === 403) return "The token option's token is not allowed this call";
@@ -499,6 +515,26 @@ export class StoreError extends SandboxAgentError {
       kind: "store_write",
       sessionId,
       eventId,
+    });
+  }
+
+  /**
+   * A store failure met inside the user's call `call` (`restoreSessions`, `transcript$`, ...): the
+   * message names that call first, then what failed (`the store's own message`); `cause` is the
+   * store's error, and its `kind` and `sessionId` are kept. A `LeaseLostError` is returned as it is.
+   */
+  static during(call: string, cause: unknown, sessionId?: string): StoreError {
+    if (cause instanceof LeaseLostError) return cause;
+    const inner = cause instanceof StoreError ? cause : undefined;
+    const message = (cause as { message?: unknown } | null)?.message;
+    const detail = typeof message === "string" ? message : String(cause);
+    const what = sessionId === undefined ? "the store failed" : `the store failed on session ${sessionId}`;
+    return new StoreError(`${call}: ${what}: ${detail}`, {
+      cause,
+      kind: inner?.kind ?? "store",
+      ...((sessionId ?? inner?.sessionId) !== undefined ? { sessionId: sessionId ?? inner?.sessionId } : {}),
+      ...(inner?.eventId !== undefined ? { eventId: inner.eventId } : {}),
+      ...(inner?.issues !== undefined ? { issues: inner.issues } : {}),
     });
   }
 

@@ -15,6 +15,7 @@ import {
   SandboxAgentError,
 } from "./errors.js";
 import { toSandboxError } from "./error-mapping.js";
+import { explainConnectFailure, type ConnectFailureContext } from "./error-hints.js";
 import type { SandboxEvent } from "./events.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
 import { profileFor, type ServerApi } from "./profiles.js";
@@ -98,7 +99,10 @@ export class ConnectionLifecycle implements ExtensionChannel {
     }
     const cancel = new AbortController();
     this.#cancelConnect = cancel;
-    const attempt = this.#open(cancel.signal, bound, target);
+    const attempt = this.#open(cancel.signal, bound, target).catch(async (error: unknown) => {
+      if (cancel.signal.aborted || bound.signal?.aborted) throw error;
+      throw await explainConnectFailure(error, this.#hintContext());
+    });
     this.#connecting = attempt;
     attempt.then(
       () => (this.#connecting = undefined),
@@ -218,6 +222,22 @@ export class ConnectionLifecycle implements ExtensionChannel {
     } finally {
       for (const undo of unlink) undo();
     }
+  }
+
+  /** What the hints of a failed connect need: the agents the server knows come from its agent route. */
+  #hintContext(): ConnectFailureContext {
+    const options = this.#options;
+    return {
+      agent: options.agent ?? "",
+      baseUrl: options.baseUrl,
+      fetch: options.fetch,
+      knownAgents: async (signal) => {
+        // Only over HTTP (v1): v2 lists agents over the connection, which is the one that just failed.
+        if ((await this.#contract.api("listAgents", { signal })) !== "v1") return [];
+        const routes = await this.#contract.routes("listAgents", this, { signal });
+        return (await routes.listAgents({}, { signal })).map((agent) => agent.id);
+      },
+    };
   }
 
   #create(api: ServerApi, agent: string, target: AttachTarget | undefined): SandboxConnection {

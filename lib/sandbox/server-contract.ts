@@ -1,5 +1,5 @@
 import { untilAborted } from "../internal/abort.js";
-import type { CallSignal } from "./call-options.js";
+import type { CallSignal, Logger } from "./call-options.js";
 import { stoppedBy } from "./deadline.js";
 import { ControlPlaneHttp } from "./control-plane.js";
 import type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
@@ -22,9 +22,9 @@ export class ServerContract {
   #known: ServerApi | undefined;
   #probe: Promise<ServerApi> | undefined;
 
-  constructor(options: SandboxAgentClientOptions) {
-    const { baseUrl, token, headers, fetch } = options;
-    this.http = new ControlPlaneHttp({ baseUrl, token, headers, fetch });
+  constructor(options: SandboxAgentClientOptions & { logger?: Logger | undefined }) {
+    const { baseUrl, token, headers, fetch, logger } = options;
+    this.http = new ControlPlaneHttp({ baseUrl, token, headers, fetch, logger });
     this.#given = options.serverApi;
     this.#baseUrl = baseUrl;
   }
@@ -72,7 +72,9 @@ export class ServerContract {
   #asFailureOf(operation: string, error: unknown): unknown {
     if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) {
       const { status, problem, bodyText } = error;
-      return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, { cause: error }));
+      // The kind kept: the client's reading (`token_missing`) of the probe's answer holds for the call.
+      const options = { cause: error, kind: error.kind };
+      return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, options));
     }
     if (error instanceof SandboxAgentHttpError) {
       // Not a NotFoundError for the user's call: a 404 here says nothing about the file or agent asked for.

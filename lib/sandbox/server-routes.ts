@@ -1,3 +1,4 @@
+import { withKnownAgents } from "./error-hints.js";
 import { ServerConfig, inspectorUrl, waitForHealth, type HealthWaitResult } from "./config/index.js";
 import type { CallOptions, CallSignal } from "./call-options.js";
 import { Bound } from "./deadline.js";
@@ -80,15 +81,27 @@ export class ServerRoutes {
     return this.#route("listAgents", call, (routes, rest) => routes.listAgents({ config, noCache }, rest));
   }
 
-  /** One agent (a 400 `SandboxAgentHttpError` of kind `unsupported_agent` for an unknown id). */
-  getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
+  /** One agent (a 400 `SandboxAgentHttpError` of kind `unsupported_agent` for an unknown id, listing the known). */
+  async getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
     const { config, noCache, ...call } = options;
-    return this.#route("getAgent", call, (routes, rest) => routes.getAgent(agentId, { config, noCache }, rest));
+    try {
+      return await this.#route("getAgent", call, (routes, rest) => routes.getAgent(agentId, { config, noCache }, rest));
+    } catch (error) {
+      throw await withKnownAgents(error, this.#knownAgents);
+    }
   }
 
-  installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
-    return this.#route("installAgent", call, (routes, rest) => routes.installAgent(agentId, options, rest));
+  async installAgent(agentId: string, options: InstallOptions = {}, call?: CallOptions): Promise<InstallResult> {
+    try {
+      return await this.#route("installAgent", call, (routes, rest) => routes.installAgent(agentId, options, rest));
+    } catch (error) {
+      throw await withKnownAgents(error, this.#knownAgents);
+    }
   }
+
+  /** The ids of the agents the server knows, for the message of an unknown one. */
+  readonly #knownAgents = async (signal: AbortSignal): Promise<string[]> =>
+    (await this.listAgents({ signal })).map((agent) => agent.id);
 
   /** The agent processes the server runs now, one per connection (released server: `GET /v1/acp`). */
   listConnections(call?: CallOptions): Promise<ServerConnection[]> {

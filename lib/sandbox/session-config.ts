@@ -51,6 +51,11 @@ export const SessionConfigOptionsSchema = v.array(SessionConfigOptionSchema);
 
 type Choice = v.InferOutput<typeof ValueSchema>;
 
+/** The models a session's creation or load answer lists (ACP's `models`, not yet in the stable schema). */
+const ModelsSchema = v.looseObject({
+  availableModels: v.array(v.looseObject({ modelId: v.string() })),
+});
+
 /** A select option's choices, groups flattened. */
 function choices(option: SessionConfigOption): Choice[] {
   return (option.options ?? []).flatMap((entry) => {
@@ -137,6 +142,8 @@ function storedState(stored: StoredSessionState): Known {
  */
 export class SessionSettings {
   readonly #known = new Map<string, Known>();
+  /** The model ids each session's creation or load answer listed (`models.availableModels`). */
+  readonly #models = new Map<string, string[]>();
   readonly #agent: string;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #server: ServerRoutes;
@@ -177,7 +184,10 @@ export class SessionSettings {
 
   /** Records what a `session/new` / `session/load` result says (values that do not parse are ignored). */
   record(sessionId: string, result: unknown): void {
-    this.#update(sessionId, storedState((result ?? {}) as Record<string, unknown>));
+    const answer = (result ?? {}) as Record<string, unknown>;
+    const models = v.safeParse(ModelsSchema, answer.models);
+    if (models.success) this.#models.set(sessionId, models.output.availableModels.map((model) => model.modelId));
+    this.#update(sessionId, storedState(answer));
   }
 
   /**
@@ -256,7 +266,23 @@ export class SessionSettings {
     if (!reported) await this.#stick(sessionId, { category: "mode" }, modeId, call);
   }
 
+  /**
+   * The models the session offers: the values of its `model` option (the agent's listed ones for a
+   * session that reported none) and the ids its creation or load answer listed; empty when unknown.
+   */
+  async offeredModels(sessionId: string, call?: CallOptions): Promise<string[]> {
+    const option = (await this.configOptions(sessionId, call)).find((candidate) => candidate.category === "model");
+    return [...new Set([...(option ? optionValues(option) : []), ...(this.#models.get(sessionId) ?? [])])];
+  }
+
   async setModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+    // Refused before anything is sent, as a mode is: an agent that answers `{}` to any value would
+    // otherwise leave an unknown model recorded as the current one.
+    const ids = await this.offeredModels(sessionId, call);
+    if (ids.length > 0 && !ids.includes(modelId)) {
+      const detail = `the agent offers ${ids.join(", ")}`;
+      throw new UnsupportedFeatureError(`setSessionModel("${modelId}")`, detail, ids);
+    }
     let reported: boolean;
     try {
       ({ reported } = await this.#watched(sessionId, { category: "model" }, "session/set_model", { modelId }, call));
@@ -352,7 +378,10 @@ export class SessionSettings {
   }
 
   #observe(event: SandboxEvent): void {
-    if (event.kind === "session-ended" && event.sessionId) this.#known.delete(event.sessionId);
+    if (event.kind === "session-ended" && event.sessionId) {
+      this.#known.delete(event.sessionId);
+      this.#models.delete(event.sessionId);
+    }
     if (event.kind !== "update") return;
     const { update, sessionId } = event;
     if (update.sessionUpdate === "current_mode_update") {

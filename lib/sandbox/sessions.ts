@@ -9,7 +9,7 @@ import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
-import { restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
+import { fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
 import type { SessionSettings } from "./session-config.js";
 import type { SessionMetadata } from "./metadata.js";
 import * as calls from "./session-calls.js";
@@ -98,7 +98,7 @@ export class Sessions implements ResumeParts {
    */
   async restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
     const keeper = this.#claims.keeper(options);
-    const leases = await keeper.claim(options.max);
+    const leases = await fromStore("restoreSessions", undefined, () => keeper.claim(options.max));
     if (leases.length === 0) return [];
     try {
       return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
@@ -288,7 +288,8 @@ export class Sessions implements ResumeParts {
       }),
     );
     const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
-    return merge<TranscriptSource[]>(recording.history$(id), live, notes).pipe(toTranscript());
+    const stored = recording.history$(id, undefined, "transcript$");
+    return merge<TranscriptSource[]>(stored, live, notes).pipe(toTranscript());
   }
 
   /** A lease gone: stop recording the session and cancel its turn (best effort), before `leaseLost$` says so. */

@@ -1,6 +1,6 @@
 import { Subject, type Observable } from "rxjs";
 import { LeaseLostError, StoreError } from "../errors.js";
-import { DEFAULT_LEASE_TTL_MS, LeaseKeeper, type ClaimOptions, type LeaseLost } from "./lease-keeper.js";
+import { checkLeaseTtl, DEFAULT_LEASE_TTL_MS, LeaseKeeper, type ClaimOptions, type LeaseLost } from "./lease-keeper.js";
 import { localLeases } from "./lease.js";
 import type { SessionStore } from "./store.js";
 
@@ -36,6 +36,8 @@ export class SessionClaims {
   }
 
   keeper(options: ClaimOptions): LeaseKeeper {
+    // Checked on every call, although only the first one's ttl is used: a wrong value is never silent.
+    if (options.ttlMs !== undefined) checkLeaseTtl(options.ttlMs);
     if (this.#keeper) return this.#keeper;
     const leases = this.#store.leases ?? localLeases(this.#store);
     const owner = options.owner ?? `worker-${globalThis.crypto.randomUUID()}`;

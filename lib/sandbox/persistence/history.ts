@@ -20,12 +20,14 @@ export interface HistoryOptions {
  * is read: anything accepted before that moment is either in the store or still in the recorder's
  * queue (both are read), anything after it is buffered until the stored part has been emitted.
  * An event found both in the store and in the buffer is emitted once, at its stored position.
- * Unsubscribing stops the paging. A failing store errors the observable with a `StoreError`.
+ * Unsubscribing stops the paging. A failing store errors the observable with a `StoreError` whose
+ * message starts with `call`, the name the user called (`history$`, `transcript$`).
  */
 export function history$(
   recorder: Recorder,
   sessionId: string,
   options: HistoryOptions = {},
+  call = "history$",
 ): Observable<HistoryEvent> {
   const pageSize = options.pageSize ?? PERSISTENCE_DEFAULTS.historyPageSize;
   const memory = Math.max(1, options.recentIds ?? PERSISTENCE_DEFAULTS.historyRecentIds);
@@ -68,8 +70,7 @@ export function history$(
     };
     load().catch((error: unknown) => {
       if (stopped) return;
-      if (error instanceof StoreError) return subscriber.error(error);
-      subscriber.error(new StoreError("history$: could not read the store", { cause: error }));
+      subscriber.error(StoreError.during(call, error, sessionId));
     });
 
     return () => {

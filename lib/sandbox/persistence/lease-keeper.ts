@@ -11,8 +11,9 @@ export interface ClaimOptions {
   /** Sessions to claim at most in this call (default: all the open sessions nobody holds). */
   max?: number;
   /**
-   * How long a lease lasts without renewal (default 15000 ms). A killed worker's sessions are
-   * taken over this long after its last renewal; the worker renews every third of it.
+   * How long a lease lasts without renewal (default 15000 ms; more than 0, at most a year, else a
+   * `TypeError`). A killed worker's sessions are taken over this long after its last renewal; the
+   * worker renews every third of it.
    */
   ttlMs?: number;
   /** This worker's name in the lease rows (default: a random one per client). */
@@ -33,12 +34,35 @@ export interface LeaseLost {
 
 export const DEFAULT_LEASE_TTL_MS = PERSISTENCE_DEFAULTS.leaseTtlMs;
 const UNLIMITED = 1_000_000;
+/** The longest delay a timer takes: a longer one fires at once (Node warns, browsers do not). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Throws a `TypeError` naming `ttlMs` unless it is a number of milliseconds a lease can last. */
+export function checkLeaseTtl(ttlMs: unknown): number {
+  const max = PERSISTENCE_DEFAULTS.leaseTtlMaxMs;
+  if (typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs > 0 && ttlMs <= max) return ttlMs;
+  const got = String(ttlMs);
+  throw new TypeError(`ttlMs must be a number of milliseconds above 0 and at most ${max} (a year), got ${got}`);
+}
+
+/** A timeout of any length: one longer than a timer can take is a chain of timers (unref'd). */
+function deadlineTimer(at: number, fire: () => void): { clear(): void } {
+  let timer: ReturnType<typeof setTimeout>;
+  const arm = () => {
+    const wait = at - Date.now();
+    timer = wait > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(fire, Math.max(0, wait));
+    // Leases alone do not keep a process alive.
+    (timer as { unref?: () => void }).unref?.();
+  };
+  arm();
+  return { clear: () => clearTimeout(timer) };
+}
 
 interface Held {
   lease: SessionLease;
   /** Local time by which a renewal must have succeeded: past it, the lease is treated as lost. */
   deadline: number;
-  timer: ReturnType<typeof setTimeout>;
+  timer: { clear(): void };
 }
 
 /**
@@ -66,8 +90,8 @@ export class LeaseKeeper {
   constructor(leases: SessionLeases, owner: string, ttlMs: number) {
     this.#leases = leases;
     this.owner = owner;
-    this.ttlMs = ttlMs;
-    this.#margin = Math.min(2000, Math.floor(ttlMs / 10));
+    this.ttlMs = checkLeaseTtl(ttlMs);
+    this.#margin = Math.min(2000, Math.floor(this.ttlMs / 10));
   }
 
   /** Leases this worker lost (hot, no replay); each at most once per claim. */
@@ -114,7 +138,7 @@ export class LeaseKeeper {
   async release(sessionId: string): Promise<void> {
     const held = this.#held.get(sessionId);
     if (!held) return;
-    clearTimeout(held.timer);
+    held.timer.clear();
     this.#held.delete(sessionId);
     await this.#leases.release(held.lease);
   }
@@ -128,18 +152,16 @@ export class LeaseKeeper {
 
   #hold(lease: SessionLease, sent: number): void {
     const previous = this.#held.get(lease.sessionId);
-    if (previous) clearTimeout(previous.timer);
+    previous?.timer.clear();
     const deadline = sent + this.ttlMs - this.#margin;
-    const timer = setTimeout(() => this.#drop(lease.sessionId, "expired"), Math.max(0, deadline - Date.now()));
-    // Leases alone do not keep a process alive.
-    (timer as { unref?: () => void }).unref?.();
+    const timer = deadlineTimer(deadline, () => this.#drop(lease.sessionId, "expired"));
     this.#held.set(lease.sessionId, { lease, deadline, timer });
   }
 
   #drop(sessionId: string, reason: LeaseLost["reason"]): void {
     const held = this.#held.get(sessionId);
     if (!held) return;
-    clearTimeout(held.timer);
+    held.timer.clear();
     this.#held.delete(sessionId);
     if (this.#held.size === 0) this.#stopRenewing();
     this.#lost.next({ sessionId, generation: held.lease.generation, reason });
@@ -147,7 +169,9 @@ export class LeaseKeeper {
 
   #startRenewing(): void {
     if (this.#renewing !== undefined) return;
-    this.#renewing = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    // A long lease is renewed at least every 24.8 days (the longest a timer waits), which is sooner than needed.
+    const every = Math.min(MAX_TIMER_MS, Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.#renewing = setInterval(() => void this.#renew(), every);
     (this.#renewing as { unref?: () => void }).unref?.();
   }
 

@@ -1,4 +1,5 @@
 import type { CallOptions, Logger } from "../call-options.js";
+import { StoreError } from "../errors.js";
 import type { ClaimOptions } from "./lease-keeper.js";
 import type { AttachTarget, ConnectionLifecycle } from "../lifecycle.js";
 import * as calls from "../session-calls.js";
@@ -37,6 +38,18 @@ export interface ResumeParts {
   /** The client's working directory, for a session stored without one. */
   readonly cwd: string;
   readonly logger: Logger | undefined;
+}
+
+/**
+ * A store read inside the user's call `name` (`resumeSession`, `restoreSessions`): its failure is a
+ * `StoreError` whose message names that call (and the session), the store's error as `cause`.
+ */
+export async function fromStore<T>(name: string, sessionId: string | undefined, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw StoreError.during(name, error, sessionId);
+  }
 }
 
 /** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
@@ -109,9 +122,11 @@ export async function resumeStored(
   prepared?: { record: SessionRecord; lastEventId: string | undefined },
 ): Promise<ResumedSession | undefined> {
   const { recording, lifecycle, cwd } = parts;
-  const record = prepared?.record ?? recording.record(localId) ?? (await recording.store.getSession(localId));
+  const name = "resumeSession";
+  const stored = () => fromStore(name, localId, () => recording.store.getSession(localId));
+  const record = prepared?.record ?? recording.record(localId) ?? (await stored());
   if (!record) return undefined;
-  const lastEventId = prepared ? prepared.lastEventId : await adopt(recording, record);
+  const lastEventId = prepared ? prepared.lastEventId : await fromStore(name, localId, () => adopt(recording, record));
   let reattached = false;
   if (!lifecycle.connected) {
     const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
@@ -167,15 +182,18 @@ export async function resumeStored(
  */
 export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
   const records: SessionRecord[] = [];
+  const { store } = parts.recording;
+  const name = "restoreSessions";
   if (ids) {
     for (const id of ids) {
-      const record = await parts.recording.store.getSession(id);
+      const record = await fromStore(name, id, () => store.getSession(id));
       if (record && record.endedAt === undefined) records.push(record);
     }
   } else {
     let cursor: string | undefined;
     do {
-      const page = await parts.recording.store.listSessions({ limit: 1000, ...(cursor ? { cursor } : {}) });
+      const request = { limit: 1000, ...(cursor ? { cursor } : {}) };
+      const page = await fromStore(name, undefined, () => store.listSessions(request));
       records.push(...page.items.filter((record) => record.endedAt === undefined));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -184,7 +202,7 @@ export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?
   // connection all see its replay, which starts at the earliest of their cursors.
   const cursors = new Map<string, string | undefined>();
   for (const record of records) {
-    const lastEventId = await adopt(parts.recording, record);
+    const lastEventId = await fromStore(name, record.id, () => adopt(parts.recording, record));
     const key = record.lastConnectionId;
     cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), lastEventId) : lastEventId);
   }

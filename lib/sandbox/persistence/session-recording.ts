@@ -1,4 +1,4 @@
-import { Subject, merge, type Observable } from "rxjs";
+import { Subject, merge, tap, type Observable } from "rxjs";
 import type { AcpEnvelope } from "../../acp-http/index.js";
 import type { ConnectionTap, SandboxConnection } from "../connection.js";
 import type { NewSessionOptions, PromptBlock, SessionHandle } from "../session-calls.js";
@@ -251,8 +251,14 @@ export class SessionRecording {
     else this.#muted.delete(agentSessionId);
   }
 
-  history$(id: string, options?: HistoryOptions): Observable<HistoryEvent> {
-    return history$(this.recorder, this.#records.has(id) ? id : this.localId(id), options);
+  /**
+   * A session's history; a store that fails errors it with a `StoreError` naming `call` (the user's
+   * call), also reported on `storeErrors$` (a view that only renders may have nobody reading its error).
+   */
+  history$(id: string, options?: HistoryOptions, call = "history$"): Observable<HistoryEvent> {
+    return history$(this.recorder, this.#records.has(id) ? id : this.localId(id), options, call).pipe(
+      tap({ error: (error: unknown) => this.report(error, `${call}: could not read session ${id}`) }),
+    );
   }
 
   /** Waits for every queued event and record write. */

@@ -1,7 +1,7 @@
 import { readHttpProblem } from "../../internal/http.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallAbortedError, SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
-import { unreachable } from "../error-mapping.js";
+import { credentialsReading, unreachable } from "../error-mapping.js";
 
 /**
  * A GET for a Server-Sent Events stream with the client's auth and a `Last-Event-ID`.
@@ -39,7 +39,7 @@ export async function openEventStream(
   }
   if (!response.ok) {
     const { problem, bodyText } = await readHttpProblem(response);
-    throw new SandboxAgentHttpError(operation, response.status, problem, bodyText);
+    throw credentialsReading(new SandboxAgentHttpError(operation, response.status, problem, bodyText), settings);
   }
   if (!response.body) throw new SandboxAgentError(`${operation}: the response has no body`, { kind: "network" });
   return response.body;

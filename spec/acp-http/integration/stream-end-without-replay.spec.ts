@@ -48,7 +48,10 @@ interface Rig {
  * An RFD-profile server (in memory) that answers `initialize` and `session/new` in the POST body and
  * accepts every other POST with 202: their answers can only come on a stream.
  */
-async function rig(recover: boolean): Promise<Rig> {
+async function rig(
+  recover: boolean,
+  reconnect = { initialDelayMs: 5, maxDelayMs: 5, jitter: 0, maxRetries: 3 },
+): Promise<Rig> {
   const server = new FakeAcpServer({ connectionId: CONNECTION_ID, connectionIdHeader: "Acp-Connection-Id" });
   server.onPost = (request) => {
     const message = bodyOf(request);
@@ -61,7 +64,7 @@ async function rig(recover: boolean): Promise<Rig> {
     baseUrl: "http://agent.test",
     fetch: server.fetch,
     recover,
-    reconnect: { initialDelayMs: 5, maxDelayMs: 5, jitter: 0, maxRetries: 3 },
+    reconnect,
     closeTimeoutMs: 200,
     logger: { debug: () => undefined, warn: () => undefined },
   });
@@ -288,6 +291,36 @@ describe("a session stream that is cut (not ended by the server) on a server wit
     reopened.send(undefined, { jsonrpc: "2.0", id: bodyOf(post).id, result: { stopReason: "end_turn" } });
     await expect(outcome(turn)).resolves.toMatchObject({ value: { stopReason: "end_turn" } });
   });
+});
+
+describe("a session stream that is cut on a server that neither holds its output nor gives ids", () => {
+  it("fails the prompt as stream-lost within 5 s when the stream is not back, not when the reconnect policy gives up", async () => {
+    // A patient policy: 100 reopens 200 ms apart would keep the prompt waiting 20 s.
+    const patient = { initialDelayMs: 200, maxDelayMs: 200, jitter: 0, maxRetries: 100 };
+    const { server, client, sessionStream } = await rig(false, patient);
+    let down = true;
+    server.onGet = (request) =>
+      down && request.headers.has("acp-session-id")
+        ? Promise.reject(new TypeError("fetch failed"))
+        : server.openStream(request).response;
+    const turn = prompt(client);
+    await postOf(server, "session/prompt");
+    sessionStream.error();
+
+    const settled = await outcome(turn);
+    expect(settled.pending).toBeUndefined();
+    expect(settled.error).toMatchObject({ name: "AcpInterruptedError", kind: "stream-lost" });
+    expect(settled.ms).toBeLessThan(BOUND_MS);
+    expect(client.state).not.toBe("closed");
+
+    // The stream still comes back for what follows.
+    down = false;
+    const reopened = await server.until(() => sessionStreams(server).find((s) => s !== sessionStream && s.isOpen));
+    const next = prompt(client, "again");
+    const nextPost = await postOf(server, "session/prompt", 2);
+    reopened.send(undefined, { jsonrpc: "2.0", id: bodyOf(nextPost).id, result: { stopReason: "end_turn" } });
+    await expect(outcome(next)).resolves.toMatchObject({ value: { stopReason: "end_turn" } });
+  }, 20_000);
 });
 
 describe("a session stream that ends on a server that replays from Last-Event-ID", () => {

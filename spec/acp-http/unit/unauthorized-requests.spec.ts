@@ -120,3 +120,88 @@ describe("a 401/403 on a request of a live connection", () => {
     expect((await within(h.client.closed, BOUND_MS, "close")).reason).toBe("unauthorized");
   });
 });
+
+describe("a 401/403 before the connection is up, or on its event stream", () => {
+  /** A token function whose answer the test sets, recording each time it is asked. */
+  function rotatingToken(first: string) {
+    const state = { next: first, asked: [] as string[] };
+    const token = () => {
+      state.asked.push(state.next);
+      return state.next;
+    };
+    return { state, token };
+  }
+
+  it.each([401, 403])("initialize refused with %d: a token function is asked once more and initialize re-POSTed once", async (status) => {
+    const { state, token } = rotatingToken("expired");
+    const h = createHarness({ token });
+    h.server.onPost = (request) => {
+      if (request.headers.get("authorization") === "Bearer expired") {
+        state.next = "fresh";
+        return refused(status);
+      }
+      return rpcResult(bodyOf(request).id, { protocolVersion: 1 });
+    };
+    await within(h.client.initialize(), BOUND_MS, "initialize");
+    expect(postsOf(h, "initialize").map((request) => request.headers.get("authorization"))).toEqual([
+      "Bearer expired",
+      "Bearer fresh",
+    ]);
+    await within(h.server.stream(1), BOUND_MS, "the connection stream");
+    await settle();
+    expect(h.client.state).toBe("open");
+  });
+
+  it("initialize refused again after the one retry fails as unauthorized, with exactly two POSTs", async () => {
+    const h = createHarness({ token: () => "always-refused", closeTimeoutMs: 100 });
+    h.server.onPost = () => refused(401);
+    const failure = await failureOf(h.client.initialize());
+    expect(failure).toBeInstanceOf(AcpHttpError);
+    expect((failure as AcpHttpError).status).toBe(401);
+    expect(postsOf(h, "initialize")).toHaveLength(2);
+    expect((await within(h.client.closed, BOUND_MS, "close")).reason).toBe("unauthorized");
+  });
+
+  it("a static token refused at initialize gets no second POST", async () => {
+    const h = createHarness({ token: "static-token", closeTimeoutMs: 100 });
+    h.server.onPost = () => refused(401);
+    await failureOf(h.client.initialize());
+    expect(postsOf(h, "initialize")).toHaveLength(1);
+  });
+
+  it("the event stream's GET refused with 401: a token function is asked once more, the stream opens, the connection stays open", async () => {
+    const { state, token } = rotatingToken("good");
+    const h = createHarness({ token });
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 1 });
+    // The token expires between initialize and the stream's GET.
+    h.server.onGet = (request) => {
+      if (request.headers.get("authorization") === "Bearer expired") {
+        state.next = "fresh";
+        return refused(401);
+      }
+      return h.server.openStream(request).response;
+    };
+    const initialize = h.client.initialize();
+    await within(h.server.until(() => postsOf(h, "initialize")[0]), BOUND_MS, "initialize POST");
+    state.next = "expired";
+    await within(initialize, BOUND_MS, "initialize");
+    const stream = await within(h.server.stream(1), BOUND_MS, "the stream open");
+    expect(stream.request.headers.get("authorization")).toBe("Bearer fresh");
+    expect(h.server.requestsOf("GET").map((request) => request.headers.get("authorization"))).toEqual([
+      "Bearer expired",
+      "Bearer fresh",
+    ]);
+    await settle();
+    expect(h.client.state).toBe("open");
+    expect(h.client.closeInfo).toBeUndefined();
+  });
+
+  it("the event stream's GET refused again after the one retry closes the connection as unauthorized", async () => {
+    const h = createHarness({ token: () => "refused-on-get", closeTimeoutMs: 100 });
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 1 });
+    h.server.onGet = () => refused(401);
+    await within(h.client.initialize(), BOUND_MS, "initialize");
+    expect((await within(h.client.closed, BOUND_MS, "close")).reason).toBe("unauthorized");
+    expect(h.server.requestsOf("GET")).toHaveLength(2);
+  });
+});

@@ -138,11 +138,11 @@ describe("control plane against the real 0.4.2 server", () => {
     }
   });
 
-  it("reading a missing file is a 400 invalid_request problem", async () => {
+  it("reading a missing file is a 400 invalid_request problem, read as kind path_not_found", async () => {
     const error = await httpError(client.fs.readFile(join(dir, "missing.txt")));
     expect(error.status).toBe(400);
     expect(error.problem?.type).toMatch(/invalid_request$/);
-    expect(error.kind).toBe("invalid_request");
+    expect(error.kind).toBe("path_not_found");
   });
 });
 
@@ -199,7 +199,7 @@ describe("control plane against the v2 contract server", () => {
     expect(decode(await client.fs.readFile(file))).toBe("v2 bytes");
     const error = await httpError(client.fs.readFile(join(dir, "nope.txt")));
     expect(error.status).toBe(400);
-    expect(error.kind).toBe("invalid_request");
+    expect(error.kind).toBe("path_not_found");
   });
 
   it("listAgents, getAgent, installAgent, stat, mkdir, listEntries through extensions", async () => {

@@ -123,10 +123,19 @@ describe("session configuration against the real sandbox-agent 0.4.2", () => {
     await c.setSessionModel(sessionId, "mock-fast");
     expect(recorder.rpcMethods().filter((m) => m.startsWith("session/set"))).toEqual(["session/set_model"]);
     expect(await values(c, sessionId)).toContainEqual(["model", "mock-fast"]);
-    // An agent's own refusal is the agent's error, not a fallback.
+  });
+
+  it("setSessionModel, a model the agent does not offer: UnsupportedFeatureError with the offered ones, nothing sent", async () => {
+    const recorder = recordingFetch();
+    const c = await client({ fetch: recorder.fetch });
+    const { sessionId } = await c.newSession();
     const refused = await rejection(c.setSessionModel(sessionId, "no-such-model"));
-    expect(refused).toBeInstanceOf(AgentError);
-    expect((refused as AgentError).code).toBe(-32602);
+    expect(refused).toBeInstanceOf(UnsupportedFeatureError);
+    expect((refused as UnsupportedFeatureError).validValues).toEqual(["mock", "mock-fast"]);
+    expect((refused as Error).message).toContain('setSessionModel("no-such-model")');
+    expect((refused as Error).message).toContain("mock, mock-fast");
+    expect(recorder.rpcMethods().filter((m) => m.startsWith("session/set"))).toEqual([]);
+    expect(await values(c, sessionId)).toContainEqual(["model", "mock"]);
   });
 
   it("keeps current from the agent's own current_mode_update and config_option_update events", async () => {
@@ -180,6 +189,20 @@ describe("session configuration against the real sandbox-agent 0.4.2", () => {
         mode: "plan",
         options: { model: "mock-fast", mode: "plan", thought_level: "high" },
       });
+    });
+
+    it("an agent that reported nothing and answers {} to anything: an unknown model is refused, not recorded", async () => {
+      const recorder = recordingFetch();
+      const c = await client({ fetch: recorder.fetch });
+      const { sessionId } = await c.newSession({ metadata: { scriptedConfig: "silent" } });
+      const refused = await rejection(c.setSessionModel(sessionId, "unknown-model"));
+      expect(refused).toBeInstanceOf(UnsupportedFeatureError);
+      expect((refused as UnsupportedFeatureError).validValues).toEqual(["mock", "mock-fast"]);
+      expect(recorder.rpcMethods().filter((m) => m.startsWith("session/set"))).toEqual([]);
+      expect((await current(c, sessionId)).options.model).toBe("mock");
+      // A value the agent offers is sent and sticks.
+      await c.setSessionModel(sessionId, "mock-fast");
+      expect((await current(c, sessionId)).options.model).toBe("mock-fast");
     });
 
     it("an agent that reported no modes or options: each setting can be changed multiple times", async () => {
