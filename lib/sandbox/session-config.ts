@@ -368,6 +368,11 @@ export class SessionSettings {
         ),
       );
       this.record(sessionId, { configOptions: update.configOptions });
+      // An agent that reports its mode as an option only (Claude Code's adapter answers set_mode so)
+      // moves the session's current mode with it: the modes and the mode option agree.
+      const mode = options.find((option) => option.category === "mode")?.currentValue;
+      const modes = this.#known.get(sessionId)?.modes;
+      if (typeof mode === "string" && modes && modes.currentModeId !== mode) this.#setMode(sessionId, mode);
     }
   }
 

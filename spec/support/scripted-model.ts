@@ -129,7 +129,12 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     if (api === "other") return answerOther(path, req, res, record);
 
     const reading = api === "anthropic" ? readAnthropic(body) : readResponses(body);
-    const marker = [...scripts.keys()].find((m) => reading.newestUserText.includes(m));
+    // The marker written last: after a cancel Claude Code sends the cancelled prompt, a notice and the
+    // new prompt in one message.
+    const text = reading.newestUserText;
+    const marker = [...scripts.keys()]
+      .filter((m) => text.includes(m))
+      .sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a))[0];
     let reply: ScriptedReply = { blocks: [{ type: "text", chunks: [HARMLESS] }] };
     if (marker !== undefined) {
       const replies = scripts.get(marker) ?? [];
