@@ -312,6 +312,8 @@ async function sendAnthropic(
   const delay = reply.delayMs ?? 5;
   const send = async (event: string, data: Record<string, unknown>): Promise<boolean> => {
     if (!writeEvent(res, event, { type: event, ...data })) return false;
+    // Complete once the last event is out: a client may close as soon as it has it.
+    if (event === "message_stop") record.finished = true;
     if (delay > 0) await pause(delay);
     return !res.destroyed;
   };
@@ -376,6 +378,7 @@ async function sendResponses(res: ServerResponse, record: ModelRequest, reply: S
   let sequence = 0;
   const send = async (type: string, data: Record<string, unknown>): Promise<boolean> => {
     if (!writeEvent(res, type, { type, sequence_number: sequence++, ...data })) return false;
+    if (type === "response.completed") record.finished = true;
     if (delay > 0) await pause(delay);
     return !res.destroyed;
   };
