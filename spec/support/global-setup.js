@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureInstalled, isInstalled } from "./interop-install.js";
 
-const REAL_AGENT_SUITES = /spec\/interop\/real-agents\/|\bspec\/?$|\binterop\/?$|real-agents|agents-table/;
+const REAL_AGENT_SUITES = /real-agents\/(claude|codex)|\bspec\/?$|\binterop\/?$|real-agents\/?$/;
 
 function includesRealAgents(globalConfig) {
   const patterns = globalConfig?.testPathPatterns?.patterns ?? globalConfig?.testPathPattern ?? [];
