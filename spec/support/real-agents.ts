@@ -18,7 +18,6 @@ import { dirname, join } from "node:path";
 import { ensureInstalled, isInstalled, pinnedVersion } from "./interop-install.js";
 import type { ScriptedModel } from "./scripted-model.js";
 import { startSandboxAgent, type SandboxAgentServer, type StartSandboxAgentOptions } from "./sandbox-agent-server.js";
-import type { SystemComponent } from "./system-component.js";
 
 export type RealAgent = "claude" | "codex";
 
@@ -36,13 +35,14 @@ export const SCRIPTED_API_KEY = "sk-scripted-model-offline";
 /**
  * The agents as a system component: their packages are pinned and installed on demand, so what is
  * needed is the npm registry the first time (or the cached install) and, for Codex, linux-x64.
+ * (A `SystemComponent` of system-component.ts, which this module does not import: the demo uses it
+ * outside jest.)
  */
-export function realAgentComponent(agent: RealAgent): SystemComponent {
+export function realAgentComponent(agent: RealAgent): { name: string; available: () => boolean; howToGet: string } {
   return {
     name: agent === "claude" ? `claude-agent-acp ${CLAUDE_ACP_VERSION}` : `codex-acp ${CODEX_ACP_VERSION}`,
-    available: () =>
-      (agent === "claude" || (process.platform === "linux" && process.arch === "x64")) &&
-      (isInstalled(agent) || process.env.SANDBOX_AGENT_RX_INSTALL !== "0"),
+    // Jest's global setup installs them (always with CI=true); a failed install leaves this false.
+    available: () => (agent === "claude" || (process.platform === "linux" && process.arch === "x64")) && isInstalled(agent),
     howToGet: `node spec/support/interop-install.js ${agent} (needs the npm registry once)`,
   };
 }
