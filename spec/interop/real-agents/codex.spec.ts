@@ -31,7 +31,8 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
 
   beforeAll(async () => {
     model = await startScriptedModel();
-    agents = await startRealAgentServer(model, ["codex"]);
+    // Claude Code too, for the sessions of both agents at once.
+    agents = await startRealAgentServer(model, ["codex", "claude"]);
     home = agents.server.home;
   }, REAL_AGENT_INSTALL_TIMEOUT_MS);
 
@@ -160,5 +161,21 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
     const error = await rejection(client.prompt(sessionId, "codex-401: hello"));
     expect(error).toBeInstanceOf(AgentError);
     expect((error as AgentError).message).toContain("401 Unauthorized: Incorrect API key (scripted)");
+  });
+
+  it("four sessions on the two agents at once: two Codex, two Claude Code, each its own turn", async () => {
+    const codex = await connect();
+    const claude = new SandboxAgentClient({ baseUrl: agents.server.baseUrl, agent: "claude" });
+    clients.push(claude);
+    await claude.ready;
+    const opened = await Promise.all([codex, codex, claude, claude].map((c) => c.newSession({ cwd: home })));
+    const owners = [codex, codex, claude, claude];
+    opened.forEach((_, i) => model.script(`mixed-${i}`, [{ blocks: [text("answer ", `${i}`)], delayMs: 20 }]));
+    const seen = [recordEvents(codex), recordEvents(claude)];
+    const outcomes = await Promise.all(opened.map((s, i) => owners[i]!.prompt(s.sessionId, `mixed-${i}: go`)));
+    expect(outcomes.map((o) => o.stopReason)).toEqual(["end_turn", "end_turn", "end_turn", "end_turn"]);
+    const texts = opened.map((s, i) => answerText(chunkText(seen[i < 2 ? 0 : 1]!.events, s.sessionId)));
+    expect(texts).toEqual(["answer 0", "answer 1", "answer 2", "answer 3"]);
+    for (const r of seen) r.stop();
   });
 });
