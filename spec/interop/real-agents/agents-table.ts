@@ -78,7 +78,10 @@ export const ROWS: Row[] = [
         text: "yes: `cancelled`, model stream closed, the next turn is normal",
         proof: { file: CODEX, test: "cancel mid-stream: the turn ends cancelled, the model stream is closed, nothing of it comes after" },
       },
-      "load / resume": none,
+      "load / resume": {
+        text: "session/load after a server restart (after authenticate), same transcript",
+        proof: { file: CODEX, test: "resume after a server restart: Codex's session comes back (session/load) with the same transcript" },
+      },
       modes: {
         text: "read-only (start), auto, full-access",
         proof: { file: CODEX, test: "lists its modes, switches to auto and acts on it; an unknown mode is refused with the ones it offers" },

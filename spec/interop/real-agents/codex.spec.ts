@@ -7,6 +7,7 @@ import {
   AgentError,
   SandboxAgentClient,
   UnsupportedFeatureError,
+  memoryStore,
   type SandboxAgentClientOptions,
 } from "../../../lib/sandbox/index.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
@@ -178,4 +179,42 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
     expect(texts).toEqual(["answer 0", "answer 1", "answer 2", "answer 3"]);
     for (const r of seen) r.stop();
   });
+
+  it("resume after a server restart: Codex's session comes back (session/load) with the same transcript", async () => {
+    const store = memoryStore();
+    model.script("codex-resume-one", [{ blocks: [text("Before the restart.")] }]);
+    const first = await connect({ store });
+    const { sessionId } = await first.newSession({ cwd: home });
+    await first.prompt(sessionId, "codex-resume-one: remember this");
+    const before = await messages(first, sessionId);
+    await first.disconnect();
+    await agents.server.restart();
+    const second = new SandboxAgentClient({ baseUrl: agents.server.baseUrl, agent: "codex", store, autoConnect: false });
+    clients.push(second);
+    await second.connect();
+    await second.request("authenticate", { methodId: "openai-api-key" });
+    const resumed = await second.resumeSession(sessionId, { cwd: home }, { timeoutMs: 30_000 });
+    expect(resumed?.resumedBy).toBe("loaded");
+    expect(await messages(second, sessionId)).toEqual(before);
+    model.script("codex-resume-two", [{ blocks: [text("After the restart.")] }]);
+    expect((await second.prompt(resumed!.sessionId, "codex-resume-two: still there?")).stopReason).toBe("end_turn");
+  }, 60_000);
 });
+
+/** The session's user and agent messages from its transcript, as [kind, text] (without Codex's notice). */
+async function messages(client: SandboxAgentClient, sessionId: string): Promise<Array<[string, string]>> {
+  return await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no transcript")), 10_000);
+    const sub = client.session(sessionId).transcript$.subscribe((t) => {
+      if (t.isRunning || t.size === 0) return;
+      clearTimeout(timer);
+      queueMicrotask(() => sub.unsubscribe());
+      resolve(
+        t.entries.flatMap((e) =>
+          e.kind === "user-message" || e.kind === "agent-message"
+            ? [[e.kind, e.text.replace(METADATA_NOTICE, "")] as [string, string]]
+            : []),
+      );
+    });
+  });
+}
