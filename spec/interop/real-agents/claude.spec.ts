@@ -86,6 +86,17 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
     seen.stop();
   });
 
+  it("a long answer (400 chunks) arrives whole and in order", async () => {
+    const chunks = Array.from({ length: 400 }, (_, i) => `line ${i}\n`);
+    model.script("long-answer", [{ blocks: [text(...chunks)], delayMs: 0 }]);
+    const client = await connect();
+    const { sessionId } = await client.newSession({ cwd: home });
+    const seen = recordEvents(client);
+    expect((await client.prompt(sessionId, "long-answer: stream a lot")).stopReason).toBe("end_turn");
+    expect(chunkText(seen.events, sessionId)).toBe(chunks.join(""));
+    seen.stop();
+  });
+
   it("a file edit asks with the agent's own options; allow writes the file, read back through fs", async () => {
     const path = join(home, "allowed.txt");
     model.script("edit-allow", [{ blocks: [write(path, "allowed\n")] }, { blocks: [text("Written.")] }]);
