@@ -61,7 +61,8 @@ async function main(args: DemoArgs): Promise<number> {
       const agent = args.agent as "claude" | "codex";
       out.line(dim(`Starting a local sandbox-agent server with ${agent} (installing it the first time)...`));
       realAgent = await startRealAgentDemo(agent);
-      out.line(`${bold("Server")} ${realAgent.baseUrl}${dim(` (local, pid ${realAgent.pid})`)}  ${bold("agent")} ${agent}`);
+      const where = `${realAgent.baseUrl}${dim(` (local, pid ${realAgent.pid})`)}`;
+      out.line(`${bold("Server")} ${where}  ${bold("agent")} ${agent}`);
       out.line(`${bold("Model")} scripted, offline, no key: a canned turn, not a real model`);
       client = new SandboxAgentClient({ baseUrl: realAgent.baseUrl, agent, cwd: realAgent.home, debug: args.debug,
         onPermissionRequest });

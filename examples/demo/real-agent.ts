@@ -31,9 +31,12 @@ function cannedTurn(agent: RealAgent, home: string): ScriptedReply[] {
       cmd: `echo '${GREETING_LINE}' > greeting.ts`, workdir: home,
       sandbox_permissions: "require_escalated", justification: "Write greeting.ts" } };
   return [
-    { blocks: [{ type: "thinking", chunks: ["A greeting helper: ", "one small function ", "in greeting.ts."] }, write],
-      delayMs: 60 },
-    { blocks: [{ type: "text", chunks: ["## Added a greeting helper\n\n", "`greeting.ts` exports ", "`greet(name)`.\n\n",
+    {
+      blocks: [{ type: "thinking", chunks: ["A greeting helper: ", "one small function ", "in greeting.ts."] }, write],
+      delayMs: 60,
+    },
+    { blocks: [{ type: "text", chunks: ["## Added a greeting helper\n\n", "`greeting.ts` exports ",
+      "`greet(name)`.\n\n",
       "_(This answer comes from a scripted model: the agent is real, the model is not.)_\n"] }], delayMs: 60 },
   ];
 }

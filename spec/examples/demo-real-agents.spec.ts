@@ -9,11 +9,15 @@ const TIMEOUT = 120_000;
 for (const agent of ["claude", "codex"] as const) {
   describeWith([realAgentComponent(agent)])(`the live demo with --agent ${agent}`, () => {
     it("runs the real agent against the scripted model, labelled as such, and cleans up", async () => {
-      const result = await runExample("examples/demo/main.ts", ["--agent", agent, "--yes"], { timeoutMs: TIMEOUT - 5000 });
+      const args = ["--agent", agent, "--yes"];
+      const result = await runExample("examples/demo/main.ts", args, { timeoutMs: TIMEOUT - 5000 });
       const out = result.stdout;
       if (result.code !== 0) throw new Error(`demo exited ${result.code}\nstdout:\n${out}\nstderr:\n${result.stderr}`);
       expect(out).toContain("Model scripted, offline, no key: a canned turn, not a real model");
-      expect(out).toMatch(agent === "claude" ? /Connected @zed-industries\/claude-agent-acp 0\.23\.1/ : /Connected codex-acp 0\.16\.0/);
+      const connected = agent === "claude"
+        ? /Connected @zed-industries\/claude-agent-acp 0\.23\.1/
+        : /Connected codex-acp 0\.16\.0/;
+      expect(out).toMatch(connected);
       expect(out).toContain("Thinking: ");
       expect(out).toMatch(/Permission requested: .* -> allowed \(--yes\)/);
       expect(out).toContain("## Added a greeting helper");

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureInstalled, isInstalled } from "./interop-install.js";
 
-const REAL_AGENT_SUITES = /real-agents\/(claude|codex)|demo-real-agents|\bspec\/?$|\binterop\/?$|examples\/?$|real-agents\/?$/;
+const REAL_AGENT_SUITES =
+  /real-agents\/(claude|codex)|demo-real-agents|\bspec\/?$|\binterop\/?$|examples\/?$|real-agents\/?$/;
 
 function includesRealAgents(globalConfig) {
   const patterns = globalConfig?.testPathPatterns?.patterns ?? globalConfig?.testPathPattern ?? [];

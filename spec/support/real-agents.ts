@@ -42,7 +42,8 @@ export function realAgentComponent(agent: RealAgent): { name: string; available:
   return {
     name: agent === "claude" ? `claude-agent-acp ${CLAUDE_ACP_VERSION}` : `codex-acp ${CODEX_ACP_VERSION}`,
     // Jest's global setup installs them (always with CI=true); a failed install leaves this false.
-    available: () => (agent === "claude" || (process.platform === "linux" && process.arch === "x64")) && isInstalled(agent),
+    available: () =>
+      (agent === "claude" || (process.platform === "linux" && process.arch === "x64")) && isInstalled(agent),
     howToGet: `node spec/support/interop-install.js ${agent} (needs the npm registry once)`,
   };
 }

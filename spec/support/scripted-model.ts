@@ -308,7 +308,8 @@ async function sendAnthropic(
     record.finished = true;
     return;
   }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_scripted" });
+  const headers = { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_scripted" };
+  res.writeHead(200, headers);
   const delay = reply.delayMs ?? 5;
   const send = async (event: string, data: Record<string, unknown>): Promise<boolean> => {
     if (!writeEvent(res, event, { type: event, ...data })) return false;
@@ -335,9 +336,8 @@ async function sendAnthropic(
         outputTokens++;
         if (!(await send("content_block_delta", { index, delta: { type: "thinking_delta", thinking } }))) return;
       }
-      if (!(await send("content_block_delta", { index, delta: { type: "signature_delta", signature: "c2NyaXB0ZWQ=" } }))) {
-        return;
-      }
+      const signature = { type: "signature_delta", signature: "c2NyaXB0ZWQ=" };
+      if (!(await send("content_block_delta", { index, delta: signature }))) return;
     } else {
       const toolId = toolCallId(record.marker ?? "", record.step ?? 0, index, "anthropic");
       const start = { index, content_block: { type: "tool_use", id: toolId, name: block.name, input: {} } };
@@ -411,9 +411,8 @@ async function sendResponses(res: ServerResponse, record: ModelRequest, reply: S
       const item = { type: "reasoning", id: itemId, summary: [] };
       if (!(await send("response.output_item.added", { output_index: output.length, item }))) return;
       const part = { item_id: itemId, output_index: output.length, summary_index: 0 };
-      if (!(await send("response.reasoning_summary_part.added", { ...part, part: { type: "summary_text", text: "" } }))) {
-        return;
-      }
+      const emptySummary = { ...part, part: { type: "summary_text", text: "" } };
+      if (!(await send("response.reasoning_summary_part.added", emptySummary))) return;
       for (const delta of block.chunks) {
         if (!(await send("response.reasoning_summary_text.delta", { ...part, delta }))) return;
       }

@@ -8,7 +8,15 @@ export interface Cell {
   proof?: { file: string; test: string };
 }
 
-export const COLUMNS = ["asks permission", "cancel", "load / resume", "modes", "models", "shell commands", "usage"] as const;
+export const COLUMNS = [
+  "asks permission",
+  "cancel",
+  "load / resume",
+  "modes",
+  "models",
+  "shell commands",
+  "usage",
+] as const;
 export type Column = (typeof COLUMNS)[number];
 
 export interface Row {
@@ -38,31 +46,52 @@ export const ROWS: Row[] = [
       "asks permission": {
         text: "edits (Write), reads outside the working directory; options allow_always / allow / reject; " +
           "always is remembered; two reads ask at once",
-        proof: { file: CLAUDE, test: "two permission requests open at once are answered independently, the second first" },
+        proof: {
+          file: CLAUDE,
+          test: "two permission requests open at once are answered independently, the second first",
+        },
       },
       cancel: {
         text: "yes: `cancelled`, model stream closed; the next prompt is answered at once with end_turn and zero usage",
-        proof: { file: CLAUDE, test: "cancel mid-stream: the turn ends cancelled, the model stream is closed, nothing of it comes after" },
+        proof: {
+          file: CLAUDE,
+          test: "cancel mid-stream: the turn ends cancelled, the model stream is closed, nothing of it comes after",
+        },
       },
       "load / resume": {
         text: "session/load after a server restart, same transcript",
-        proof: { file: CLAUDE, test: "resumes after a server restart: session/load brings the session back with the same transcript" },
+        proof: {
+          file: CLAUDE,
+          test: "resumes after a server restart: session/load brings the session back with the same transcript",
+        },
       },
       modes: {
         text: "default, acceptEdits, plan, dontAsk, bypassPermissions; reported as a config option only",
-        proof: { file: CLAUDE, test: "lists modes and models; plan mode is switched to and acted on; an unknown mode is refused" },
+        proof: {
+          file: CLAUDE,
+          test: "lists modes and models; plan mode is switched to and acted on; an unknown mode is refused",
+        },
       },
       models: {
         text: "default, sonnet[1m], opus[1m], haiku (with the session and as the `model` option)",
-        proof: { file: CLAUDE, test: "lists modes and models; plan mode is switched to and acted on; an unknown mode is refused" },
+        proof: {
+          file: CLAUDE,
+          test: "lists modes and models; plan mode is switched to and acted on; an unknown mode is refused",
+        },
       },
       "shell commands": {
         text: "Bash as an `execute` tool call, output in its content (no ACP terminal)",
-        proof: { file: CLAUDE, test: "a shell command shows as an execute tool call with its output, and reaches the transcript" },
+        proof: {
+          file: CLAUDE,
+          test: "a shell command shows as an execute tool call with its output, and reaches the transcript",
+        },
       },
       usage: {
         text: "usage_update (context, cost) and tokens in the prompt's answer",
-        proof: { file: RECORDED, test: "has the usage of the turn: the context from usage_update, the tokens from the prompt's answer" },
+        proof: {
+          file: RECORDED,
+          test: "has the usage of the turn: the context from usage_update, the tokens from the prompt's answer",
+        },
       },
     },
   },
@@ -72,28 +101,46 @@ export const ROWS: Row[] = [
     cells: {
       "asks permission": {
         text: "commands that leave its sandbox; asks before it reports the tool call",
-        proof: { file: CODEX, test: "a command that needs approval asks with Codex's options; allowed, it runs and its output comes back" },
+        proof: {
+          file: CODEX,
+          test: "a command that needs approval asks with Codex's options; allowed, it runs and its output comes back",
+        },
       },
       cancel: {
         text: "yes: `cancelled`, model stream closed, the next turn is normal",
-        proof: { file: CODEX, test: "cancel mid-stream: the turn ends cancelled, the model stream is closed, nothing of it comes after" },
+        proof: {
+          file: CODEX,
+          test: "cancel mid-stream: the turn ends cancelled, the model stream is closed, nothing of it comes after",
+        },
       },
       "load / resume": {
         text: "session/load after a server restart (after authenticate), same transcript",
-        proof: { file: CODEX, test: "resume after a server restart: Codex's session comes back (session/load) with the same transcript" },
+        proof: {
+          file: CODEX,
+          test: "resume after a server restart: Codex's session comes back (session/load) with the same transcript",
+        },
       },
       modes: {
         text: "read-only (start), auto, full-access",
-        proof: { file: CODEX, test: "lists its modes, switches to auto and acts on it; an unknown mode is refused with the ones it offers" },
+        proof: {
+          file: CODEX,
+          test: "lists its modes, switches to auto and acts on it; an unknown mode is refused with the ones it offers",
+        },
       },
       models: none,
       "shell commands": {
         text: "exec_command as an `execute` tool call",
-        proof: { file: CODEX, test: "a command that needs approval asks with Codex's options; allowed, it runs and its output comes back" },
+        proof: {
+          file: CODEX,
+          test: "a command that needs approval asks with Codex's options; allowed, it runs and its output comes back",
+        },
       },
       usage: {
         text: "usage_update (context only), no tokens in the answer",
-        proof: { file: RECORDED, test: "shows Codex's model-metadata notice as message text, then the thought and the answer" },
+        proof: {
+          file: RECORDED,
+          test: "shows Codex's model-metadata notice as message text, then the thought and the answer",
+        },
       },
     },
   },
@@ -103,7 +150,10 @@ export const ROWS: Row[] = [
     cells: {
       "asks permission": {
         text: "each edit; allow writes, reject fails the tool call",
-        proof: { file: RECORDED_DEMO, test: "merges each tool call's updates, keeps the plan's last state per turn, and follows the permissions" },
+        proof: {
+          file: RECORDED_DEMO,
+          test: "merges each tool call's updates, keeps the plan's last state per turn, and follows the permissions",
+        },
       },
       cancel: none,
       "load / resume": { text: "no (loadSession false): resumed by replay" },
@@ -121,11 +171,17 @@ export const ROWS: Row[] = [
       cancel: none,
       "load / resume": {
         text: "session/load re-applies stored mode and options",
-        proof: { file: STATE, test: "writes mode and option changes to the record; session/load on a new agent process re-applies them" },
+        proof: {
+          file: STATE,
+          test: "writes mode and option changes to the record; session/load on a new agent process re-applies them",
+        },
       },
       modes: {
         text: "normal, plan (with current_mode_update)",
-        proof: { file: CONFIG, test: "setSessionMode switches mode; the modes, the mode option and the agent's update event agree" },
+        proof: {
+          file: CONFIG,
+          test: "setSessionMode switches mode; the modes, the mode option and the agent's update event agree",
+        },
       },
       models: {
         text: "mock, mock-fast (as the `model` option)",
@@ -151,7 +207,10 @@ export const ROWS: Row[] = [
       modes: none,
       models: none,
       "shell commands": none,
-      usage: { text: "in `_meta` of its replies", proof: { file: RECORDED_DEMO, test: "reports the usage qwen attaches to its replies" } },
+      usage: {
+        text: "in `_meta` of its replies",
+        proof: { file: RECORDED_DEMO, test: "reports the usage qwen attaches to its replies" },
+      },
     },
   },
   {
@@ -168,7 +227,10 @@ export const ROWS: Row[] = [
       },
       "load / resume": {
         text: "session/load after goose is killed",
-        proof: { file: GOOSE_RECOVERY, test: "after goose is killed the client session/loads its session, which prompts as before" },
+        proof: {
+          file: GOOSE_RECOVERY,
+          test: "after goose is killed the client session/loads its session, which prompts as before",
+        },
       },
       modes: none,
       models: none,

@@ -53,19 +53,23 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
   };
   const answering = (kind: string) => connect({ onPermissionRequest: (request) => optionOf(request, kind) });
   const read = async (client: SandboxAgentClient, path: string) => decoder.decode(await client.fs.readFile(path));
-  const write = (path: string, content: string) => ({ type: "tool" as const, name: "Write", input: { file_path: path, content } });
+  const write = (path: string, content: string) =>
+    ({ type: "tool" as const, name: "Write", input: { file_path: path, content } });
   const text = (...chunks: string[]) => ({ type: "text" as const, chunks });
 
   it("is installed where the server looks: GET /v1/agents/claude says so", async () => {
     const client = await connect();
     const agent = await client.getAgent("claude");
     expect(agent).toMatchObject({ id: "claude", installed: true });
-    expect((await client.ready)?.agentInfo).toMatchObject({ name: "@zed-industries/claude-agent-acp", version: "0.23.1" });
+    const agentInfo = (await client.ready)?.agentInfo;
+    expect(agentInfo).toMatchObject({ name: "@zed-industries/claude-agent-acp", version: "0.23.1" });
   });
 
   it("a text turn streams the scripted thinking and text in order; prompt() resolves after the last update", async () => {
     model.script("hello-text", [
-      { blocks: [{ type: "thinking", chunks: ["Let me", " think."] }, text("Hello", " from", " the", " scripted", " model.")] },
+      {
+        blocks: [{ type: "thinking", chunks: ["Let me", " think."] }, text("Hello", " from", " the", " scripted", " model.")],
+      },
     ]);
     const client = await connect();
     const { sessionId } = await client.newSession({ cwd: home });
@@ -154,7 +158,9 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
 
   it("a shell command shows as an execute tool call with its output, and reaches the transcript", async () => {
     model.script("shell-run", [
-      { blocks: [{ type: "tool", name: "Bash", input: { command: "echo shell-output-42", description: "Print a marker" } }] },
+      {
+        blocks: [{ type: "tool", name: "Bash", input: { command: "echo shell-output-42", description: "Print a marker" } }],
+      },
       { blocks: [text("Ran it.")] },
     ]);
     const client = await answering("allow_once");
@@ -272,7 +278,8 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
   });
 
   it("a model error reaches the caller as a typed error with the provider's message", async () => {
-    model.script("overloaded", [{ error: { status: 529, type: "overloaded_error", message: "Overloaded (scripted)" } }]);
+    const overloaded = { status: 529, type: "overloaded_error", message: "Overloaded (scripted)" };
+    model.script("overloaded", [{ error: overloaded }]);
     const client = await connect();
     const { sessionId } = await client.newSession({ cwd: home });
     const error = await rejection(client.prompt(sessionId, "overloaded: hello"));
@@ -281,7 +288,8 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
   });
 
   it("a 401 from the model is a typed error with Claude Code's account of it", async () => {
-    model.script("unauthorized", [{ error: { status: 401, type: "authentication_error", message: "invalid x-api-key" } }]);
+    const invalidKey = { status: 401, type: "authentication_error", message: "invalid x-api-key" };
+    model.script("unauthorized", [{ error: invalidKey }]);
     const client = await connect();
     const { sessionId } = await client.newSession({ cwd: home });
     const unauthorized = await rejection(client.prompt(sessionId, "unauthorized: hello"));
@@ -308,7 +316,8 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
       { content: "Read the code", status: "completed", activeForm: "Reading the code" },
       { content: "Write the helper", status: "in_progress", activeForm: "Writing the helper" },
     ];
-    model.script("todo-plan", [{ blocks: [{ type: "tool", name: "TodoWrite", input: { todos } }] }, { blocks: [text("Planned.")] }]);
+    const todoWrite = { type: "tool" as const, name: "TodoWrite", input: { todos } };
+    model.script("todo-plan", [{ blocks: [todoWrite] }, { blocks: [text("Planned.")] }]);
     const client = await connect();
     const { sessionId } = await client.newSession({ cwd: home });
     const seen = recordEvents(client);
@@ -330,7 +339,8 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
     const seen = recordEvents(client);
     const outcomes = await Promise.all(sessions.map((s, i) => client.prompt(s.sessionId, `four-${i}: go`)));
     expect(outcomes.map((o) => o.stopReason)).toEqual(["end_turn", "end_turn", "end_turn", "end_turn"]);
-    expect(sessions.map((s) => chunkText(seen.events, s.sessionId))).toEqual(["answer 0", "answer 1", "answer 2", "answer 3"]);
+    const answers = sessions.map((s) => chunkText(seen.events, s.sessionId));
+    expect(answers).toEqual(["answer 0", "answer 1", "answer 2", "answer 3"]);
     seen.stop();
   });
 

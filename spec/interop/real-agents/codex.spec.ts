@@ -139,7 +139,8 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
   });
 
   it("cancel mid-stream: the turn ends cancelled, the model stream is closed, nothing of it comes after", async () => {
-    model.script("codex-slow", [{ blocks: [text(...Array.from({ length: 60 }, (_, i) => `slow-${i} `))], delayMs: 100 }]);
+    const slow = Array.from({ length: 60 }, (_, i) => `slow-${i} `);
+    model.script("codex-slow", [{ blocks: [text(...slow)], delayMs: 100 }]);
     model.script("codex-next", [{ blocks: [text("Next.")] }]);
     const client = await connect();
     const { sessionId } = await client.newSession({ cwd: home });
@@ -156,7 +157,8 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
   });
 
   it("a model error (401 from the model) reaches the caller as a typed error with the provider's message", async () => {
-    model.script("codex-401", [{ error: { status: 401, type: "invalid_api_key", message: "Incorrect API key (scripted)" } }]);
+    const invalidKey = { status: 401, type: "invalid_api_key", message: "Incorrect API key (scripted)" };
+    model.script("codex-401", [{ error: invalidKey }]);
     const client = await connect();
     const { sessionId } = await client.newSession({ cwd: home });
     const error = await rejection(client.prompt(sessionId, "codex-401: hello"));
@@ -189,7 +191,8 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
     const before = await messages(first, sessionId);
     await first.disconnect();
     await agents.server.restart();
-    const second = new SandboxAgentClient({ baseUrl: agents.server.baseUrl, agent: "codex", store, autoConnect: false });
+    const baseUrl = agents.server.baseUrl;
+    const second = new SandboxAgentClient({ baseUrl, agent: "codex", store, autoConnect: false });
     clients.push(second);
     await second.connect();
     await second.request("authenticate", { methodId: "openai-api-key" });

@@ -1,6 +1,11 @@
 // What the real-agent suites share: one recorder of a client's events, the text of a session's
 // message chunks, and a permission handler a test answers by hand (in any order).
-import type { PermissionReply, PermissionRequest, SandboxAgentClient, SandboxEvent } from "../../../lib/sandbox/index.js";
+import type {
+  PermissionReply,
+  PermissionRequest,
+  SandboxAgentClient,
+  SandboxEvent,
+} from "../../../lib/sandbox/index.js";
 
 /** Every event of `client` from now on, with a way to wait for one. */
 export function recordEvents(client: SandboxAgentClient) {
@@ -39,7 +44,8 @@ export function toolCalls(events: readonly SandboxEvent[], sessionId: string): M
   for (const e of events) {
     if (e.kind !== "update" || e.sessionId !== sessionId) continue;
     const update = e.update as Record<string, unknown> & { sessionUpdate: string; toolCallId?: string };
-    if ((update.sessionUpdate !== "tool_call" && update.sessionUpdate !== "tool_call_update") || !update.toolCallId) continue;
+    const isTool = update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update";
+    if (!isTool || !update.toolCallId) continue;
     calls.set(update.toolCallId, { ...calls.get(update.toolCallId), ...update });
   }
   return calls;

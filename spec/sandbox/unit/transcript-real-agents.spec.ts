@@ -6,7 +6,12 @@
 // usage as `usage_update` only.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { transcriptOf, type MessageEntry, type PermissionEntry, type ToolCallEntry } from "../../../lib/sandbox/index.js";
+import {
+  transcriptOf,
+  type MessageEntry,
+  type PermissionEntry,
+  type ToolCallEntry,
+} from "../../../lib/sandbox/index.js";
 import type { HistoryEvent } from "../../../lib/sandbox/persistence/index.js";
 
 interface Stored {
@@ -15,7 +20,8 @@ interface Stored {
 }
 
 const history = (name: string): HistoryEvent[] =>
-  (JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/transcript/${name}`, import.meta.url)), "utf8")) as Stored[])
+  (JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/transcript/${name}`, import.meta.url)), "utf8")) as
+    Stored[])
     .map((event, i) => ({
       id: `e${i}`,
       sessionId: "local-1",
@@ -33,7 +39,8 @@ describe("the transcript of a recorded Claude Code turn (claude-agent-acp 0.23.1
     expect(t.entries.map((e) => e.kind)).toEqual([
       "user-message", "thought", "tool-call", "permission", "agent-message", "turn-end",
     ]);
-    const [thought, answer] = t.entries.filter((e): e is MessageEntry => e.kind === "thought" || e.kind === "agent-message");
+    const isText = (e: (typeof t.entries)[number]): e is MessageEntry => e.kind === "thought" || e.kind === "agent-message";
+    const [thought, answer] = t.entries.filter(isText);
     // The empty chunk each streamed block starts with adds nothing.
     expect(thought!.text).toBe("A greeting file is asked for.");
     expect(answer!.text).toBe("Wrote `greeting.txt`.");
