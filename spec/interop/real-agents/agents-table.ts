@@ -73,7 +73,7 @@ export const ROWS: Row[] = [
         },
       },
       models: {
-        text: "default, sonnet[1m], opus[1m], haiku (with the session and as the `model` option)",
+        text: "default, sonnet[1m], opus[1m], haiku (with the session and as the `model` option; listModels)",
         proof: {
           file: CLAUDE,
           test: "lists modes and models; plan mode is switched to and acted on; an unknown mode is refused",

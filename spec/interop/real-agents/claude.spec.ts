@@ -68,7 +68,10 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
   it("a text turn streams the scripted thinking and text in order; prompt() resolves after the last update", async () => {
     model.script("hello-text", [
       {
-        blocks: [{ type: "thinking", chunks: ["Let me", " think."] }, text("Hello", " from", " the", " scripted", " model.")],
+        blocks: [
+          { type: "thinking", chunks: ["Let me", " think."] },
+          text("Hello", " from", " the", " scripted", " model."),
+        ],
       },
     ]);
     const client = await connect();
@@ -159,7 +162,9 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
   it("a shell command shows as an execute tool call with its output, and reaches the transcript", async () => {
     model.script("shell-run", [
       {
-        blocks: [{ type: "tool", name: "Bash", input: { command: "echo shell-output-42", description: "Print a marker" } }],
+        blocks: [
+          { type: "tool", name: "Bash", input: { command: "echo shell-output-42", description: "Print a marker" } },
+        ],
       },
       { blocks: [text("Ran it.")] },
     ]);
@@ -231,10 +236,13 @@ describeWith([realAgentComponent("claude")])("Claude Code through the real sandb
     // Claude Code acts on it: the model is told it is in plan mode.
     expect(JSON.stringify(model.requestsFor("plan-mode")[0]?.body)).toContain("Plan mode is active");
 
-    // The models come with the session (listModels needs the server's list_models extension,
-    // which the 0.4.2 server does not advertise for claude).
-    const models = session.models as { availableModels: Array<{ modelId: string }>; currentModelId: string };
+    // The 0.4.2 server has no list_models for claude: the models are the session's `model` option,
+    // the same the agent answered session/new with.
+    const models = await client.listModels(sessionId);
     const ids = models.availableModels.map((m) => m.modelId);
+    const offered = (session.models as { availableModels: Array<{ modelId: string }> }).availableModels;
+    expect(ids).toEqual(offered.map((m) => m.modelId));
+    expect(models.availableModels.find((m) => m.modelId === "haiku")?.name).toBe("Haiku");
     expect(ids).toContain(models.currentModelId);
     expect(ids).toContain("haiku");
     const before = (model.requestsFor("plan-mode")[0]?.body as { model?: string }).model;
