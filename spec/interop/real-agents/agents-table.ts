@@ -100,7 +100,8 @@ export const ROWS: Row[] = [
     what: "codex-acp 0.16.0 (native)",
     cells: {
       "asks permission": {
-        text: "commands that leave its sandbox; asks before it reports the tool call",
+        text: "commands that leave its sandbox, before it reports the tool call; options approved / " +
+          "approved-execpolicy-amendment / abort (a reject ends the turn `cancelled`)",
         proof: {
           file: CODEX,
           test: "a command that needs approval asks with Codex's options; allowed, it runs and its output comes back",

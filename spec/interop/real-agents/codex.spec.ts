@@ -120,6 +120,32 @@ describeWith([realAgentComponent("codex")])("Codex through the real sandbox-agen
     seen.stop();
   });
 
+  it("a command rejected at the approval does not run, and Codex's reject option ends the turn cancelled", async () => {
+    const command = {
+      type: "tool" as const,
+      name: "exec_command",
+      input: { cmd: "touch rejected-by-user", workdir: home, sandbox_permissions: "require_escalated",
+        justification: "Create a file outside the sandbox" },
+    };
+    model.script("codex-reject", [{ blocks: [command] }, { blocks: [text("Not run.")] }]);
+    const permissions = manualPermissions();
+    const client = await connect({ onPermissionRequest: permissions.handler });
+    const { sessionId } = await client.newSession({ cwd: home });
+    const turn = client.prompt(sessionId, "codex-reject: touch a file");
+    await permissions.waitOpen(1);
+    const { request, answer } = permissions.open[0]!;
+    // Codex's one way to say no is "abort": no, and stop (the user says what to do instead).
+    expect(request.options.map((o) => [o.optionId, o.kind])).toEqual([
+      ["approved", "allow_once"],
+      ["approved-execpolicy-amendment", "allow_always"],
+      ["abort", "reject_once"],
+    ]);
+    answer(optionOf(request, "reject_once"));
+    expect((await turn).stopReason).toBe("cancelled");
+    await expect(client.fs.stat(`${home}/rejected-by-user`)).rejects.toThrow();
+    expect(model.requestsFor("codex-reject")).toHaveLength(1);
+  });
+
   it("lists its modes, switches to auto and acts on it; an unknown mode is refused with the ones it offers", async () => {
     model.script("codex-mode", [{ blocks: [text("In auto.")] }]);
     const client = await connect();
