@@ -21,7 +21,8 @@ export const USAGE = `Usage: npm start -- [options]
                   the demo agent reacts to "quick" (no delays) and "fail" (errors)
   --yes           approve permission requests without asking
   --url URL       use your own sandbox-agent server instead of starting one
-  --agent NAME    agent to drive on that server (default: mock)
+  --agent NAME    agent to drive on that server (default: mock); without --url, \`claude\` or
+                  \`codex\` runs that real agent locally against a scripted model (offline, no key)
   --token TOKEN   bearer token for that server (or SANDBOX_AGENT_TOKEN)
   --debug         log what the client does (tokens are never logged)
   --help          show this text`;

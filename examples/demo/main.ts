@@ -6,11 +6,13 @@ import { askPermission, replyFor, StreamLines, type Decision } from "./permissio
 import { TerminalRenderer } from "./render.js";
 import { demoAgent, local } from "../../lib/providers/local/index.js";
 import { startSandbox, type StartedSandbox } from "../../lib/sandbox/index.js";
+import { REAL_AGENTS, startRealAgentDemo, type RealAgentDemo } from "./real-agent.js";
 
 async function main(args: DemoArgs): Promise<number> {
   const out = new TerminalRenderer(process.stdout);
   const { bold, dim, green, red } = out.style;
   let sandbox: StartedSandbox | undefined;
+  let realAgent: RealAgentDemo | undefined;
   let client: SandboxAgentClient | undefined;
   // Created at the first question: reading stdin earlier would keep a demo run with --yes waiting on it.
   let answers: StreamLines | undefined;
@@ -23,6 +25,7 @@ async function main(args: DemoArgs): Promise<number> {
       answers?.close();
       await client?.disconnect().catch(() => undefined);
       await sandbox?.destroy();
+      await realAgent?.stop();
     })());
   const interrupt = (): void => {
     out.line(red("Interrupted; shutting down."));
@@ -54,7 +57,19 @@ async function main(args: DemoArgs): Promise<number> {
   try {
     const onPermissionRequest = async (request: PermissionRequest, context: PermissionContext) =>
       replyFor(request, await decide(request, context));
-    if (args.url === undefined) {
+    if (args.url === undefined && REAL_AGENTS.includes(args.agent)) {
+      const agent = args.agent as "claude" | "codex";
+      out.line(dim(`Starting a local sandbox-agent server with ${agent} (installing it the first time)...`));
+      realAgent = await startRealAgentDemo(agent);
+      const where = `${realAgent.baseUrl}${dim(` (local, pid ${realAgent.pid})`)}`;
+      out.line(`${bold("Server")} ${where}  ${bold("agent")} ${agent}`);
+      out.line(`${bold("Model")} scripted, offline, no key: a canned turn, not a real model`);
+      client = new SandboxAgentClient({ baseUrl: realAgent.baseUrl, agent, cwd: realAgent.home, debug: args.debug,
+        onPermissionRequest });
+      await client.ready;
+      // Codex takes its API key through `authenticate`; the scripted model accepts any key.
+      if (agent === "codex") await client.request("authenticate", { methodId: "openai-api-key" });
+    } else if (args.url === undefined) {
       out.line(dim("Starting a local sandbox-agent server with the demo agent..."));
       const provider = local({ mockAgent: demoAgent });
       sandbox = await startSandbox({ sandbox: provider, agent: args.agent, debug: args.debug, onPermissionRequest });

@@ -45,9 +45,22 @@ type FromProtocol = {
   [K in AcpErrorKind]: (error: ProtocolFailure & { kind: K }, method: string) => unknown;
 };
 
+/**
+ * The agent's message, with the detail its error data carries when the message alone says little:
+ * Codex answers a model failure with "Internal error" and the provider's words in `data.message`.
+ */
+function withDetail(message: string, data: unknown): string {
+  const detail = typeof data === "string" ? data
+    : typeof data === "object" && data !== null && typeof (data as { message?: unknown }).message === "string"
+      ? (data as { message: string }).message
+      : undefined;
+  return detail && !message.includes(detail) ? `${message}: ${detail}` : message;
+}
+
 /** What each protocol-layer kind becomes here, named for the sandbox method `method`. */
 const FROM_PROTOCOL: FromProtocol = {
-  rpc: (error, method) => new AgentError(method, error.code, error.rpcMessage, error.data, { cause: error }),
+  rpc: (error, method) =>
+    new AgentError(method, error.code, withDetail(error.rpcMessage, error.data), error.data, { cause: error }),
   // The same kinds and classes as the control-plane routes' (NotFoundError, a 409's kind, ...).
   http: (error, method) =>
     refineHttpError(new SandboxAgentHttpError(method, error.status, error.problem, error.bodyText, { cause: error })),

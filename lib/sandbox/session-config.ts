@@ -85,6 +85,27 @@ export function modesFromOptions(options: SessionConfigOption[]): SessionModes |
   return { currentModeId: current ?? availableModes[0]!.id, availableModes };
 }
 
+/**
+ * Models read off a `model` option, for agents that report their models only with the session and
+ * as an option (Claude Code's and Codex's adapters behind 0.4.2, which lists no models for them).
+ */
+export function modelsFromOptions(options: SessionConfigOption[]): {
+  availableModels: Array<{ modelId: string; name?: string; description?: string | null }>;
+  currentModelId: string | null;
+} | null {
+  const model = options.find((option) => option.category === "model");
+  if (!model) return null;
+  const unique = choices(model).filter((entry, i, all) => all.findIndex((other) => other.value === entry.value) === i);
+  if (unique.length === 0) return null;
+  const availableModels = unique.map((entry) => ({
+    modelId: entry.value,
+    ...(entry.name !== undefined ? { name: entry.name } : {}),
+    ...(entry.description !== undefined ? { description: entry.description } : {}),
+  }));
+  const current = typeof model.currentValue === "string" && model.currentValue ? model.currentValue : null;
+  return { availableModels, currentModelId: current };
+}
+
 /** What is known of a session's configuration (either part absent when the agent never reported it). */
 export interface SessionState {
   modes?: SessionModes | null;
@@ -397,6 +418,11 @@ export class SessionSettings {
         ),
       );
       this.record(sessionId, { configOptions: update.configOptions });
+      // An agent that reports its mode as an option only (Claude Code's adapter answers set_mode so)
+      // moves the session's current mode with it: the modes and the mode option agree.
+      const mode = options.find((option) => option.category === "mode")?.currentValue;
+      const modes = this.#known.get(sessionId)?.modes;
+      if (typeof mode === "string" && modes && modes.currentModeId !== mode) this.#setMode(sessionId, mode);
     }
   }
 

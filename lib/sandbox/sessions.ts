@@ -1,5 +1,5 @@
 import { Observable, filter, merge, takeUntil } from "rxjs";
-import { AgentError, CallAbortedError } from "./errors.js";
+import { AgentError, CallAbortedError, UnsupportedFeatureError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
 import type { CallOptions, Logger } from "./call-options.js";
 import type { ClientSettings } from "./client-options.js";
@@ -10,7 +10,7 @@ import type { SessionRecording } from "./persistence/session-recording.js";
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ClaimOptions, LeaseLost } from "./persistence/lease-keeper.js";
 import { fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./persistence/resume.js";
-import type { SessionSettings } from "./session-config.js";
+import { modelsFromOptions, type SessionSettings } from "./session-config.js";
 import type { SessionMetadata } from "./metadata.js";
 import * as calls from "./session-calls.js";
 import type { ModelList, NewSessionOptions, PromptBlock, PromptInput, PromptOutcome } from "./session-calls.js";
@@ -207,8 +207,17 @@ export class Sessions implements ResumeParts {
     return this.lifecycle.with("listSessions", call, (c, b) => calls.listSessions(c, params, b));
   }
 
-  listModels(sessionId: string | undefined, call?: CallOptions): Promise<ModelList> {
-    return this.lifecycle.with("listModels", call, (c, b) => calls.listModels(c, sessionId, b));
+  async listModels(sessionId: string | undefined, call?: CallOptions): Promise<ModelList> {
+    try {
+      return await this.lifecycle.with("listModels", call, (c, b) => calls.listModels(c, sessionId, b));
+    } catch (error) {
+      // No list_models on this server for this agent: a session's own `model` option lists them.
+      if (!(error instanceof UnsupportedFeatureError) || sessionId === undefined) throw error;
+      const options = await this.settings.configOptions(this.recording.agentId(sessionId), call);
+      const models = modelsFromOptions(options);
+      if (!models) throw error;
+      return models;
+    }
   }
 
   setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {

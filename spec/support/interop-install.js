@@ -1,6 +1,7 @@
-// Heavy test-only tools (qwen-code, goose, a second Node.js) stay out of the root lockfile: each
-// has a folder of its own with a package.json and a pinned package-lock.json, installed on demand,
-// once per machine, into a cache folder named for a hash of those two files. A lockfile change
+// Heavy test-only tools (qwen-code, goose, Claude Code's and Codex's ACP adapters, a second Node.js)
+// stay out of the root lockfile: each has a folder of its own with a package.json and a pinned
+// package-lock.json, installed on demand, once per machine, into a cache folder named for a hash of
+// those two files. A lockfile change
 // therefore installs afresh next to the old copy instead of patching it.
 //
 // `npm ci` refuses qwen-code's lockfile (it lists platform packages with empty versions, which npm
@@ -23,6 +24,10 @@ const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 export const INSTALLS = {
   qwen: { folder: "spec/interop/qwen-install", label: "qwen-code", scripts: false },
   goose: { folder: "spec/interop/goose-install", label: "goose", scripts: false },
+  // Claude Code's ACP adapter; the Claude Code it drives is the JavaScript bundled in its agent SDK.
+  claude: { folder: "spec/interop/claude-install", label: "claude-agent-acp", scripts: false },
+  // Codex's ACP adapter: a launcher script and the native binary of an optional platform package.
+  codex: { folder: "spec/interop/codex-install", label: "codex-acp", scripts: false },
   // The `node` package fetches its platform binary (another registry package) in a preinstall script.
   node22: { folder: "spec/examples/node22-install", label: "Node.js 22", scripts: true },
   // The Angular runtime the Angular example runs on in Chromium (compiled just in time in the page).

@@ -34,6 +34,18 @@ describe("toSandboxError builds messages from fields, never by rewriting them", 
     expect(converted.message).toBe("prompt failed: tool failed: disk full (JSON-RPC 7) (code -32000)");
     expect(converted).toMatchObject({ code: -32000, data: 1, method: "prompt", cause: rpc });
   });
+
+  it("adds the detail an agent's error data carries to a bare message (Codex's model failures)", () => {
+    const data = { codex_error_info: "other", message: "unexpected status 401 Unauthorized: Incorrect API key" };
+    const rpc = new AcpRpcError("session/prompt", { code: -32603, message: "Internal error", data });
+    const converted = toSandboxError(rpc, "prompt") as AgentError;
+    expect(converted.message).toBe(
+      "prompt failed: Internal error: unexpected status 401 Unauthorized: Incorrect API key (code -32603)",
+    );
+    expect(converted.data).toBe(data);
+    const repeated = new AcpRpcError("session/prompt", { code: -32603, message: "Internal error: boom", data: "boom" });
+    expect((toSandboxError(repeated, "prompt") as Error).message).toBe("prompt failed: Internal error: boom (code -32603)");
+  });
 });
 
 describe("toSandboxError maps each protocol kind to this layer's error", () => {
