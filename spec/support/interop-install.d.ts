@@ -4,7 +4,7 @@ export interface InstallSpec {
   label: string;
   scripts: boolean;
 }
-export declare const INSTALLS: Record<"qwen" | "goose" | "claude" | "codex" | "node22", InstallSpec>;
+export declare const INSTALLS: Record<"qwen" | "goose" | "claude" | "codex" | "node22" | "angular", InstallSpec>;
 export type InstallName = keyof typeof INSTALLS;
 export declare function cacheRoot(): string;
 export declare function installDir(name: InstallName): string;
