@@ -10,6 +10,9 @@ import type { PendingOptions } from "./json-rpc.js";
 import { SessionStreamStoppedError, type SessionStreams } from "./session-streams.js";
 import { sleep, startDeadline } from "../internal/abort.js";
 
+/** Methods after which a session is not brought back by a recovery: closed, or deleted. */
+const ENDS_SESSION: ReadonlySet<string> = new Set(["session/close", "session/delete"]);
+
 /** A lost connection was re-established on a server without replay (`recoveries$`). */
 export interface AcpRecovery {
   /** The new connection's id, when the transport shows it. */
@@ -67,11 +70,11 @@ export class SessionLedger {
     const sessionId =
       method === "session/new" || method === "session/fork"
         ? (result as { sessionId?: unknown } | undefined)?.sessionId
-        : method === "session/load" || method === "session/resume" || method === "session/close"
+        : method === "session/load" || method === "session/resume" || ENDS_SESSION.has(method)
           ? p.sessionId
           : undefined;
     if (typeof sessionId !== "string") return;
-    if (method === "session/close") return void this.#sessions?.delete(sessionId);
+    if (ENDS_SESSION.has(method)) return void this.#sessions?.delete(sessionId);
     const known = this.#sessions?.get(sessionId);
     (this.#sessions ??= new Map()).set(sessionId, {
       cwd: typeof p.cwd === "string" ? p.cwd : (known?.cwd ?? "/"),
