@@ -336,21 +336,16 @@ export const SESSION_UPDATE_SCHEMAS = {
 } as const;
 
 type Updates = typeof SESSION_UPDATE_SCHEMAS;
-/** A `session/update` of one of the stable protocol's kinds, typed by its `sessionUpdate`. */
+/**
+ * A `session/update` of one of the stable protocol's kinds, typed by its `sessionUpdate`: narrow it by
+ * that string (`Extract<SessionUpdate, { sessionUpdate: "notice" }>`). Besides the chunks, tool calls,
+ * plans, commands and modes: `config_option_update` (the whole set of options), `session_info_update`
+ * (`title`, `updatedAt`), `usage_update`, `notice` (`severity`, `title`), `compaction_update`
+ * (`compactionId`, `status`, `summary`, `error`) and `compaction_summary_chunk` (`compactionId`, `content`).
+ */
 export type SessionUpdate = { [K in keyof Updates]: v.InferOutput<Updates[K]> }[keyof Updates];
 /** `usage_update`: context tokens `used` of `size`, and the session's cumulative `cost` when the agent knows it. */
 export type UsageUpdate = Extract<SessionUpdate, { sessionUpdate: "usage_update" }>;
-/** `notice`: something the user should see, with a `severity` (`info`, `warning`, `error`) and a `title`. */
-export type NoticeUpdate = Extract<SessionUpdate, { sessionUpdate: "notice" }>;
-/** `compaction_update`: a context compaction's `status` (`in_progress`, `completed`, ...) and its summary. */
-export type CompactionUpdate = Extract<SessionUpdate, { sessionUpdate: "compaction_update" }>;
-/** `compaction_summary_chunk`: one streamed piece of a compaction's summary. */
-export type CompactionSummaryChunk = Extract<SessionUpdate, { sessionUpdate: "compaction_summary_chunk" }>;
-/** `session_info_update`: the session's new `title` or `updatedAt`. */
-export type SessionInfoUpdate = Extract<SessionUpdate, { sessionUpdate: "session_info_update" }>;
-/** `config_option_update`: the session's whole set of config options, as they now are. */
-export type ConfigOptionUpdate = Extract<SessionUpdate, { sessionUpdate: "config_option_update" }>;
-
 /**
  * A `session/update`'s `update` as one of the stable protocol's kinds, checked against that kind's
  * schema; `undefined` for a kind this version does not know, or one whose required fields are missing

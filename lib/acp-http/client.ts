@@ -26,7 +26,6 @@ import {
   type PromptParams,
   type PromptResult,
   type ResumeSessionParams,
-  type SessionCapabilities,
   type SessionIdParams,
   type SetSessionConfigOptionParams,
   type SetSessionModelParams,
@@ -312,7 +311,7 @@ export class AcpHttpClient {
 
   #unstable<T>(
     method: string,
-    capability: keyof SessionCapabilities,
+    capability: keyof NonNullable<AgentCapabilities["sessionCapabilities"]>,
     schema: v.GenericSchema<unknown, T>,
     params: unknown,
     options?: RequestOptions,
