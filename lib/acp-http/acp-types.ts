@@ -229,6 +229,8 @@ export interface ListSessionsParams {
 export const SessionInfoSchema = v.looseObject({
   sessionId: v.string(),
   cwd: v.optional(v.string()),
+  // Informational, like the title: a malformed list does not cost the entry.
+  additionalDirectories: v.fallback(v.optional(v.array(v.string())), undefined),
   title: v.optional(v.nullable(v.string())),
   updatedAt: v.optional(v.nullable(v.string())),
   _meta: Meta,
@@ -244,7 +246,7 @@ export const ListSessionsResultSchema = v.looseObject({
 /** The answer to `session/list`: one page of sessions, and the cursor of the next. */
 export type ListSessionsResult = v.InferOutput<typeof ListSessionsResultSchema>;
 
-/** The parameters of `session/resume` (and of the unstable `session/fork`): the session, its directories, MCP servers. */
+/** The parameters of `session/resume` (and of the unstable `session/fork`): the session, directories, MCP servers. */
 export interface ResumeSessionParams {
   sessionId: string;
   cwd: string;

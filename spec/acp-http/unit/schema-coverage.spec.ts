@@ -156,6 +156,12 @@ describe(`the protocol layer covers the stable schema of @agentclientprotocol/sd
     expect(uncovered(paths.filter((path) => !listedParent(path)), has)).toEqual([]);
   });
 
+  it("has a row for every stable method in the protocol table of docs/acp-sdk-interop.md", () => {
+    const doc = readFileSync(new URL("../../../docs/acp-sdk-interop.md", import.meta.url), "utf8");
+    const rows = new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]));
+    expect([...toAgent, ...toClient, ...notificationsToClient].filter((method) => !rows.has(method)).sort()).toEqual([]);
+  });
+
   it("lists as not supported only what the schema has, each with a reason", () => {
     const everything = new Set<string>([
       ...toAgent,
