@@ -50,7 +50,8 @@ describe("AcpHttpClient: the stable methods of protocol 1 as of SDK 2.4", () => 
       h.client.unstableSessionStatus({ sessionId: "s1" }),
       h.client.unstableSetSessionTitle({ sessionId: "s1", title: "t" }),
     ];
-    const errors = await Promise.all(refusals.map((refusal) => refusal.then(() => undefined, (error: unknown) => error)));
+    const errorOf = (refusal: Promise<unknown>) => refusal.then(() => undefined, (error: unknown) => error);
+    const errors = await Promise.all(refusals.map(errorOf));
     expect(errors.every((error) => error instanceof AcpUnsupportedError)).toBe(true);
     expect(errors.map((error) => (error as AcpUnsupportedError).capability)).toEqual([
       "sessionCapabilities.fork",
