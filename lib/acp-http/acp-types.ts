@@ -25,9 +25,12 @@ const ImplementationSchema = v.looseObject({
 /** Who a client or an agent is (`clientInfo`, `agentInfo`): a name, a version, a display title. */
 export type Implementation = v.InferOutput<typeof ImplementationSchema>;
 
-const YesNo = v.optional(v.boolean());
+// Capabilities are read leniently, as the protocol asks (its schema defaults a malformed one): a
+// value of the wrong shape (an older draft's `list: true`) reads as absent and never fails `initialize`.
+const lenient = <S extends v.GenericSchema>(schema: S) => v.fallback(v.optional(schema), undefined);
+const YesNo = lenient(v.boolean());
 // A capability the protocol marks by an object's presence (`{}` on, absent or null off).
-const Flag = v.optional(v.nullable(v.looseObject({})));
+const Flag = lenient(v.nullable(v.looseObject({})));
 /**
  * The session methods an agent may offer beyond `session/new`, `load` and `prompt`: the stable ones
  * (`list`, `delete`, `additionalDirectories`, `resume`, `close`) and the unstable ones this client
@@ -59,9 +62,9 @@ export const AgentCapabilitiesSchema = v.looseObject({
     v.looseObject({ image: YesNo, audio: YesNo, embeddedContext: YesNo, _meta: Meta }),
   ),
   mcpCapabilities: v.optional(v.looseObject({ http: YesNo, sse: YesNo, _meta: Meta })),
-  sessionCapabilities: v.optional(SessionCapabilitiesSchema),
+  sessionCapabilities: lenient(SessionCapabilitiesSchema),
   /** `auth.logout`: the agent answers `logout`. */
-  auth: v.optional(v.looseObject({ logout: Flag, _meta: Meta })),
+  auth: lenient(v.looseObject({ logout: Flag, _meta: Meta })),
   _meta: Meta,
 });
 /** What the agent said it can do in `initialize` (`loadSession`, prompt and MCP capabilities, ...). */

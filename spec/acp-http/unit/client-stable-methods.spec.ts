@@ -81,3 +81,22 @@ describe("AcpHttpClient: the stable methods of protocol 1 as of SDK 2.4", () => 
     });
   });
 });
+
+describe("AcpHttpClient: the agent's capabilities", () => {
+  it("reads a capability of the wrong shape as absent, without failing initialize", async () => {
+    const h = await initialized({
+      loadSession: true,
+      promptCapabilities: { image: "yes" },
+      sessionCapabilities: { list: true, delete: {}, fork: 1 },
+      auth: "none",
+    });
+    expect(h.client.agentCapabilities).toEqual({
+      loadSession: true,
+      promptCapabilities: {},
+      sessionCapabilities: { delete: {} },
+    });
+    await expect(h.client.unstableForkSession({ sessionId: "s1", cwd: "/w" })).rejects.toBeInstanceOf(
+      AcpUnsupportedError,
+    );
+  });
+});
