@@ -63,7 +63,7 @@ export const AgentCapabilitiesSchema = v.looseObject({
   ),
   mcpCapabilities: v.optional(v.looseObject({ http: YesNo, sse: YesNo, _meta: Meta })),
   sessionCapabilities: lenient(SessionCapabilitiesSchema),
-  /** `auth.logout`: the agent answers `logout`. */
+  // `auth.logout`: the agent answers `logout`.
   auth: lenient(v.looseObject({ logout: Flag, _meta: Meta })),
   _meta: Meta,
 });
