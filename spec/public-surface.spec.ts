@@ -15,8 +15,8 @@ const entries = entriesOf(pkg);
 
 /** Exported names per entry, types included (`export *` counted name by name). */
 const BUDGET: Record<string, number> = {
-  ".": 89,
-  "./acp-http": 93,
+  ".": 91,
+  "./acp-http": 102,
   "./acp-http/reattach": 4,
   "./local": 8,
   "./docker": 7,

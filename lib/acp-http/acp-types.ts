@@ -25,11 +25,46 @@ const ImplementationSchema = v.looseObject({
 /** Who a client or an agent is (`clientInfo`, `agentInfo`): a name, a version, a display title. */
 export type Implementation = v.InferOutput<typeof ImplementationSchema>;
 
-const AgentCapabilitiesSchema = v.looseObject({
+// Capabilities are read leniently, as the protocol asks (its schema defaults a malformed one): a
+// value of the wrong shape (an older draft's `list: true`) reads as absent and never fails `initialize`.
+const lenient = <S extends v.GenericSchema>(schema: S) => v.fallback(v.optional(schema), undefined);
+const YesNo = lenient(v.boolean());
+// A capability the protocol marks by an object's presence (`{}` on, absent or null off).
+const Flag = lenient(v.nullable(v.looseObject({})));
+/**
+ * The session methods an agent may offer beyond `session/new`, `load` and `prompt`: the stable ones
+ * (`list`, `delete`, `additionalDirectories`, `resume`, `close`) and the unstable ones this client
+ * sends only when advertised (`fork`, `archive`, `status`, `title`). Read by the coverage check.
+ * @internal
+ */
+export const SessionCapabilitiesSchema = v.looseObject({
+  list: Flag,
+  delete: Flag,
+  additionalDirectories: Flag,
+  resume: Flag,
+  close: Flag,
+  fork: Flag,
+  archive: Flag,
+  status: Flag,
+  title: Flag,
+  _meta: Meta,
+});
+/** The session methods the agent offers (`sessionCapabilities` of `initialize`); each present object is "yes". */
+export type SessionCapabilities = v.InferOutput<typeof SessionCapabilitiesSchema>;
+
+/**
+ * What `initialize` may say the agent can do, field by field (read by the coverage check).
+ * @internal
+ */
+export const AgentCapabilitiesSchema = v.looseObject({
   loadSession: v.optional(v.boolean()),
-  promptCapabilities: v.optional(v.looseObject({})),
-  mcpCapabilities: v.optional(v.looseObject({})),
-  sessionCapabilities: v.optional(v.looseObject({})),
+  promptCapabilities: v.optional(
+    v.looseObject({ image: YesNo, audio: YesNo, embeddedContext: YesNo, _meta: Meta }),
+  ),
+  mcpCapabilities: v.optional(v.looseObject({ http: YesNo, sse: YesNo, _meta: Meta })),
+  sessionCapabilities: lenient(SessionCapabilitiesSchema),
+  // `auth.logout`: the agent answers `logout`.
+  auth: lenient(v.looseObject({ logout: Flag, _meta: Meta })),
   _meta: Meta,
 });
 /** What the agent said it can do in `initialize` (`loadSession`, prompt and MCP capabilities, ...). */
@@ -46,10 +81,17 @@ export const InitializeResultSchema = v.looseObject({
 /** The agent's answer to `initialize`: the protocol version it speaks, its capabilities and auth methods. */
 export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
 
-/** What this client can do for the agent (`fs` reads and writes, `terminal`), sent in `initialize`. */
+/**
+ * What this client can do for the agent, sent in `initialize`: `fs` reads and writes, `terminal`,
+ * and `elicitation` (questions to the user, as a form or a URL to open), each set when a handler
+ * for it is given. `session` and `auth` are the protocol's other client capabilities, sent as given.
+ */
 export interface ClientCapabilities {
   fs?: { readTextFile?: boolean; writeTextFile?: boolean };
   terminal?: boolean;
+  elicitation?: { form?: Record<string, unknown> | null; url?: Record<string, unknown> | null };
+  session?: Record<string, unknown> | null;
+  auth?: { terminal?: boolean; [key: string]: unknown };
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -69,10 +111,15 @@ export interface McpServer {
   [key: string]: unknown;
 }
 
-/** The parameters of `session/new`: the working directory and the MCP servers. */
+/**
+ * The parameters of `session/new`: the working directory, the MCP servers, and more directories
+ * the session may work in (`additionalDirectories`, absolute; when the agent advertises
+ * `sessionCapabilities.additionalDirectories`).
+ */
 export interface NewSessionParams {
   cwd: string;
   mcpServers: McpServer[];
+  additionalDirectories?: string[];
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -149,11 +196,15 @@ export interface SetSessionModeParams {
   [key: string]: unknown;
 }
 
-/** The parameters of `session/set_config_option`: the option's id and its new value. */
+/**
+ * The parameters of `session/set_config_option`: the option's id and its new value, a value id
+ * for a `select` option, or `{ type: "boolean", value: true | false }` for a boolean one.
+ */
 export interface SetSessionConfigOptionParams {
   sessionId: string;
   configId: string;
-  value: unknown;
+  type?: "boolean";
+  value: string | boolean;
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -181,6 +232,8 @@ export interface ListSessionsParams {
 export const SessionInfoSchema = v.looseObject({
   sessionId: v.string(),
   cwd: v.optional(v.string()),
+  // Informational, like the title: a malformed list does not cost the entry.
+  additionalDirectories: v.fallback(v.optional(v.array(v.string())), undefined),
   title: v.optional(v.nullable(v.string())),
   updatedAt: v.optional(v.nullable(v.string())),
   _meta: Meta,
@@ -196,11 +249,30 @@ export const ListSessionsResultSchema = v.looseObject({
 /** The answer to `session/list`: one page of sessions, and the cursor of the next. */
 export type ListSessionsResult = v.InferOutput<typeof ListSessionsResultSchema>;
 
-/** The parameters of `session/resume`: the session, its working directory and MCP servers. */
+/** The parameters of `session/resume` (and of the unstable `session/fork`): the session, directories, MCP servers. */
 export interface ResumeSessionParams {
   sessionId: string;
   cwd: string;
+  additionalDirectories?: string[];
   mcpServers?: McpServer[];
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * The parameters of the methods that name one session and nothing else: `session/delete` (stable)
+ * and the unstable `session/archive`, `session/unarchive`, `session/status`.
+ */
+export interface SessionIdParams {
+  sessionId: string;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The parameters of the unstable `session/set_title`. */
+export interface SetSessionTitleParams {
+  sessionId: string;
+  title: string;
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -224,6 +296,72 @@ export interface AuthenticateParams {
  * @internal
  */
 export const SessionUpdateSchema = v.looseObject({ sessionUpdate: v.string() });
+
+// Each kind of `session/update` with the fields a reader relies on (the rest pass through). The
+// enumerations the protocol keeps open (a notice's severity, a compaction's status) stay strings.
+const kind = <K extends string, E extends v.ObjectEntries>(name: K, entries: E) =>
+  v.looseObject({ sessionUpdate: v.literal(name), ...entries, _meta: Meta });
+const ContentChunk = { content: ContentBlockSchema, messageId: v.optional(v.nullable(v.string())) };
+const ConfigOptionSchema = v.looseObject({ id: v.string(), name: v.string(), type: v.string() });
+
+/**
+ * One schema per `session/update` kind of the stable protocol, by its `sessionUpdate` string
+ * (`readSessionUpdate` checks with them; the coverage check reads the keys).
+ * @internal
+ */
+export const SESSION_UPDATE_SCHEMAS = {
+  user_message_chunk: kind("user_message_chunk", ContentChunk),
+  agent_message_chunk: kind("agent_message_chunk", ContentChunk),
+  agent_thought_chunk: kind("agent_thought_chunk", ContentChunk),
+  tool_call: kind("tool_call", { toolCallId: v.string(), title: v.string() }),
+  tool_call_update: kind("tool_call_update", { toolCallId: v.string() }),
+  plan: kind("plan", { entries: v.array(v.looseObject({ content: v.string() })) }),
+  available_commands_update: kind("available_commands_update", {
+    availableCommands: v.array(v.looseObject({ name: v.string() })),
+  }),
+  current_mode_update: kind("current_mode_update", { currentModeId: v.string() }),
+  config_option_update: kind("config_option_update", { configOptions: v.array(ConfigOptionSchema) }),
+  session_info_update: kind("session_info_update", {
+    title: v.optional(v.nullable(v.string())),
+    updatedAt: v.optional(v.nullable(v.string())),
+  }),
+  usage_update: kind("usage_update", {
+    used: v.number(),
+    size: v.number(),
+    cost: v.optional(v.nullable(v.looseObject({ amount: v.number(), currency: v.string() }))),
+  }),
+  notice: kind("notice", { severity: v.string(), title: v.string() }),
+  compaction_update: kind("compaction_update", {
+    compactionId: v.string(),
+    status: v.string(),
+    summary: v.optional(v.nullable(v.array(ContentBlockSchema))),
+    error: v.optional(v.nullable(v.string())),
+  }),
+  compaction_summary_chunk: kind("compaction_summary_chunk", { compactionId: v.string(), content: ContentBlockSchema }),
+} as const;
+
+type Updates = typeof SESSION_UPDATE_SCHEMAS;
+/**
+ * A `session/update` of one of the stable protocol's kinds, typed by its `sessionUpdate`: narrow it by
+ * that string (`Extract<SessionUpdate, { sessionUpdate: "notice" }>`). Besides the chunks, tool calls,
+ * plans, commands and modes: `config_option_update` (the whole set of options), `session_info_update`
+ * (`title`, `updatedAt`), `usage_update`, `notice` (`severity`, `title`), `compaction_update`
+ * (`compactionId`, `status`, `summary`, `error`) and `compaction_summary_chunk` (`compactionId`, `content`).
+ */
+export type SessionUpdate = { [K in keyof Updates]: v.InferOutput<Updates[K]> }[keyof Updates];
+/** `usage_update`: context tokens `used` of `size`, and the session's cumulative `cost` when the agent knows it. */
+export type UsageUpdate = Extract<SessionUpdate, { sessionUpdate: "usage_update" }>;
+/**
+ * A `session/update`'s `update` as one of the stable protocol's kinds, checked against that kind's
+ * schema; `undefined` for a kind this version does not know, or one whose required fields are missing
+ * (the envelope itself stays on `envelopes$` either way).
+ */
+export function readSessionUpdate(update: unknown): SessionUpdate | undefined {
+  const kindOf = (update as { sessionUpdate?: unknown } | null)?.sessionUpdate;
+  if (typeof kindOf !== "string" || !Object.hasOwn(SESSION_UPDATE_SCHEMAS, kindOf)) return undefined;
+  const parsed = v.safeParse(SESSION_UPDATE_SCHEMAS[kindOf as keyof Updates], update);
+  return parsed.success ? (parsed.output as SessionUpdate) : undefined;
+}
 
 const PermissionOptionSchema = v.looseObject({ optionId: v.string(), name: v.string(), kind: v.string() });
 export const RequestPermissionParamsSchema = v.looseObject({
@@ -271,6 +409,53 @@ export type WriteTextFileParams = v.InferOutput<typeof WriteTextFileParamsSchema
 export const TerminalParamsSchema = v.looseObject({ sessionId: v.string() });
 /** The parameters of the agent's `terminal/*` requests: the session id checked, the rest as sent. */
 export type TerminalParams = v.InferOutput<typeof TerminalParamsSchema>;
+
+// Where an elicitation belongs: a session (and maybe one of its tool calls), or one request.
+const ElicitationScope = {
+  sessionId: v.optional(v.string()),
+  toolCallId: v.optional(v.nullable(v.string())),
+  requestId: v.optional(v.union([v.string(), v.number(), v.null()])),
+};
+export const CreateElicitationParamsSchema = v.variant("mode", [
+  v.looseObject({
+    mode: v.literal("form"),
+    message: v.string(),
+    requestedSchema: v.looseObject({}),
+    ...ElicitationScope,
+    _meta: Meta,
+  }),
+  v.looseObject({
+    mode: v.literal("url"),
+    message: v.string(),
+    elicitationId: v.string(),
+    url: v.string(),
+    ...ElicitationScope,
+    _meta: Meta,
+  }),
+]);
+/**
+ * The agent's `elicitation/create` request: a question for the user. `mode: "form"` asks for values
+ * by a JSON Schema (`requestedSchema`: flat, string/number/boolean/string-array properties); `mode:
+ * "url"` asks the user to open `url` (sign-in, payment) and later says `elicitation/complete` with the
+ * same `elicitationId`. It is about a session (`sessionId`, maybe a `toolCallId`) or one request.
+ */
+export type CreateElicitationParams = v.InferOutput<typeof CreateElicitationParamsSchema>;
+/**
+ * The answer to `elicitation/create`: `accept` (with the form's `content`; for a URL, the user agreed to
+ * open it), `decline`, or `cancel` (dismissed, or the turn was cancelled).
+ */
+export type CreateElicitationResult =
+  | {
+      action: "accept";
+      content?: Record<string, string | number | boolean | string[]> | null;
+      _meta?: Record<string, unknown>;
+    }
+  | { action: "decline"; _meta?: Record<string, unknown> }
+  | { action: "cancel"; _meta?: Record<string, unknown> };
+
+export const CompleteElicitationParamsSchema = v.looseObject({ elicitationId: v.string(), _meta: Meta });
+/** The agent's `elicitation/complete` notification: the URL elicitation `elicitationId` is finished. */
+export type CompleteElicitationParams = v.InferOutput<typeof CompleteElicitationParamsSchema>;
 
 /** The ACP version this client speaks, sent in `initialize`. */
 export const PROTOCOL_VERSION = 1;

@@ -1,11 +1,14 @@
-// The agent's requests to the client (permissions, files, terminals): the handlers a user gives,
+// The agent's requests to the client (permissions, questions, files, terminals): the handlers a user gives,
 // and how each request is answered exactly once, cancelled with its turn, or withdrawn.
 import * as v from "valibot";
 import {
+  CreateElicitationParamsSchema,
   ReadTextFileParamsSchema,
   RequestPermissionParamsSchema,
   TerminalParamsSchema,
   WriteTextFileParamsSchema,
+  type CreateElicitationParams,
+  type CreateElicitationResult,
   type ReadTextFileParams,
   type ReadTextFileResult,
   type RequestPermissionParams,
@@ -37,11 +40,19 @@ type AnyHandler = Handler<never, unknown> | undefined;
 
 /**
  * Answers to requests the agent sends to the client. A missing handler means "not
- * supported" (-32601), except permission, which is answered `cancelled` so an agent
- * never waits forever on a client that did not opt in.
+ * supported" (-32601), except permission, which is answered `cancelled`, and a question
+ * (`elicitation/create`), which is answered `decline`, so an agent never waits forever on
+ * a client that did not opt in, and nothing is ever accepted on the user's behalf.
  */
 export interface AcpClientHandlers {
   requestPermission?: Handler<RequestPermissionParams, RequestPermissionResult>;
+  /**
+   * The agent's questions (`elicitation/create`, form or URL mode). Given, it makes `initialize`
+   * advertise `elicitation` (form and URL). When the client cancels the question's turn, the agent
+   * is answered `cancel` at once. The later `elicitation/complete` of a URL question is a
+   * notification, on `envelopes$`.
+   */
+  createElicitation?: Handler<CreateElicitationParams, CreateElicitationResult>;
   readTextFile?: Handler<ReadTextFileParams, ReadTextFileResult>;
   writeTextFile?: Handler<WriteTextFileParams, Record<string, unknown> | null | void>;
   createTerminal?: Handler<TerminalParams, { terminalId: string }>;
@@ -67,6 +78,11 @@ const ROUTES: Record<string, Route> = {
     pick: (h) => h.requestPermission as AnyHandler,
     fallback: (): RequestPermissionResult => ({ outcome: { outcome: "cancelled" } }),
   },
+  "elicitation/create": {
+    schema: CreateElicitationParamsSchema,
+    pick: (h) => h.createElicitation as AnyHandler,
+    fallback: (): CreateElicitationResult => ({ action: "decline" }),
+  },
   "fs/read_text_file": { schema: ReadTextFileParamsSchema, pick: (h) => h.readTextFile as AnyHandler },
   "fs/write_text_file": { schema: WriteTextFileParamsSchema, pick: (h) => h.writeTextFile as AnyHandler },
   "terminal/create": { schema: TerminalParamsSchema, pick: (h) => h.createTerminal as AnyHandler },
@@ -75,6 +91,12 @@ const ROUTES: Record<string, Route> = {
   "terminal/wait_for_exit": { schema: TerminalParamsSchema, pick: (h) => h.waitForTerminalExit as AnyHandler },
   "terminal/kill": { schema: TerminalParamsSchema, pick: (h) => h.killTerminal as AnyHandler },
 };
+
+/**
+ * The agent-to-client request methods answered by a handler here (the coverage check reads it).
+ * @internal
+ */
+export const AGENT_REQUEST_METHODS: readonly string[] = Object.keys(ROUTES);
 
 const methodNotFound = (method: string): AgentRequestAnswer => ({
   error: { code: -32601, message: `Method not found: ${method}` },
@@ -118,8 +140,14 @@ function toErrorObject(error: unknown, signal: AbortSignal): JsonRpcErrorObject 
   return { code: -32603, message: error instanceof Error ? error.message : "Internal error" };
 }
 
-/** What the client answers a permission request whose turn it cancelled (the protocol asks for this outcome). */
-const TURN_CANCELLED: AgentRequestAnswer = { result: { outcome: { outcome: "cancelled" } } };
+/**
+ * What the client answers, at once, a request whose turn it cancelled, by method: the outcome the
+ * protocol asks for. Other requests (files, terminals) keep their handler's answer: it may still be useful.
+ */
+const TURN_CANCELLED: Readonly<Record<string, AgentRequestAnswer>> = {
+  "session/request_permission": { result: { outcome: { outcome: "cancelled" } } },
+  "elicitation/create": { result: { action: "cancel" } },
+};
 /** What it answers a request the agent withdrew: the protocol still wants one response per request. */
 const WITHDRAWN: AgentRequestAnswer = { error: { code: -32800, message: "Request cancelled" } };
 
@@ -187,8 +215,8 @@ export class AgentRequests {
     for (const entry of this.#pending?.values() ?? []) {
       if (entry.answered || entry.sessionId !== sessionId) continue;
       entry.controller.abort(new Error("the turn was cancelled"));
-      // Other requests (files, terminals) keep their handler's answer: it may still be useful.
-      if (entry.method === "session/request_permission") void this.#answer(entry, TURN_CANCELLED);
+      const answer = TURN_CANCELLED[entry.method];
+      if (answer) void this.#answer(entry, answer);
     }
   }
 

@@ -26,9 +26,12 @@ import {
   type PromptParams,
   type PromptResult,
   type ResumeSessionParams,
+  type SessionIdParams,
   type SetSessionConfigOptionParams,
   type SetSessionModelParams,
   type SetSessionModeParams,
+  type SetSessionTitleParams,
+  type AgentCapabilities,
 } from "./acp-types.js";
 import {
   resolveClientOptions,
@@ -39,7 +42,7 @@ import {
 } from "./client-options.js";
 import { Connection } from "./connection.js";
 import type { AcpEnvelope } from "./envelope.js";
-import { AcpHttpError, AcpProtocolError } from "./errors.js";
+import { AcpHttpError, AcpProtocolError, AcpUnsupportedError } from "./errors.js";
 import type { EventGap } from "./event-stream.js";
 import type { AcpParseError, PendingOptions } from "./json-rpc.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
@@ -64,6 +67,7 @@ export class AcpHttpClient {
   readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
   #initialized = false;
+  #agentCapabilities: AgentCapabilities | undefined;
 
   constructor(options: AcpHttpClientOptions) {
     this.#options = resolveClientOptions(options);
@@ -121,6 +125,14 @@ export class AcpHttpClient {
     return this.#connection.streams.lastEventId;
   }
 
+  /**
+   * What the agent said it can do, from the last successful `initialize` (undefined before). The
+   * unstable methods below are sent only when it lists them under `sessionCapabilities`.
+   */
+  get agentCapabilities(): AgentCapabilities | undefined {
+    return this.#agentCapabilities;
+  }
+
   /** Sends a request and resolves with its `result`; a JSON-RPC error rejects with `AcpRpcError`. */
   request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
     return this.#connection.request(method, params, options);
@@ -158,16 +170,21 @@ export class AcpHttpClient {
     const { handlers } = this.#options;
     const full: InitializeParams = {
       protocolVersion: PROTOCOL_VERSION,
+      clientInfo: this.#options.clientInfo,
+      ...params,
+      // What the handlers can do, with the caller's own capabilities (`session`, ...) over them.
       clientCapabilities: {
         fs: { readTextFile: Boolean(handlers.readTextFile), writeTextFile: Boolean(handlers.writeTextFile) },
         terminal: Boolean(handlers.createTerminal),
+        // Only with a handler: an agent told nothing never asks, where the default would decline.
+        ...(handlers.createElicitation ? { elicitation: { form: {}, url: {} } } : {}),
+        ...params.clientCapabilities,
       },
-      clientInfo: this.#options.clientInfo,
-      ...params,
     };
     try {
       const result = await this.#typed("initialize", InitializeResultSchema, full, options, true);
       this.#adoptConnectionId(result);
+      this.#agentCapabilities = result.agentCapabilities;
       this.#connection.streams.openConnection();
       this.#initialized = true;
       return result;
@@ -206,25 +223,73 @@ export class AcpHttpClient {
     return this.#typed("session/set_config_option", LooseResultSchema, params, options);
   }
 
+  /** `session/list` (stable; the agent advertises `sessionCapabilities.list`): one page of its sessions. */
   listSessions(params: ListSessionsParams = {}, options?: RequestOptions): Promise<ListSessionsResult> {
     return this.#typed("session/list", ListSessionsResultSchema, params, options);
   }
 
-  unstableForkSession(params: ResumeSessionParams, options?: RequestOptions): Promise<ForkSessionResult> {
-    return this.#typed("session/fork", ForkSessionResultSchema, params, options);
+  /** `session/delete` (stable; `sessionCapabilities.delete`): the session is gone from `session/list`. */
+  deleteSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.#typed("session/delete", LooseResultSchema, params, options);
   }
 
-  unstableResumeSession(params: ResumeSessionParams, options?: RequestOptions): Promise<LooseResult> {
+  /**
+   * `session/resume` (stable; `sessionCapabilities.resume`): the session opened on this connection
+   * without a replay of its history (unlike `session/load`).
+   */
+  resumeSession(params: ResumeSessionParams, options?: RequestOptions): Promise<LooseResult> {
     return this.#typed("session/resume", LooseResultSchema, params, options);
+  }
+
+  /** `session/close` (stable; `sessionCapabilities.close`): ends one session's work, and its event stream. */
+  closeSession(params: CloseSessionParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.#typed("session/close", LooseResultSchema, params, options);
+  }
+
+  /** `logout` (stable; `auth.logout`): new sessions need `authenticate` again. */
+  logout(params: { _meta?: Record<string, unknown> } = {}, options?: RequestOptions): Promise<LooseResult> {
+    return this.#typed("logout", LooseResultSchema, params, options);
+  }
+
+  /** @deprecated `session/resume` is stable: use `resumeSession`. */
+  unstableResumeSession(params: ResumeSessionParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.resumeSession(params, options);
+  }
+
+  // The unstable methods: sent only when the agent advertised them, else `AcpUnsupportedError`.
+
+  /** `session/fork` (unstable; `sessionCapabilities.fork`): a new session starting from this one's history. */
+  unstableForkSession(params: ResumeSessionParams, options?: RequestOptions): Promise<ForkSessionResult> {
+    return this.#unstable("session/fork", "fork", ForkSessionResultSchema, params, options);
+  }
+
+  /** `session/archive` (unstable; `sessionCapabilities.archive`): hides the session from `session/list`. */
+  unstableArchiveSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.#unstable("session/archive", "archive", LooseResultSchema, params, options);
+  }
+
+  /** `session/unarchive` (unstable; `sessionCapabilities.archive`): brings an archived session back. */
+  unstableUnarchiveSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.#unstable("session/unarchive", "archive", LooseResultSchema, params, options);
+  }
+
+  /** `session/status` (unstable; `sessionCapabilities.status`): the session's state, as the agent answers it. */
+  unstableSessionStatus(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.#unstable("session/status", "status", LooseResultSchema, params, options);
+  }
+
+  /** `session/set_title` (unstable; `sessionCapabilities.title`): renames the session. */
+  unstableSetSessionTitle(params: SetSessionTitleParams, options?: RequestOptions): Promise<LooseResult> {
+    return this.#unstable("session/set_title", "title", LooseResultSchema, params, options);
   }
 
   unstableSetSessionModel(params: SetSessionModelParams, options?: RequestOptions): Promise<LooseResult> {
     return this.#typed("session/set_model", LooseResultSchema, params, options);
   }
 
-  /** Closes one session (RFD `session/close`) and its event stream. */
+  /** @deprecated `session/close` is stable: use `closeSession`. */
   unstableCloseSession(params: CloseSessionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/close", LooseResultSchema, params, options);
+    return this.closeSession(params, options);
   }
 
   /** A request with any method name, sent verbatim (extension methods start with `_`). */
@@ -242,6 +307,19 @@ export class AcpHttpClient {
    */
   async disconnect(): Promise<void> {
     await this.#connection.close("disconnected");
+  }
+
+  #unstable<T>(
+    method: string,
+    capability: keyof NonNullable<AgentCapabilities["sessionCapabilities"]>,
+    schema: v.GenericSchema<unknown, T>,
+    params: unknown,
+    options?: RequestOptions,
+  ): Promise<T> {
+    if (!this.#agentCapabilities?.sessionCapabilities?.[capability]) {
+      return Promise.reject(new AcpUnsupportedError(method, `sessionCapabilities.${capability}`));
+    }
+    return this.#typed(method, schema, params, options);
   }
 
   async #typed<T>(

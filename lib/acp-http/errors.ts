@@ -2,7 +2,8 @@
 // so one instanceof tells our failures from the caller's, and each sets its `kind` (AcpErrorKind),
 // so a caller can branch on a string. A class exists for each kind because each has its own fields:
 // aborted, timed out, closed (with `reason`), HTTP (with `status` and `problem`), the agent's
-// JSON-RPC error (with `code`), protocol breach, interrupted (two kinds), network, size, header.
+// JSON-RPC error (with `code`), protocol breach, interrupted (two kinds), network, size, header,
+// an unstable method the agent did not advertise (with the `capability` it needs).
 import { AcpError } from "../internal/errors.js";
 import type { ProblemDetails } from "../internal/http.js";
 export { AcpError, type AcpErrorKind } from "../internal/errors.js";
@@ -209,5 +210,24 @@ export class AcpTimeoutError extends AcpError {
     super(`${method} timed out after ${timeoutMs} ms`, { kind: "timeout" });
     this.method = method;
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * An unstable method (`session/fork`, `session/archive`, `session/status`, `session/set_title`) that
+ * the agent did not advertise in `initialize` (`agentCapabilities.sessionCapabilities[capability]`),
+ * or called before `initialize`: nothing was sent.
+ */
+export class AcpUnsupportedError extends AcpError {
+  override name = "AcpUnsupportedError";
+  declare readonly kind: "unsupported";
+  readonly method: string;
+  /** The capability the method needs, as a path in the agent's capabilities (`sessionCapabilities.fork`). */
+  readonly capability: string;
+
+  constructor(method: string, capability: string) {
+    super(`${method} is not supported by this agent (it did not advertise ${capability})`, { kind: "unsupported" });
+    this.method = method;
+    this.capability = capability;
   }
 }

@@ -42,12 +42,16 @@ export {
 // The ACP shapes a user meets in the signatures above (params, results, the agent's requests).
 export {
   PROTOCOL_VERSION,
+  readSessionUpdate,
   type AgentCapabilities,
   type AuthenticateParams,
   type CancelParams,
   type ClientCapabilities,
   type CloseSessionParams,
+  type CompleteElicitationParams,
   type ContentBlock,
+  type CreateElicitationParams,
+  type CreateElicitationResult,
   type ForkSessionResult,
   type Implementation,
   type InitializeParams,
@@ -68,11 +72,15 @@ export {
   type RequestPermissionParams,
   type RequestPermissionResult,
   type ResumeSessionParams,
+  type SessionIdParams,
   type SessionInfo,
+  type SessionUpdate,
   type SetSessionConfigOptionParams,
   type SetSessionModeParams,
   type SetSessionModelParams,
+  type SetSessionTitleParams,
   type TerminalParams,
+  type UsageUpdate,
   type WriteTextFileParams,
 } from "./acp-types.js";
 // For the sandbox layer only (`@internal`: not in the reference).

@@ -10,6 +10,13 @@ import type { PendingOptions } from "./json-rpc.js";
 import { SessionStreamStoppedError, type SessionStreams } from "./session-streams.js";
 import { sleep, startDeadline } from "../internal/abort.js";
 
+function directoriesOf(list: unknown[] | undefined): { additionalDirectories?: unknown[] } {
+  return list && list.length > 0 ? { additionalDirectories: list } : {};
+}
+
+/** Methods after which a session is not brought back by a recovery: closed, or deleted. */
+const ENDS_SESSION: ReadonlySet<string> = new Set(["session/close", "session/delete"]);
+
 /** A lost connection was re-established on a server without replay (`recoveries$`). */
 export interface AcpRecovery {
   /** The new connection's id, when the transport shows it. */
@@ -25,12 +32,14 @@ export interface AcpRecovery {
 interface OpenSession {
   cwd: string;
   mcpServers: unknown[];
+  /** Given only when the session was opened with some: an agent that does not know the field never sees it. */
+  additionalDirectories?: unknown[];
 }
 
 /**
  * What a lost connection needs to be rebuilt: the `initialize` params sent, whether the
- * agent can `session/load`, and each session open here (with the `cwd` and MCP servers
- * it was opened with). Fed from every successful request.
+ * agent can `session/load`, and each session open here (with the `cwd`, MCP servers and
+ * additional directories it was opened with). Fed from every successful request.
  */
 export class SessionLedger {
   #initialize: unknown;
@@ -56,7 +65,7 @@ export class SessionLedger {
   }
 
   note(method: string, params: unknown, result: unknown): void {
-    const p = (params ?? {}) as { sessionId?: unknown; cwd?: unknown; mcpServers?: unknown };
+    const p = (params ?? {}) as Partial<Record<"sessionId" | "cwd" | "mcpServers" | "additionalDirectories", unknown>>;
     if (method === "initialize") {
       this.#initialize = params;
       this.#initialized = true;
@@ -67,15 +76,16 @@ export class SessionLedger {
     const sessionId =
       method === "session/new" || method === "session/fork"
         ? (result as { sessionId?: unknown } | undefined)?.sessionId
-        : method === "session/load" || method === "session/resume" || method === "session/close"
+        : method === "session/load" || method === "session/resume" || ENDS_SESSION.has(method)
           ? p.sessionId
           : undefined;
     if (typeof sessionId !== "string") return;
-    if (method === "session/close") return void this.#sessions?.delete(sessionId);
+    if (ENDS_SESSION.has(method)) return void this.#sessions?.delete(sessionId);
     const known = this.#sessions?.get(sessionId);
     (this.#sessions ??= new Map()).set(sessionId, {
       cwd: typeof p.cwd === "string" ? p.cwd : (known?.cwd ?? "/"),
       mcpServers: Array.isArray(p.mcpServers) ? p.mcpServers : (known?.mcpServers ?? []),
+      ...directoriesOf(Array.isArray(p.additionalDirectories) ? p.additionalDirectories : known?.additionalDirectories),
     });
   }
 
@@ -118,7 +128,8 @@ export class SessionLedger {
         continue;
       }
       try {
-        await options.request("session/load", { sessionId, cwd: session.cwd, mcpServers: session.mcpServers });
+        const { cwd, mcpServers, additionalDirectories } = session;
+        await options.request("session/load", { sessionId, cwd, mcpServers, ...directoriesOf(additionalDirectories) });
         loaded.push(sessionId);
       } catch (error) {
         failed.push({ sessionId, error: (error as Error).message });

@@ -16,6 +16,7 @@
  * - `message-too-large`: one message passed `maxMessageBytes` (`AcpMessageTooLargeError`).
  * - `invalid-header`: a header value has CR or LF; nothing was sent (`AcpInvalidHeaderError`).
  * - `websocket-unavailable`: no WebSocket was given and the runtime has none (`WebSocketUnavailableError`).
+ * - `unsupported`: an unstable method the agent did not advertise; nothing was sent (`AcpUnsupportedError`).
  */
 export type AcpErrorKind =
   | "aborted"
@@ -29,7 +30,8 @@ export type AcpErrorKind =
   | "network"
   | "message-too-large"
   | "invalid-header"
-  | "websocket-unavailable";
+  | "websocket-unavailable"
+  | "unsupported";
 
 /**
  * The base of every error this client throws, so callers can tell our failures

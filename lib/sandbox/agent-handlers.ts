@@ -1,10 +1,10 @@
 // The agent's requests to the client (permission, file reads and writes) answered from the
 // client's options, and the desk where permission requests wait for a person (`"ask"`).
-import type { AcpClientHandlers } from "../acp-http/index.js";
+import type { AcpClientHandlers, CreateElicitationParams, CreateElicitationResult } from "../acp-http/index.js";
 import type { PermissionRequest } from "./events.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
 import type { TranscriptNote } from "./transcript.js";
-import type { PermissionReply, SandboxAgentClientOptions } from "./types.js";
+import type { InputReply, InputRequest, PermissionReply, SandboxAgentClientOptions } from "./types.js";
 
 type PermissionNote = Extract<TranscriptNote, { kind: "permission-answered" }>;
 
@@ -55,6 +55,11 @@ export function agentHandlers(
       context.signal.removeEventListener("abort", aborted);
     }
   };
+  const { onInput } = options;
+  if (onInput) {
+    handlers.createElicitation = async (params, context) =>
+      toAnswer(await onInput(toInputRequest(params), { signal: context.signal }));
+  }
   if (onReadTextFile) handlers.readTextFile = async (params) => ({ content: await onReadTextFile(params) });
   if (onWriteTextFile) {
     handlers.writeTextFile = async (params) => {
@@ -63,6 +68,24 @@ export function agentHandlers(
     };
   }
   return handlers;
+}
+
+/** The agent's question in this layer's words (no protocol names: `mode` is `kind`, a URL's id is `id`). */
+function toInputRequest(params: CreateElicitationParams): InputRequest {
+  const about = {
+    message: params.message,
+    ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
+    ...(typeof params.toolCallId === "string" ? { toolCallId: params.toolCallId } : {}),
+  };
+  if (params.mode === "url") return { ...about, kind: "url", url: params.url, id: params.elicitationId };
+  return { ...about, kind: "form", schema: params.requestedSchema };
+}
+
+// Anything but a well-formed accept is a decline: a handler's slip never accepts on the user's behalf.
+function toAnswer(reply: InputReply | undefined): CreateElicitationResult {
+  if (reply?.action === "cancel") return { action: "cancel" };
+  if (reply?.action !== "accept") return { action: "decline" };
+  return reply.values === undefined ? { action: "accept" } : { action: "accept", content: reply.values };
 }
 
 /**

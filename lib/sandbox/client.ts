@@ -242,9 +242,17 @@ export class SandboxAgentClient {
     return this.#sessions.list(params, call);
   }
 
-  /** `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent. */
-  forkSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions): Promise<{ sessionId: string }> {
-    return this.#sessions.forkSession(sessionId, options.cwd ?? this.#options.cwd, call);
+  /**
+   * `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent.
+   * `additionalDirectories`: more directories the fork may work in beside `cwd`.
+   */
+  forkSession(
+    sessionId: string,
+    options: { cwd?: string; additionalDirectories?: string[] } = {},
+    call?: CallOptions,
+  ): Promise<{ sessionId: string }> {
+    const place = { cwd: options.cwd ?? this.#options.cwd, additionalDirectories: options.additionalDirectories };
+    return this.#sessions.forkSession(sessionId, place, call);
   }
 
   /**
@@ -252,8 +260,27 @@ export class SandboxAgentClient {
    * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined
    * (the session is recorded from then on).
    */
-  resumeSession(sessionId: string, options: { cwd?: string } = {}, call?: CallOptions) {
-    return this.#sessions.resumeSession(sessionId, options.cwd ?? this.#options.cwd, call);
+  resumeSession(
+    sessionId: string,
+    options: { cwd?: string; additionalDirectories?: string[] } = {},
+    call?: CallOptions,
+  ) {
+    const place = { cwd: options.cwd ?? this.#options.cwd, additionalDirectories: options.additionalDirectories };
+    return this.#sessions.resumeSession(sessionId, place, call);
+  }
+
+  /**
+   * Deletes the session at the agent (a local id or the agent's): it leaves `listSessions()` and can
+   * no longer be loaded or resumed there. The store keeps its record and events (`history$`).
+   * Agents that do not offer it answer with an `AgentError` (code -32601).
+   */
+  deleteSession(sessionId: string, call?: CallOptions): Promise<void> {
+    return this.#sessions.deleteSession(sessionId, call);
+  }
+
+  /** Signs the agent out: new sessions need it to sign in again (agents that offer it). */
+  logout(call?: CallOptions): Promise<void> {
+    return this.#sessions.logout(call);
   }
 
   /**

@@ -65,6 +65,8 @@ const METHOD_NAMES: Record<string, string> = {
   "session/list": "listSessions",
   "session/fork": "forkSession",
   "session/resume": "resumeSession",
+  "session/delete": "deleteSession",
+  logout: "logout",
   "_sandboxagent/session/list_models": "listModels",
   "_sandboxagent/session/set_metadata": "setMetadata",
   "_sandboxagent/session/detach": "detachSession",

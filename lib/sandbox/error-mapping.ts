@@ -14,6 +14,7 @@ import {
   type AcpProtocolError,
   type AcpRpcError,
   type AcpTimeoutError,
+  type AcpUnsupportedError,
   type WebSocketUnavailableError,
 } from "../acp-http/index.js";
 import {
@@ -25,6 +26,7 @@ import {
   NotFoundError,
   SandboxAgentError,
   SandboxAgentHttpError,
+  UnsupportedFeatureError,
   type HttpErrorOptions,
 } from "./errors.js";
 
@@ -39,6 +41,7 @@ type ProtocolFailure =
   | AcpProtocolError
   | AcpRpcError
   | AcpTimeoutError
+  | AcpUnsupportedError
   | WebSocketUnavailableError;
 
 type FromProtocol = {
@@ -74,6 +77,8 @@ const FROM_PROTOCOL: FromProtocol = {
       cause: error,
       kind: "invalid_header",
     }),
+  unsupported: (error, method) =>
+    new UnsupportedFeatureError(method, `the agent does not advertise ${error.capability}`),
   // Not a call's own failure in this layer's terms: they pass as they are.
   "connection-rebuilt": (error) => error,
   "stream-lost": (error) => error,

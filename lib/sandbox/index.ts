@@ -31,6 +31,7 @@ export type {
   SessionListing,
 } from "./session-calls.js";
 export type { SessionView, PromptEvent, PermissionReply, PermissionContext } from "./types.js";
+export type { InputRequest, InputReply } from "./types.js";
 export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events.js";
 export { forSession } from "./events.js";
 export { isEvent, isUpdate, ofKind, ofUpdate, type UpdateEvent } from "./event-filters.js";

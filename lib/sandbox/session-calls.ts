@@ -12,6 +12,8 @@ import type { SessionMetadata, SessionRuntimeInfo } from "./metadata.js";
 /** Where a new (or loaded) session works, its MCP servers, and the metadata to store with it. */
 export interface NewSessionOptions {
   cwd?: string;
+  /** More directories the session may work in beside `cwd` (absolute paths; agents that support it). */
+  additionalDirectories?: string[];
   mcpServers?: Array<{ name: string; [key: string]: unknown }>;
   metadata?: SessionMetadata;
 }
@@ -38,6 +40,8 @@ export interface PromptOutcome {
 export interface SessionListing extends SessionRuntimeInfo {
   sessionId: string;
   cwd?: string;
+  /** The directories the session may work in beside `cwd`, when the agent lists them. */
+  additionalDirectories?: string[];
   title?: string | null;
   /** Caller-set metadata (title, variant, permissionMode, skills, ... as stored). */
   metadata: SessionMetadata;
@@ -140,7 +144,19 @@ function sessionParams(conn: SandboxConnection, options: NewSessionOptions, defa
   const { profile, agent } = conn.settings;
   const metadata = profile.agentInMeta ? { ...options.metadata, agent } : options.metadata;
   const cwd = options.cwd ?? defaultCwd;
-  return { cwd, mcpServers: options.mcpServers ?? [], _meta: withSandboxMeta(undefined, metadata) };
+  const meta = withSandboxMeta(undefined, metadata);
+  return { cwd, ...directories(options.additionalDirectories), mcpServers: options.mcpServers ?? [], _meta: meta };
+}
+
+/** Where a session works: its directory and, when given, more directories beside it. */
+export interface SessionPlace {
+  cwd: string;
+  additionalDirectories?: string[] | undefined;
+}
+
+// Sent only when there are some: an agent that does not know the field never sees it.
+function directories(list: string[] | undefined): PlainParams {
+  return list && list.length > 0 ? { additionalDirectories: [...list] } : {};
 }
 
 function opened(conn: SandboxConnection, sessionId: string, result: unknown): SessionHandle {
@@ -191,10 +207,11 @@ export async function prompt(
 export async function forkSession(
   conn: SandboxConnection,
   sessionId: string,
-  cwd: string,
+  place: SessionPlace,
   call?: CallSignal,
 ): Promise<SessionHandle> {
-  const forked = await conn.call("session/fork", { sessionId, cwd, mcpServers: [] }, call);
+  const params = { sessionId, cwd: place.cwd, ...directories(place.additionalDirectories), mcpServers: [] };
+  const forked = await conn.call("session/fork", params, call);
   return opened(conn, validate("forkSession", NewSessionWireSchema, forked).sessionId, forked);
 }
 
@@ -202,10 +219,22 @@ export async function forkSession(
 export async function resumeSession(
   conn: SandboxConnection,
   sessionId: string,
-  cwd: string,
+  place: SessionPlace,
   call?: CallSignal,
 ): Promise<SessionHandle> {
-  return opened(conn, sessionId, await conn.call("session/resume", { sessionId, cwd, mcpServers: [] }, call));
+  const params = { sessionId, cwd: place.cwd, ...directories(place.additionalDirectories), mcpServers: [] };
+  return opened(conn, sessionId, await conn.call("session/resume", params, call));
+}
+
+/** `session/delete`: the agent forgets the session (it leaves `listSessions`); it is no longer open here. */
+export async function deleteSession(conn: SandboxConnection, sessionId: string, call?: CallSignal): Promise<void> {
+  await conn.call("session/delete", { sessionId }, call);
+  conn.openSessions.delete(sessionId);
+}
+
+/** `logout`: the agent drops its sign-in; new sessions need it again. */
+export async function logout(conn: SandboxConnection, call?: CallSignal): Promise<void> {
+  await conn.call("logout", {}, call);
 }
 
 export async function listSessions(
@@ -221,6 +250,7 @@ export async function listSessions(
       return {
         sessionId: entry.sessionId,
         ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
+        ...(entry.additionalDirectories?.length ? { additionalDirectories: entry.additionalDirectories } : {}),
         ...(title !== undefined ? { title } : {}),
         ...runtime,
         metadata,

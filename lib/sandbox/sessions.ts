@@ -14,6 +14,7 @@ import { modelsFromOptions, type SessionSettings } from "./session-config.js";
 import type { SessionMetadata } from "./metadata.js";
 import * as calls from "./session-calls.js";
 import type { ModelList, NewSessionOptions, PromptBlock, PromptInput, PromptOutcome } from "./session-calls.js";
+import type { SessionPlace } from "./session-calls.js";
 import type { SessionHandle, SessionList, TerminateResult } from "./session-calls.js";
 import { toTranscript, usageOf, type Transcript, type TranscriptSource } from "./transcript.js";
 import type { PromptEvent, SessionView } from "./types.js";
@@ -65,11 +66,11 @@ export class Sessions implements ResumeParts {
   }
 
   /** `session/fork` of a session (a local id or the agent's): the fork is recorded with a link to it. */
-  forkSession(parentId: string, cwd: string, call?: CallOptions): Promise<{ sessionId: string }> {
+  forkSession(parentId: string, place: SessionPlace, call?: CallOptions): Promise<{ sessionId: string }> {
     const { recording } = this;
     return this.lifecycle.with("forkSession", call, async (conn, bounds) => {
-      const handle = await calls.forkSession(conn, recording.agentId(parentId), cwd, bounds);
-      this.#configured(recording.forked(conn, handle, parentId, cwd));
+      const handle = await calls.forkSession(conn, recording.agentId(parentId), place, bounds);
+      this.#configured(recording.forked(conn, handle, parentId, place.cwd));
       return { sessionId: handle.sessionId };
     });
   }
@@ -78,13 +79,27 @@ export class Sessions implements ResumeParts {
    * A session the store has a record of (local id) comes back as `resumeStored` says; any other id
    * is the agent's `session/resume`, resolving undefined (the session is recorded from then on).
    */
-  async resumeSession(sessionId: string, cwd: string, call?: CallOptions): Promise<ResumedSession | undefined> {
+  async resumeSession(
+    sessionId: string,
+    place: SessionPlace,
+    call?: CallOptions,
+  ): Promise<ResumedSession | undefined> {
     const stored = await resumeStored(this, sessionId, call);
     if (stored) return stored;
     await this.lifecycle.with("resumeSession", call, async (conn, bounds) =>
-      this.#opened(conn, await calls.resumeSession(conn, sessionId, cwd, bounds), { cwd }),
+      this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), { cwd: place.cwd }),
     );
     return undefined;
+  }
+
+  /** `session/delete` of a session (a local id or the agent's); the store keeps its record and events. */
+  deleteSession(sessionId: string, call?: CallOptions): Promise<void> {
+    const id = this.recording.agentId(sessionId);
+    return this.lifecycle.with("deleteSession", call, (conn, bounds) => calls.deleteSession(conn, id, bounds));
+  }
+
+  logout(call?: CallOptions): Promise<void> {
+    return this.lifecycle.with("logout", call, (conn, bounds) => calls.logout(conn, bounds));
   }
 
   restoreStored(call?: CallOptions): Promise<ResumedSession[]> {

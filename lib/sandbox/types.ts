@@ -16,6 +16,27 @@ export type { CallOptions, Logger };
 /** The answer to a permission request: one of the offered options, or no decision. */
 export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
 
+/**
+ * A question the agent asks the user. `form`: values to fill in, described by `schema` (a flat JSON
+ * Schema object: string, number, integer, boolean and string-array properties, `required`). `url`:
+ * a page to open (a sign-in, a payment), known by `id`; the agent goes on once the flow there is done.
+ * `sessionId` (and `toolCallId`) say what it is about, when the agent says.
+ */
+export type InputRequest = {
+  message: string;
+  sessionId?: string;
+  toolCallId?: string;
+} & ({ kind: "form"; schema: Record<string, unknown> } | { kind: "url"; url: string; id: string });
+
+/**
+ * The answer to an `InputRequest`: `accept` (with the form's `values`; for a URL, the user agreed to
+ * open it), `decline`, or `cancel` (dismissed without a decision).
+ */
+export type InputReply =
+  | { action: "accept"; values?: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" }
+  | { action: "cancel" };
+
 /** What a permission handler gets besides the request. */
 export interface PermissionContext {
   /**
@@ -61,6 +82,13 @@ export interface SandboxAgentClientOptions {
   onPermissionRequest?:
     | ((request: PermissionRequest, context: PermissionContext) => PermissionReply | Promise<PermissionReply>)
     | "ask";
+  /**
+   * Answers the agent's questions (`InputRequest`: a form, or a URL to open); the agent is told the
+   * client can be asked only when it is given. Without it a question is declined, never accepted.
+   * `context.signal` aborts when the answer stops mattering (the turn was cancelled: the agent is then
+   * answered `cancel`; the agent withdrew it; the connection closed).
+   */
+  onInput?: (request: InputRequest, context: PermissionContext) => InputReply | Promise<InputReply>;
   /** Answers the agent's file reads and writes (advertised to the agent only when given). */
   onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;

@@ -5,6 +5,12 @@
 // Prompt switches (in the prompt text):
 //   PERMISSION  asks session/request_permission and streams which option was chosen
 //   SLOW        streams one chunk every 100 ms until session/cancel or `$/cancel_request`
+//   ELICIT      asks elicitation/create (form mode: a name and a count) and streams the answer as JSON
+//   ELICITURL   asks elicitation/create (URL mode) and streams the answer as JSON; when accepted, then
+//               notifies elicitation/complete for it
+//   ASKWAIT     asks elicitation/create (form) and waits for the answer (a cancelled turn answers it)
+//   KINDS       streams one update of each newer kind: usage_update, notice, compaction_update,
+//               compaction_summary_chunk, session_info_update, config_option_update (a boolean option)
 //   anything    streams the words back ("echo:" then one chunk per word), then end_turn
 // The extension request `_test/hang` never answers; it resolves only when cancelled.
 // `_test/ping` answers its params at once (round-trip benchmarks).
@@ -20,11 +26,31 @@ export interface AgentLog {
   readonly cancelledRequests: JsonRpcId[];
   /** `session/cancel` notifications, by session id. */
   readonly sessionCancels: string[];
+  /** `session/delete` calls, by session id. */
+  readonly deletes: string[];
+  /** How many `logout` calls came. */
+  logouts: number;
+  /** The `additionalDirectories` of each session/new, load and resume, by method and session id. */
+  readonly directories: Array<{ method: string; sessionId: string; additionalDirectories: string[] }>;
+  /** The value each boolean config option was set to, by `sessionId/configId`. */
+  readonly booleans: Map<string, boolean>;
 }
 
 export function newAgentLog(): AgentLog {
-  return { sessions: new Set(), loads: [], cancelledRequests: [], sessionCancels: [] };
+  return {
+    sessions: new Set(),
+    loads: [],
+    cancelledRequests: [],
+    sessionCancels: [],
+    deletes: [],
+    logouts: 0,
+    directories: [],
+    booleans: new Map(),
+  };
 }
+
+/** The boolean config option every session has (`session/set_config_option` with `type: "boolean"`). */
+const BOOLEAN_OPTION = { id: "auto_approve", name: "Auto-approve", type: "boolean" as const };
 
 const SLOW_TICK_MS = 100;
 // An upper bound so that a SLOW prompt nobody cancels still ends (no hangs in tests).
@@ -42,23 +68,66 @@ export function createTestAgent(log: AgentLog): AgentApp {
   let nextSession = log.sessions.size;
   const app = agent();
 
+  // Stable session capabilities only: the unstable ones (fork, ...) stay unadvertised.
   app.onRequest("initialize", () => ({
     protocolVersion: 1,
-    agentCapabilities: { loadSession: true },
+    agentCapabilities: {
+      loadSession: true,
+      sessionCapabilities: { list: {}, delete: {}, additionalDirectories: {}, resume: {}, close: {} },
+      auth: { logout: {} },
+    },
     agentInfo: { name: "acp-sdk-test-agent", version: "1.0.0" },
   }));
 
-  app.onRequest("session/new", () => {
+  const noteDirectories = (method: string, sessionId: string, directories: string[] | undefined | null) =>
+    log.directories.push({ method, sessionId, additionalDirectories: directories ?? [] });
+  const optionsOf = (sessionId: string) => [
+    { ...BOOLEAN_OPTION, currentValue: log.booleans.get(`${sessionId}/${BOOLEAN_OPTION.id}`) ?? false },
+  ];
+
+  app.onRequest("session/new", ({ params }) => {
     nextSession = Math.max(nextSession, log.sessions.size) + 1;
     const sessionId = `sdk-session-${nextSession}`;
     log.sessions.add(sessionId);
+    noteDirectories("session/new", sessionId, params.additionalDirectories);
+    // No configOptions here: a case bounds the size of this answer (the boolean option shows on set).
     return { sessionId };
   });
 
   app.onRequest("session/load", ({ params }) => {
     if (!log.sessions.has(params.sessionId)) throw new Error(`unknown session ${params.sessionId}`);
     log.loads.push(params.sessionId);
+    noteDirectories("session/load", params.sessionId, params.additionalDirectories);
     return {};
+  });
+
+  app.onRequest("session/resume", ({ params }) => {
+    if (!log.sessions.has(params.sessionId)) throw new Error(`unknown session ${params.sessionId}`);
+    noteDirectories("session/resume", params.sessionId, params.additionalDirectories);
+    return { configOptions: optionsOf(params.sessionId) };
+  });
+
+  app.onRequest("session/list", () => ({
+    sessions: [...log.sessions].map((sessionId) => ({ sessionId, cwd: "/tmp" })),
+  }));
+
+  app.onRequest("session/delete", ({ params }) => {
+    if (!log.sessions.delete(params.sessionId)) throw new Error(`unknown session ${params.sessionId}`);
+    log.deletes.push(params.sessionId);
+    return {};
+  });
+
+  app.onRequest("logout", () => {
+    log.logouts += 1;
+    return {};
+  });
+
+  app.onRequest("session/set_config_option", ({ params }) => {
+    if (params.configId !== BOOLEAN_OPTION.id || !("type" in params) || params.type !== "boolean") {
+      throw new Error(`not a boolean option: ${params.configId}`);
+    }
+    log.booleans.set(`${params.sessionId}/${params.configId}`, params.value);
+    return { configOptions: optionsOf(params.sessionId) };
   });
 
   app.onNotification("session/cancel", ({ params }) => {
@@ -90,6 +159,49 @@ export function createTestAgent(log: AgentLog): AgentApp {
         });
         const chosen = answer.outcome.outcome === "selected" ? answer.outcome.optionId : "cancelled";
         await chunk(`permission:${chosen}`);
+        return { stopReason: "end_turn" as const };
+      }
+      if (text.includes("ELICITURL")) {
+        const elicitationId = `elicit-${requestId}`;
+        const answer = await client.request("elicitation/create", {
+          sessionId,
+          mode: "url",
+          message: "Sign in to continue",
+          elicitationId,
+          url: "https://example.invalid/sign-in",
+        });
+        await chunk(JSON.stringify(answer));
+        if (answer.action === "accept") await client.notify("elicitation/complete", { elicitationId });
+        return { stopReason: "end_turn" as const };
+      }
+      if (text.includes("ELICIT") || text.includes("ASKWAIT")) {
+        const answer = await client.request("elicitation/create", {
+          sessionId,
+          mode: "form",
+          message: "Which project, and how many runs?",
+          requestedSchema: {
+            type: "object",
+            properties: { project: { type: "string", title: "Project" }, runs: { type: "integer" } },
+            required: ["project"],
+          },
+        });
+        await chunk(JSON.stringify(answer));
+        // The client answers `cancel` when it cancels the turn, maybe before session/cancel arrives here.
+        const cancelled = stopped.aborted || answer.action === "cancel";
+        return { stopReason: cancelled ? ("cancelled" as const) : ("end_turn" as const) };
+      }
+      if (text.includes("KINDS")) {
+        const update = (body: Record<string, unknown>) =>
+          client.notify("session/update", { sessionId, update: body } as never);
+        const cost = { amount: 0.25, currency: "USD" };
+        await update({ sessionUpdate: "usage_update", used: 1200, size: 200000, cost });
+        await update({ sessionUpdate: "notice", severity: "warning", title: "Rate limit near" });
+        await update({ sessionUpdate: "compaction_update", compactionId: "c1", status: "in_progress" });
+        const summary = { type: "text", text: "sum" };
+        await update({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: summary });
+        await update({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed" });
+        await update({ sessionUpdate: "session_info_update", title: "A titled session" });
+        await update({ sessionUpdate: "config_option_update", configOptions: optionsOf(sessionId) });
         return { stopReason: "end_turn" as const };
       }
       if (text.includes("SLOW")) {

@@ -35,6 +35,11 @@
 //                      with _meta.fs = [those reports]
 //   setmode ID         the agent switches mode itself: emits current_mode_update ID, then end_turn
 //   setoption ID VALUE the agent changes an option itself: emits config_option_update, then end_turn
+//   elicit [url]       asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//                      url: elicitationId "e-<n>", url https://example.invalid/sign-in), waits for the
+//                      answer, reports it in a chunk as JSON {method, result|error}; end_turn with
+//                      _meta.askAnswer = that report. An accepted url question is followed by
+//                      elicitation/complete {elicitationId}
 //   ask METHOD         sends an agent->client request METHOD with params {sessionId}; the answer is
 //                      reported in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report (a client should answer unknown methods -32601)
@@ -61,7 +66,11 @@
 //                                            emit the unchanged state (current_mode_update for set_mode,
 //                                            config_option_update), then answer {}
 //   session/load                {modes, configOptions} of that session (no history is replayed)
-//   session/list                {sessions:[{sessionId, cwd}]} for the sessions created here
+//   session/list                {sessions:[{sessionId, cwd, additionalDirectories}]} for the sessions here
+//                               (session/new and session/resume record params.additionalDirectories)
+//   session/resume              {modes, configOptions} of a session known here (-32602 for another one)
+//   session/delete              forgets the session ({}; -32602 for an unknown one)
+//   logout                      {}; from then on session/new answers -32000 "Authentication required"
 //   session/set_mode            records the mode (-32602 for an unknown one), emits current_mode_update, then {}
 //   session/set_model           records the model (-32602 for an unknown one), emits config_option_update, then {}
 //   session/set_config_option   sets the option (-32602 for an unknown id or value), emits config_option_update
@@ -111,6 +120,9 @@ const METHODS = [
   "session/new",
   "session/load",
   "session/list",
+  "session/resume",
+  "session/delete",
+  "logout",
   "session/prompt",
   "session/set_mode",
   "session/set_model",
@@ -127,6 +139,8 @@ const METHODS = [
 /** sessionId -> {cwd, config, unsupported} for session/list, the `fs` verb and session configuration. */
 const sessions = new Map();
 let sessionCounter = 0;
+/** Set by `logout`: new sessions then need authentication again. */
+let loggedOut = false;
 
 /** Our agent->client request id -> resolver of the client's answer. */
 const awaitingClient = new Map();
@@ -293,6 +307,26 @@ async function runPrompt(msg) {
     case "setoption":
       applyOption(sessionId, args[0] ?? "model", args[1] ?? "mock-fast");
       return endTurn();
+    case "elicit": {
+      const url = args[0] === "url";
+      const elicitationId = `e-${outgoingCounter + 1}`;
+      const question = url
+        ? { sessionId, mode: "url", message: "Sign in", elicitationId, url: "https://example.invalid/sign-in" }
+        : {
+            sessionId,
+            mode: "form",
+            message: "Which project, and how many runs?",
+            requestedSchema: {
+              type: "object",
+              properties: { project: { type: "string" }, runs: { type: "integer" } },
+              required: ["project"],
+            },
+          };
+      const answer = report("elicitation/create", await askClient("elicitation/create", question));
+      chunk(sessionId, JSON.stringify(answer));
+      if (url && answer.result?.action === "accept") notify("elicitation/complete", { elicitationId });
+      return endTurn({ askAnswer: answer });
+    }
     case "ask": {
       const method = args[0] ?? "_probe/unknown";
       const answer = report(method, await askClient(method, { sessionId }));
@@ -397,7 +431,9 @@ function handleRequest(msg) {
       const unsupported = Array.isArray(scripting.scriptedUnsupported) ? scripting.scriptedUnsupported : [];
       const configStyle = ["silent", "quiet", "stubborn"].includes(scripting.scriptedConfig) ? scripting.scriptedConfig : undefined;
       const config = initialConfig();
-      sessions.set(sessionId, { cwd, config, unsupported, configStyle });
+      if (loggedOut) return fail(msg.id, -32000, "Authentication required");
+      const additionalDirectories = Array.isArray(params.additionalDirectories) ? params.additionalDirectories : [];
+      sessions.set(sessionId, { cwd, config, unsupported, configStyle, additionalDirectories });
       const reported = configStyle === "silent" ? {} : sessionConfig(sessionId);
       return reply(msg.id, { sessionId, ...reported, _meta: { seenMeta: params._meta ?? null, cwd } });
     }
@@ -410,8 +446,24 @@ function handleRequest(msg) {
       return reply(msg.id, sessionConfig(params.sessionId));
     case "session/list":
       return reply(msg.id, {
-        sessions: [...sessions].map(([sessionId, { cwd }]) => ({ sessionId, cwd })),
+        sessions: [...sessions].map(([sessionId, { cwd, additionalDirectories }]) => ({
+          sessionId,
+          cwd,
+          additionalDirectories: additionalDirectories ?? [],
+        })),
       });
+    case "session/resume": {
+      const session = sessions.get(params.sessionId);
+      if (!session) return fail(msg.id, -32602, `unknown session ${params.sessionId}`);
+      if (Array.isArray(params.additionalDirectories)) session.additionalDirectories = params.additionalDirectories;
+      return reply(msg.id, sessionConfig(params.sessionId));
+    }
+    case "session/delete":
+      if (!sessions.delete(params.sessionId)) return fail(msg.id, -32602, `unknown session ${params.sessionId}`);
+      return reply(msg.id, {});
+    case "logout":
+      loggedOut = true;
+      return reply(msg.id, {});
     case "session/set_mode":
     case "session/set_model":
     case "session/set_config_option":

@@ -13,6 +13,7 @@ import {
   AcpProtocolError,
   AcpRpcError,
   AcpTimeoutError,
+  AcpUnsupportedError,
   WebSocketUnavailableError,
   type AcpErrorKind,
 } from "../../../lib/acp-http/index.js";
@@ -30,6 +31,7 @@ const examples: Array<[AcpError, AcpErrorKind]> = [
   [new AcpMessageTooLargeError("stream", 2048, 1024), "message-too-large"],
   [new AcpInvalidHeaderError("x-trace"), "invalid-header"],
   [new WebSocketUnavailableError(), "websocket-unavailable"],
+  [new AcpUnsupportedError("session/fork", "sessionCapabilities.fork"), "unsupported"],
 ];
 
 describe("protocol error kinds", () => {

@@ -43,6 +43,22 @@ describe("SessionLedger", () => {
     expect(resets()).toBe(1);
   });
 
+  it("loads a session with the directories it was opened with, and not at all once it was deleted", async () => {
+    const ledger = new SessionLedger();
+    ledger.note("initialize", INIT, { agentCapabilities: { loadSession: true } });
+    ledger.note("session/new", { cwd: "/a", mcpServers: [], additionalDirectories: ["/x"] }, { sessionId: "s1" });
+    ledger.note("session/resume", { sessionId: "s1", cwd: "/a", additionalDirectories: ["/x", "/y"] }, {});
+    ledger.note("session/new", { cwd: "/b", mcpServers: [] }, { sessionId: "s2" });
+    ledger.note("session/new", { cwd: "/c", mcpServers: [] }, { sessionId: "s3" });
+    ledger.note("session/delete", { sessionId: "s3" }, {});
+    const { opts, calls } = options(() => ({}));
+    await ledger.recover(opts);
+    expect(calls.slice(1)).toEqual([
+      ["session/load", { sessionId: "s1", cwd: "/a", mcpServers: [], additionalDirectories: ["/x", "/y"] }],
+      ["session/load", { sessionId: "s2", cwd: "/b", mcpServers: [] }],
+    ]);
+  });
+
   it("retries a failed initialize per the policy; a session whose load fails is reported and forgotten", async () => {
     const ledger = new SessionLedger();
     ledger.note("initialize", INIT, { agentCapabilities: { loadSession: true } });

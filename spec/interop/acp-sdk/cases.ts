@@ -11,7 +11,11 @@ import {
   AcpHttpClient,
   AcpInterruptedError,
   AcpMessageTooLargeError,
+  AcpUnsupportedError,
   isNotification,
+  readSessionUpdate,
+  type CreateElicitationParams,
+  type SessionUpdate,
   type AcpParseError,
   type AcpRecovery,
   type AcpClientHandlers,
@@ -120,6 +124,168 @@ export const CASES: readonly InteropCase[] = [
       expect(asked).toEqual([sessionId]);
       expect(seen.texts).toEqual(["permission:allow"]);
       seen.stop();
+    },
+  },
+  {
+    name: "stable session methods: list, delete and logout, as the agent advertised them",
+    run: async ({ connect, server }) => {
+      const client = connect();
+      const first = await openSession(client);
+      const second = (await client.newSession({ cwd: CWD, mcpServers: [] })).sessionId;
+      expect(client.agentCapabilities?.sessionCapabilities?.delete).toEqual({});
+      expect(client.agentCapabilities?.auth?.logout).toEqual({});
+      const listed = async () => (await client.listSessions({}, { timeoutMs: 5000 })).sessions.map((s) => s.sessionId);
+      expect(await listed()).toEqual([first, second]);
+      expect(await client.deleteSession({ sessionId: first }, { timeoutMs: 5000 })).toEqual({});
+      expect(server.log.deletes).toEqual([first]);
+      expect(await listed()).toEqual([second]);
+      await client.logout({}, { timeoutMs: 5000 });
+      expect(server.log.logouts).toBe(1);
+    },
+  },
+  {
+    name: "additionalDirectories reach the agent on session/new, session/load and session/resume",
+    run: async ({ connect, server }) => {
+      const dirs = ["/tmp/extra-a", "/tmp/extra-b"];
+      const creator = connect();
+      await creator.initialize();
+      const { sessionId } = await creator.newSession({ cwd: CWD, mcpServers: [], additionalDirectories: dirs });
+      const loader = connect();
+      await loader.initialize();
+      await loader.loadSession({ sessionId, cwd: CWD, mcpServers: [], additionalDirectories: dirs.slice(1) });
+      const resumer = connect();
+      await resumer.initialize();
+      await resumer.resumeSession({ sessionId, cwd: CWD, additionalDirectories: dirs.slice(0, 1) });
+      expect(server.log.directories).toEqual([
+        { method: "session/new", sessionId, additionalDirectories: dirs },
+        { method: "session/load", sessionId, additionalDirectories: dirs.slice(1) },
+        { method: "session/resume", sessionId, additionalDirectories: dirs.slice(0, 1) },
+      ]);
+    },
+  },
+  {
+    name: "a boolean config option is set with type boolean, and the agent answers the new value",
+    run: async ({ connect }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      const params = { sessionId, configId: "auto_approve", type: "boolean" as const, value: true };
+      const answer = await client.setSessionConfigOption(params, { timeoutMs: 5000 });
+      expect(answer).toMatchObject({ configOptions: [{ id: "auto_approve", type: "boolean", currentValue: true }] });
+    },
+  },
+  {
+    name: "elicitation (form): the agent's question is answered by handlers.createElicitation",
+    run: async ({ connect }) => {
+      const asked: CreateElicitationParams[] = [];
+      const client = connect({
+        handlers: {
+          createElicitation: (params) => {
+            asked.push(params);
+            return { action: "accept", content: { project: "rx", runs: 3 } };
+          },
+        },
+      });
+      const sessionId = await openSession(client);
+      const seen = chunks(client, sessionId);
+      expect((await prompt(client, sessionId, "ELICIT")).stopReason).toBe("end_turn");
+      expect(asked).toMatchObject([{ mode: "form", sessionId, message: "Which project, and how many runs?" }]);
+      expect(JSON.parse(seen.texts.join(""))).toEqual({ action: "accept", content: { project: "rx", runs: 3 } });
+      seen.stop();
+    },
+  },
+  {
+    name: "elicitation: without a handler the question is declined, never accepted",
+    run: async ({ connect }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      const seen = chunks(client, sessionId);
+      expect((await prompt(client, sessionId, "ELICIT")).stopReason).toBe("end_turn");
+      expect(JSON.parse(seen.texts.join(""))).toEqual({ action: "decline" });
+      seen.stop();
+    },
+  },
+  {
+    name: "elicitation (URL): accepted, then the agent's elicitation/complete arrives on envelopes$",
+    run: async ({ connect }) => {
+      const urls: string[] = [];
+      const client = connect({
+        handlers: {
+          createElicitation: (params) => {
+            if (params.mode === "url") urls.push(params.url);
+            return { action: "accept" };
+          },
+        },
+      });
+      const sessionId = await openSession(client);
+      const completed = firstValueFrom(
+        client.envelopes$.pipe(filter((e) => isNotification(e) && e.method === "elicitation/complete")),
+      );
+      expect((await prompt(client, sessionId, "ELICITURL")).stopReason).toBe("end_turn");
+      expect(urls).toEqual(["https://example.invalid/sign-in"]);
+      expect(((await completed) as { params?: { elicitationId?: string } }).params?.elicitationId).toMatch(/^elicit-/);
+    },
+  },
+  {
+    name: "elicitation: cancelling the turn answers the open question cancel at once",
+    run: async ({ connect }) => {
+      let signal: AbortSignal | undefined;
+      const client = connect({
+        handlers: {
+          createElicitation: (_params, context) => {
+            signal = context.signal;
+            return new Promise(() => {});
+          },
+        },
+      });
+      const sessionId = await openSession(client);
+      const seen = chunks(client, sessionId);
+      const turn = prompt(client, sessionId, "ASKWAIT");
+      await waitFor(() => signal !== undefined, 5000, "the question to reach the handler");
+      await client.cancel({ sessionId });
+      expect((await turn).stopReason).toBe("cancelled");
+      expect(signal?.aborted).toBe(true);
+      expect(JSON.parse(seen.texts.join(""))).toEqual({ action: "cancel" });
+      seen.stop();
+    },
+  },
+  {
+    name: "the newer update kinds are read typed: usage, notice, compaction, session info, config options",
+    run: async ({ connect }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      const updates: SessionUpdate[] = [];
+      const subscription = client.envelopes$.subscribe((envelope) => {
+        if (!isNotification(envelope) || envelope.method !== "session/update") return;
+        const update = readSessionUpdate((envelope.params as { update?: unknown }).update);
+        if (update) updates.push(update);
+      });
+      expect((await prompt(client, sessionId, "KINDS")).stopReason).toBe("end_turn");
+      subscription.unsubscribe();
+      expect(updates.map((u) => u.sessionUpdate)).toEqual([
+        "usage_update",
+        "notice",
+        "compaction_update",
+        "compaction_summary_chunk",
+        "compaction_update",
+        "session_info_update",
+        "config_option_update",
+      ]);
+      const usage = updates[0];
+      if (usage?.sessionUpdate !== "usage_update") throw new Error("no usage_update");
+      expect([usage.used, usage.size, usage.cost?.amount, usage.cost?.currency]).toEqual([1200, 200000, 0.25, "USD"]);
+    },
+  },
+  {
+    name: "an unstable method the agent did not advertise fails with AcpUnsupportedError, unsent",
+    run: async ({ connect }) => {
+      const client = connect();
+      const sessionId = await openSession(client);
+      const fork = client.unstableForkSession({ sessionId, cwd: CWD });
+      await expect(fork).rejects.toBeInstanceOf(AcpUnsupportedError);
+      await expect(fork).rejects.toMatchObject({ kind: "unsupported", capability: "sessionCapabilities.fork" });
+      await expect(client.unstableSetSessionTitle({ sessionId, title: "x" })).rejects.toMatchObject({
+        kind: "unsupported",
+      });
     },
   },
   {
@@ -243,17 +409,18 @@ export const CASES: readonly InteropCase[] = [
   {
     name: "maxMessageBytes: a larger message is a typed parse error; the connection and session go on",
     run: async ({ connect }) => {
-      const client = connect({ maxMessageBytes: 220 });
+      // Above the initialize answer (about 270 bytes with the agent's capabilities), below the long chunk.
+      const client = connect({ maxMessageBytes: 320 });
       const errors: AcpParseError[] = [];
       client.parseErrors$.subscribe((error) => errors.push(error));
       const sessionId = await openSession(client);
       const seen = chunks(client, sessionId);
-      const long = "x".repeat(300);
+      const long = "x".repeat(400);
       expect((await prompt(client, sessionId, `short ${long} tail`)).stopReason).toBe("end_turn");
       expect(seen.texts).toEqual(["echo:", " short", " tail"]);
       expect(errors).toHaveLength(1);
       expect(errors[0]?.tooLarge).toBeInstanceOf(AcpMessageTooLargeError);
-      expect(errors[0]?.tooLarge?.limit).toBe(220);
+      expect(errors[0]?.tooLarge?.limit).toBe(320);
       seen.stop();
     },
   },
