@@ -1,8 +1,9 @@
-// `npm run web`: a local sandbox-agent server (the pinned @sandbox-agent/cli, the embedded `local()`
+// `npm run ui`: a local sandbox-agent server (the pinned @sandbox-agent/cli, the embedded `local()`
 // default, a random token) with the demo agent as `mock`, allowing the page's origin, and the Vite
-// dev server for the page. Prints the address to open; Ctrl-C stops both.
+// dev server for the page. Prints the address to open; Ctrl-C stops both. (This launcher runs from the
+// repository with tsx, so it imports lib/ directly; the app in src/ imports the package by name.)
 //
-//   npm run web [-- --port 5173]
+//   npm run ui [-- --port 5173]
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";

@@ -1,5 +1,8 @@
-// Markdown for agent output, which is untrusted: raw HTML is shown as text, links and images keep
-// only safe URL schemes, and the result is the only innerHTML the app ever sets.
+// Markdown for agent output, which is untrusted input. Two layers: the renderer shows raw HTML as
+// text, keeps only safe link schemes and drops images (`markdownHtml`, pure, so Node can check it);
+// DOMPurify then cleans what the renderer made before it becomes the only innerHTML the app sets
+// (`renderMarkdown`, in the browser), so a renderer bug still cannot run a script.
+import DOMPurify from "dompurify";
 import { Marked, type Tokens } from "marked";
 
 const SAFE_URL = /^(https?:|mailto:|#|\/(?!\/))/i;
@@ -24,7 +27,18 @@ const marked = new Marked({
   },
 });
 
-/** Renders markdown to sanitised HTML. */
-export function renderMarkdown(source: string): string {
+/** Markdown to HTML with raw HTML escaped, unsafe links unlinked and images dropped. */
+export function markdownHtml(source: string): string {
   return marked.parse(source, { async: false });
+}
+
+const PURIFY = {
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "img", "svg", "math"],
+  ALLOWED_URI_REGEXP: SAFE_URL,
+  ADD_ATTR: ["target"],
+};
+
+/** Markdown to HTML safe to put in the page: `markdownHtml`, then DOMPurify. */
+export function renderMarkdown(source: string): string {
+  return DOMPurify.sanitize(markdownHtml(source), PURIFY);
 }

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const FILES: Record<string, string> = {
-  "README.md": "# demo project\n\nA tiny project for the sandbox-agent-rx web example.\n",
+  "README.md": "# demo project\n\nA tiny project for the sandbox-agent-rx UI example.\n",
   "package.json": `${JSON.stringify({ name: "demo-project", version: "1.0.0", type: "module" }, null, 2)}\n`,
   "src/index.ts":
     'import { greet } from "./greeting.js";\n\nexport function main(): void {\n  console.log(greet("world"));\n}\n',

@@ -1,5 +1,6 @@
-// Vite config of the web example. The app imports the SDK by its package name, as an application
-// would; the alias points that name at the sources in lib/ so `npm run web` needs no build first.
+// Vite config of the UI example. The app imports the SDK by its package names, as an application
+// would; the aliases point them at the sources in lib/ so `npm run ui` needs no build of the package
+// first. JSX is compiled by Vite's own transformer (automatic runtime, from tsconfig.json): no plugin.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
@@ -10,7 +11,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^sandbox-agent-rx$/, replacement: lib("sandbox/index.ts") },
-      { find: /^sandbox-agent-rx\/acp-http$/, replacement: lib("acp-http/index.ts") },
+      { find: /^sandbox-agent-rx\/react$/, replacement: lib("react/index.ts") },
     ],
   },
   // The page talks to the sandbox-agent server on another origin (CORS); nothing is proxied.
