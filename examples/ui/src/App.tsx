@@ -17,6 +17,9 @@ import { unloadSafeFetch } from "./unload-fetch.js";
 import { errorText } from "./words.js";
 
 const persistent = "indexedDB" in globalThis;
+// Read as the module loads, before the page's load event: a token in the fragment leaves the address
+// bar at once.
+const initialTarget = prefilledTarget();
 const TIMEOUT = { timeoutMs: 30_000 };
 
 type Phase =
@@ -40,7 +43,7 @@ function clientFor(target: ConnectTarget): SandboxAgentClient {
 }
 
 export function App() {
-  const [target, setTarget] = useState<ConnectTarget>(prefilledTarget);
+  const [target, setTarget] = useState<ConnectTarget>(initialTarget);
   const [phase, setPhase] = useState<Phase>({ kind: "connect" });
   const [sessions, setSessions] = useState<SessionListing[] | string>([]);
   const [open, setOpen] = useState<OpenedSession>();
@@ -153,15 +156,6 @@ export function App() {
     });
   };
 
-  const end = async (sessionId: string): Promise<void> => {
-    if (!client) return;
-    if (open?.sessionId === sessionId) show(undefined);
-    await client.terminateSession(sessionId, { timeoutMs: 15_000 }).catch((error: unknown) => {
-      setSessions(`Could not end the session: ${errorText(error)}`);
-    });
-    await refresh();
-  };
-
   return (
     <div className={`app${open ? " has-session" : ""}${sidebar ? " sidebar-open" : ""}`}>
       <header className="topbar">
@@ -185,7 +179,7 @@ export function App() {
       ) : (
         <div className="workspace">
           <SessionList sessions={sessions} openId={open?.sessionId} onCreate={(title) => void create(title)}
-            onOpen={(listing) => void openListed(listing)} onEnd={(id) => void end(id)} onRefresh={() => void refresh()} />
+            onOpen={(listing) => void openListed(listing)} onRefresh={() => void refresh()} />
           {open ? (
             <SessionView key={open.sessionId} client={phase.client} server={target} session={open}
               onClose={() => show(undefined)} />

@@ -1,7 +1,7 @@
 // The session list: what listSessions() reports (title, folder, times, live or ended), newest first,
-// a form for a new session with a title kept as metadata, and an action to end a live session.
-// (The released server has no call to delete a session's record; when the client gains one, a
-// Delete action belongs next to End.)
+// and a form for a new session with a title kept as metadata. (The released server can neither end
+// nor delete a session on request: `terminateSession` is an extension of newer servers, and there is
+// no delete call yet; End and Delete actions belong on each row once the client has them.)
 import { useState, type FormEvent } from "react";
 import type { SessionListing } from "sandbox-agent-rx";
 import { rememberedTitle } from "./tab-memory.js";
@@ -13,12 +13,11 @@ export function sessionTitle(s: SessionListing): string {
   return fromMetadata ?? rememberedTitle(s.sessionId) ?? s.title ?? s.sessionId;
 }
 
-export function SessionList({ sessions, openId, onCreate, onOpen, onEnd, onRefresh }: {
+export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh }: {
   sessions: SessionListing[] | string;
   openId: string | undefined;
   onCreate(title: string): void;
   onOpen(listing: SessionListing): void;
-  onEnd(sessionId: string): void;
   onRefresh(): void;
 }) {
   const [title, setTitle] = useState("");
@@ -60,10 +59,6 @@ export function SessionList({ sessions, openId, onCreate, onOpen, onEnd, onRefre
                 </span>
                 {s.cwd ? <span className="mono muted session-cwd" title={s.cwd}>{s.cwd}</span> : null}
               </button>
-              {!s.ended ? (
-                <button type="button" className="ghost small session-end" aria-label={`End ${name}`}
-                  title="End the session on the server" onClick={() => onEnd(s.sessionId)}>End</button>
-              ) : null}
             </li>
           );
         })}

@@ -17,13 +17,6 @@ export function stopReasonText(reason: string): string {
   return STOP_REASONS[reason] ?? `Stopped (${reason})`;
 }
 
-const OPTION_KINDS: Record<string, string> = {
-  allow_once: "Allowed once",
-  allow_always: "Always allowed",
-  reject_once: "Rejected",
-  reject_always: "Always rejected",
-};
-
 export interface Notice {
   tone: "info" | "warn" | "error";
   text: string;
@@ -45,11 +38,19 @@ export function noticeOf(entry: TranscriptEntry): Notice | undefined {
       return entry.stopReason === "end_turn" ? undefined : { tone: "info", text: stopReasonText(entry.stopReason) };
     case "permission": {
       const title = shortTitle(entry.toolCall.title ?? entry.toolCallId);
-      if (entry.status === "pending") return { tone: "warn", text: `Waiting for your answer: ${title}` };
-      if (entry.status !== "selected") return { tone: "info", text: `${title}: not answered (${entry.status})` };
-      const option = entry.options.find((o) => o.optionId === entry.optionId);
-      const answer = option ? (OPTION_KINDS[option.kind] ?? option.name) : entry.optionId;
-      return { tone: "info", text: `${title}: ${answer}${option && option.name !== answer ? ` (“${option.name}”)` : ""}` };
+      switch (entry.status) {
+        case "pending":
+          return { tone: "warn", text: `${title}: waiting for your answer` };
+        case "selected": {
+          // The option's own name ("Allow", "Always allow"), never its kind code.
+          const name = entry.options.find((o) => o.optionId === entry.optionId)?.name ?? entry.optionId;
+          return { tone: "info", text: `${title}: you answered “${name}”` };
+        }
+        case "cancelled":
+          return { tone: "info", text: `${title}: not answered (cancelled)` };
+        default:
+          return { tone: "info", text: `${title}: the agent withdrew the request` };
+      }
     }
     case "mode-change":
       return { tone: "info", text: `Mode: ${entry.modeId}` };

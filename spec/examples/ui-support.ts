@@ -1,4 +1,4 @@
-// Helpers of the web example's browser suite: the production Vite build, a static server for it on
+// Helpers of the UI example's browser suites: the production Vite build, a static server for it on
 // its own loopback origin, and a check that a screenshot is not blank.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -8,15 +8,15 @@ import type { Page } from "playwright-core";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 
-/** `vite build` of examples/web into `outDir` (a child process: Vite and its native bundler stay out of jest). */
-export async function buildWebExample(outDir: string): Promise<void> {
+/** `vite build` of examples/ui into `outDir` (a child process: Vite and its native bundler stay out of jest). */
+export async function buildUiExample(outDir: string): Promise<void> {
   await promisify(execFile)(
     process.execPath,
     [
       join(repo, "node_modules/vite/bin/vite.js"),
       "build",
       "--config",
-      join(repo, "examples/web/vite.config.ts"),
+      join(repo, "examples/ui/vite.config.ts"),
       "--outDir",
       outDir,
     ],
