@@ -64,7 +64,9 @@ export function SessionView({ client, server, session, onClose }: {
   };
   useEffect(() => {
     const onKeyDown = (event: globalThis.KeyboardEvent) => {
-      if (event.key === "Escape" && running) {
+      // Escape inside a pane belongs to it (the shell in the terminal, for one).
+      const inPane = event.target instanceof Element && event.target.closest(".pane") !== null;
+      if (event.key === "Escape" && running && !inPane) {
         event.preventDefault();
         cancel();
       } else if (event.key === "`" && event.ctrlKey) {
