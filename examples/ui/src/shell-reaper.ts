@@ -7,7 +7,7 @@
 // facts the browser keeps, not on timers:
 // - each page holds a Web Lock named after its page id for as long as it lives; the browser releases
 //   it when the page is gone, however it went (closed, reloaded, crashed);
-// - each shell carries its page id in its arguments (`bash … -s web-page=<id>`: `-s` makes the rest
+// - each shell carries its page id in its arguments (`bash … -s ui-page=<id>`: `-s` makes the rest
 //   positional parameters), so the server's process list says whose it is, even for a shell whose
 //   spawn answer never reached its page;
 // - the page ids this browser has used are kept in localStorage, so only its own shells are ended
@@ -20,10 +20,10 @@ import type { SandboxAgentClient } from "sandbox-agent-rx";
 // randomUUID and Web Locks exist only in a secure context (https, or http on localhost); elsewhere
 // shells are still tagged, but only the pagehide kill ends them.
 const PAGE = globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-const TAG = "web-page=";
-const KNOWN = "sandbox-agent-rx web pages";
-const CHANNEL = "sandbox-agent-rx web pages";
-const lockOf = (page: string): string => `sandbox-agent-rx web page ${page}`;
+const TAG = "ui-page=";
+const KNOWN = "sandbox-agent-rx ui pages";
+const CHANNEL = "sandbox-agent-rx ui pages";
+const lockOf = (page: string): string => `sandbox-agent-rx ui page ${page}`;
 
 const locks: LockManager | undefined = globalThis.navigator?.locks;
 // Held until the page is gone: the promise given to the lock never settles.
