@@ -1,2 +1,0 @@
-// Vite imports stylesheets as modules (xterm.js ships its own).
-declare module "*.css";

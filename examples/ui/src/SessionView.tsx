@@ -1,0 +1,170 @@
+// One open session: its heading (title, pickers, usage, the panes), the transcript (virtualised), the
+// permission card while the agent waits, the composer and a status line; the side pane when open.
+// Keys: Enter sends, Shift+Enter starts a new line, Escape cancels the running turn, Ctrl+` opens or
+// closes the terminal.
+import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import type { SandboxAgentClient, SessionHandle } from "sandbox-agent-rx";
+import { useConnectionState, usePermission, useTranscript } from "sandbox-agent-rx/react";
+import { FilesPane } from "./panes/FilesPane.js";
+import { LogsPane } from "./panes/LogsPane.js";
+import { TerminalPane } from "./panes/TerminalPane.js";
+import type { ServerAccess } from "./page-exit-kill.js";
+import { Pickers } from "./Pickers.js";
+import { TranscriptList } from "./TranscriptList.js";
+import { errorText, shortTitle, stopReasonText, usageText } from "./words.js";
+
+export interface OpenedSession {
+  sessionId: string;
+  /** The store's key for it (the id it was first opened with). */
+  localId: string;
+  title: string;
+  /** The session's folder, to show paths relative to it. */
+  cwd?: string;
+  /** What session/new or session/load answered (modes, models), when this page has it. */
+  handle?: SessionHandle;
+}
+
+type Pane = "terminal" | "files" | "logs";
+const PANES: Array<[Pane, string]> = [["terminal", "Terminal"], ["files", "Files"], ["logs", "Logs"]];
+
+export function SessionView({ client, server, session, onClose }: {
+  client: SandboxAgentClient;
+  server: ServerAccess;
+  session: OpenedSession;
+  onClose(): void;
+}) {
+  const { sessionId, cwd } = session;
+  const transcript = useTranscript(client, sessionId);
+  const connection = useConnectionState(client);
+  const [text, setText] = useState("");
+  const [failure, setFailure] = useState<string>();
+  // This page's own prompt in flight. After a reload mid-turn the transcript knows the turn began but
+  // not how it ended (the answer went to the page that sent it), so sending follows this, not isRunning.
+  const [sending, setSending] = useState(false);
+  const [pane, setPane] = useState<Pane>();
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  const send = (event?: FormEvent) => {
+    event?.preventDefault();
+    const prompt = text.trim();
+    if (!prompt || sending) return;
+    setText("");
+    setFailure(undefined);
+    setSending(true);
+    // What was sent, the turn's end and a failure all arrive in the transcript.
+    client
+      .prompt(sessionId, prompt)
+      .catch((error: unknown) => setFailure(errorText(error)))
+      .finally(() => setSending(false));
+  };
+  const running = sending || transcript.isRunning;
+  const cancel = () => void client.cancel(sessionId).catch((error: unknown) => setFailure(`Cancel failed: ${errorText(error)}`));
+  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) send(event);
+  };
+  useEffect(() => {
+    const onKeyDown = (event: globalThis.KeyboardEvent) => {
+      // Escape inside a pane belongs to it (the shell in the terminal, for one).
+      const inPane = event.target instanceof Element && event.target.closest(".pane") !== null;
+      if (event.key === "Escape" && running && !inPane) {
+        event.preventDefault();
+        cancel();
+      } else if (event.key === "`" && event.ctrlKey) {
+        event.preventDefault();
+        setPane((open) => (open === "terminal" ? undefined : "terminal"));
+      }
+    };
+    addEventListener("keydown", onKeyDown);
+    return () => removeEventListener("keydown", onKeyDown);
+  });
+  useEffect(() => input.current?.focus(), []);
+
+  const lastEnd = useMemo(() => {
+    for (let i = transcript.size - 1; i >= 0; i--) {
+      const entry = transcript.at(i);
+      if (entry?.kind === "turn-end") return entry.stopReason;
+      if (entry?.kind === "user-message" && !entry.replayed) return undefined;
+    }
+    return undefined;
+  }, [transcript]);
+  const usage = usageText(transcript.usage);
+  // The agent's own title (session_info_update) names a session the user left untitled.
+  const title = session.title === "Untitled session" && transcript.title ? transcript.title : session.title;
+
+  return (
+    <section className={`session-view${pane ? " with-pane" : ""}`} data-session={sessionId}>
+      <div className="session-bar">
+        <div className="session-heading">
+          <h2 title={title}>{shortTitle(title)}</h2>
+          <span className="muted mono session-id">{sessionId}</span>
+        </div>
+        <Pickers client={client} sessionId={sessionId} handle={session.handle} currentModeId={transcript.currentModeId}
+          currentModelId={transcript.currentModelId} onError={setFailure} />
+        <nav className="tabs" aria-label="Panes">
+          {PANES.map(([id, label]) => (
+            <button key={id} type="button" id={`tab-${id}`} data-tab={label} aria-pressed={pane === id}
+              className={pane === id ? "active" : ""} onClick={() => setPane((open) => (open === id ? undefined : id))}>
+              {label}
+            </button>
+          ))}
+        </nav>
+        <button type="button" className="ghost" id="close-view" title="Close this view (the session goes on)"
+          onClick={onClose}>Close</button>
+      </div>
+      <div className="session-main">
+        <TranscriptList transcript={transcript} cwd={cwd} />
+        {connection === "reconnecting" ? (
+          <div className="banner" id="reconnecting" role="status">Reconnecting… the turn goes on when the stream is back.</div>
+        ) : null}
+        <PermissionCard client={client} sessionId={sessionId} cwd={cwd} />
+        <form className="composer" id="composer" onSubmit={send}>
+          <textarea ref={input} name="prompt" rows={3} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKey}
+            placeholder="Ask the agent… (Enter sends, Shift+Enter: new line, Esc cancels)" aria-label="Prompt" />
+          <div className="composer-actions">
+            <span className="muted status" id="status" role="status">
+              {running ? (transcript.isThinking ? "Thinking…" : "Working…") : lastEnd ? (
+                <span id="stop-reason" data-stop-reason={lastEnd}>{stopReasonText(lastEnd)}</span>
+              ) : null}
+              {failure ? <span className="error" id="failure"> {failure}</span> : null}
+            </span>
+            {usage ? <span className="muted usage" id="usage">{usage}</span> : null}
+            <button type="button" className="danger" id="cancel" disabled={!running} onClick={cancel}>Cancel</button>
+            <button type="submit" className="primary" id="send" disabled={sending}>Send</button>
+          </div>
+        </form>
+      </div>
+      {pane ? (
+        <aside className="pane" aria-label={pane}>
+          {pane === "terminal" ? <TerminalPane client={client} server={server} /> : null}
+          {pane === "files" ? <FilesPane client={client} /> : null}
+          {pane === "logs" ? <LogsPane client={client} /> : null}
+        </aside>
+      ) : null}
+    </section>
+  );
+}
+
+function PermissionCard({ client, sessionId, cwd }: { client: SandboxAgentClient; sessionId: string; cwd: string | undefined }) {
+  const { request, reply } = usePermission(client, sessionId);
+  const first = useRef<HTMLButtonElement>(null);
+  // Keyboard users answer at once: the first choice takes the focus when the card appears.
+  useEffect(() => first.current?.focus(), [request?.toolCallId]);
+  if (!request) return null;
+  const title = request.toolCall.title ?? request.toolCallId;
+  return (
+    <div className="permission-card" id="permission" role="alertdialog" aria-labelledby="permission-title">
+      <div className="permission-head">The agent asks for permission</div>
+      <div className="permission-title" id="permission-title" title={title}>{shortTitle(title, cwd)}</div>
+      {request.toolCall.kind ? <div className="muted">Tool kind: {request.toolCall.kind}</div> : null}
+      <div className="actions">
+        {request.options.map((option, i) => (
+          <button key={option.optionId} ref={i === 0 ? first : undefined} type="button" data-kind={option.kind}
+            className={option.kind.startsWith("allow") ? (option.kind === "allow_once" ? "primary" : "") : "danger"}
+            onClick={() => reply(option.optionId)}>
+            {option.name}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

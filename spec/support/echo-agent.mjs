@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// A small ACP agent (JSON-RPC lines on stdio) for the UI specs: it answers each prompt with the
+// prompt's own text as its message, so a spec decides what an agent says (hostile markdown
+// included). A turn also reports a tool call whose title and location name files under the session's
+// folder by absolute path, its text output, the context window (`usage_update`) and token usage in
+// the prompt result.
+// Requests: initialize, session/new {cwd}, session/list, session/prompt {sessionId, prompt}; others -> -32601.
+// Notifications: session/cancel (none of its turns wait, so there is nothing to stop).
+import { createInterface } from "node:readline";
+
+const sessions = new Map();
+let next = 0;
+
+const send = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+const update = (sessionId, value) => send({ method: "session/update", params: { sessionId, update: value } });
+
+function prompt({ sessionId, prompt: blocks }) {
+  const cwd = sessions.get(sessionId);
+  if (cwd === undefined) throw Object.assign(new Error(`unknown session ${sessionId}`), { code: -32602 });
+  const text = (Array.isArray(blocks) ? blocks : []).filter((b) => b?.type === "text").map((b) => b.text).join("\n");
+  const file = `${cwd}/src/index.ts`;
+  update(sessionId, {
+    sessionUpdate: "tool_call", toolCallId: `echo-${++next}`, title: `Read ${file}`, kind: "read", status: "completed",
+    locations: [{ path: file }], content: [{ type: "content", content: { type: "text", text: "echo-tool-output" } }],
+  });
+  update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  update(sessionId, { sessionUpdate: "usage_update", used: 12_000, size: 200_000 });
+  return { stopReason: "end_turn", usage: { inputTokens: 1_200, outputTokens: 34, totalTokens: 1_234 } };
+}
+
+const handlers = {
+  initialize: () => ({ protocolVersion: 1, agentCapabilities: {}, authMethods: [] }),
+  "session/new": ({ cwd }) => {
+    const sessionId = `echo-session-${++next}`;
+    sessions.set(sessionId, typeof cwd === "string" ? cwd.replace(/\/+$/, "") : "/");
+    return { sessionId };
+  },
+  "session/list": () => ({ sessions: [...sessions].map(([sessionId, cwd]) => ({ sessionId, cwd })) }),
+  "session/prompt": prompt,
+};
+
+createInterface({ input: process.stdin }).on("line", (line) => {
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (message.id === undefined || typeof message.method !== "string") return;
+  const handler = handlers[message.method];
+  if (!handler) return send({ id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } });
+  try {
+    send({ id: message.id, result: handler(message.params ?? {}) });
+  } catch (error) {
+    send({ id: message.id, error: { code: error.code ?? -32603, message: error.message } });
+  }
+});
+process.stdin.on("end", () => process.exit(0));
