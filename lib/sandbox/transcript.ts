@@ -512,7 +512,12 @@ const TERMINAL_STATUS = new Set(["completed", "failed"]);
  * The update kinds newer than the typed `SessionUpdate` union, narrowed here by their `sessionUpdate`
  * string (shapes from the stable ACP schema); their fields are read defensively all the same.
  */
-type NoticeUpdate = PlainObject & { sessionUpdate: "notice"; severity?: unknown; title?: unknown; description?: unknown };
+type NoticeUpdate = PlainObject & {
+  sessionUpdate: "notice";
+  severity?: unknown;
+  title?: unknown;
+  description?: unknown;
+};
 type CompactionUpdate = PlainObject & {
   sessionUpdate: "compaction_update" | "compaction_summary_chunk";
   compactionId?: unknown;
@@ -553,6 +558,8 @@ export class TranscriptBuilder {
   readonly #tools = new Map<string, { index: number; turn: number }>();
   /** Compactions by agent session and `compactionId` → their entry's index. */
   readonly #compactions = new Map<string, number>();
+  /** After a stored `session/load` and until the next prompt: the agent's output is its replay, not a turn. */
+  #replaying = false;
   /** The plan entry of the current turn, replaced by each plan update. */
   #planIndex: number | undefined;
   /** Stored permission requests' JSON-RPC ids → their tool call id (to match the stored answers). */
@@ -732,6 +739,7 @@ export class TranscriptBuilder {
 
   #prompt(prompt: readonly TranscriptBlock[], at: number): void {
     this.#turn++;
+    this.#replaying = false;
     this.#planIndex = undefined;
     let message = new Message("user-message", this.#id("user"), at, false, undefined, [], 0);
     for (const block of prompt) message = message.append(block.type === "text" ? (block.text ?? "") : block);
@@ -763,7 +771,10 @@ export class TranscriptBuilder {
       const id = this.#id(prefix, messageId === undefined ? this.#key : `${sessionId}:${messageId}`);
       this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
     }
-    if (!replayed && !this.#derived.isRunning && !this.#derived.ended) this.#changed({ isRunning: true });
+    // Output without a prompt (a bare `events$`) starts a turn, unless it is a load's replay.
+    if (!replayed && !this.#replaying && !this.#derived.isRunning && !this.#derived.ended) {
+      this.#changed({ isRunning: true });
+    }
   }
 
   /**
@@ -835,7 +846,8 @@ export class TranscriptBuilder {
       content: merged,
       diffs: keepContent && previous ? previous.diffs : diffsOf(merged),
       terminals: keepContent && previous ? previous.terminals : terminalsOf(merged),
-      locations: (late && previous && previous.locations.length > 0 ? undefined : locations) ?? previous?.locations ?? [],
+      locations: (late && previous && previous.locations.length > 0 ? undefined : locations)
+        ?? previous?.locations ?? [],
       rawInput: pick("rawInput" in update ? update.rawInput : undefined, previous?.rawInput),
       rawOutput: pick("rawOutput" in update ? update.rawOutput : undefined, previous?.rawOutput),
       startedAt: previous?.startedAt ?? at,
@@ -991,6 +1003,10 @@ export class TranscriptBuilder {
     if (event.sender === "client") {
       if (payload.method === "session/prompt" && Array.isArray(params.prompt)) {
         return { kind: "prompt-sent", sessionId, prompt: params.prompt.filter(isPlainObject) as TranscriptBlock[] };
+      }
+      if (payload.method === "session/load") {
+        this.#replaying = true;
+        return undefined;
       }
       const note = isPlainObject(payload._meta) ? payload._meta[PERMISSION_NOTE] : undefined;
       if (isPlainObject(note) && typeof note.toolCallId === "string") return permissionNote(sessionId, note);
