@@ -507,6 +507,9 @@ class Snapshot implements Transcript {
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
 const TERMINAL_STATUS = new Set(["completed", "failed"]);
+/** A field of a merge: the update's value wins, or with `late` (a `tool_call` after the call finished) the entry's. */
+const pick = <T>(late: boolean, next: T | undefined, before: T | undefined): T | undefined =>
+  late ? (before ?? next) : (next ?? before);
 
 /**
  * The update kinds newer than the typed `SessionUpdate` union, narrowed here by their `sessionUpdate`
@@ -548,8 +551,8 @@ export class TranscriptBuilder {
   #version = 0;
   /** Prompts seen: a tool call created again in a later turn is a new call (see `#tool`). */
   #turn = 0;
-  /** The identity of the event being applied: a stored event's id, or `live-N` for one never stored. */
-  #key = "";
+  /** The stored id of the event being applied (undefined: never stored, its identity is `live-N`). */
+  #storedId: string | undefined;
   /** Events applied that were never stored (their `live-N` identities). */
   #live = 0;
   /** The highest stored `eventIndex` seen, to tell events the store no longer holds. */
@@ -584,10 +587,11 @@ export class TranscriptBuilder {
     if (isHistoryEvent(source)) {
       this.#evicted(source);
       const input = this.#fromHistory(source);
-      this.#key = source.id;
+      this.#storedId = source.id;
       if (input) this.#apply(input, source.createdAt);
     } else {
-      this.#key = `live-${++this.#live}`;
+      this.#storedId = undefined;
+      this.#live++;
       this.#apply(source, "at" in source && typeof source.at === "number" ? source.at : this.#now());
     }
     if (this.#version !== before) this.#snapshot = this.#snap();
@@ -623,11 +627,16 @@ export class TranscriptBuilder {
    * already taken (the same event read twice, or an agent reusing its own id) gets `#2`, `#3`, ... so
    * ids stay unique; the same events still give the same ids.
    */
-  #id(prefix: string, identity = this.#key): string {
+  #id(prefix: string, identity = this.#key()): string {
     const base = `${prefix}:${identity}`;
     let id = base;
     for (let n = 2; this.#ids.has(id); n++) id = `${base}#${n}`;
     return id;
+  }
+
+  /** The identity of the event being applied: its stored id, or `live-N` for the N-th event never stored. */
+  #key(): string {
+    return this.#storedId ?? `live-${this.#live}`;
   }
 
   /**
@@ -768,7 +777,7 @@ export class TranscriptBuilder {
       // The agent's message id names the message (within its agent session); without one, the event
       // that began it does.
       const prefix = kind === "thought" ? "thought" : kind === "user-message" ? "user" : "message";
-      const id = this.#id(prefix, messageId === undefined ? this.#key : `${sessionId}:${messageId}`);
+      const id = this.#id(prefix, messageId === undefined ? this.#key() : `${sessionId}:${messageId}`);
       this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
     }
     // Output without a prompt (a bare `events$`) starts a turn, unless it is a load's replay.
@@ -818,12 +827,10 @@ export class TranscriptBuilder {
     }
     // A late `tool_call` loses to what the entry already holds; anything else wins over it.
     const late = creates && previous !== undefined && TERMINAL_STATUS.has(previous.status);
-    const pick = <T>(next: T | undefined, before: T | undefined): T | undefined =>
-      late ? (before ?? next) : (next ?? before);
     const reported = str(update.status);
     const status = previous !== undefined && finished && (reported === undefined || !TERMINAL_STATUS.has(reported))
       ? previous.status
-      : pick(reported, previous?.status) ?? "pending";
+      : pick(late, reported, previous?.status) ?? "pending";
     const listed = Array.isArray(update.content) ? update.content.filter(isPlainObject) : undefined;
     const content = late && previous !== undefined && previous.content.length > 0 ? previous.content : listed;
     const locations = Array.isArray(update.locations)
@@ -840,16 +847,18 @@ export class TranscriptBuilder {
       at: previous?.at ?? at,
       toolCallId,
       // The title and kind an entry got by default (its id, `other`) are none: a late `tool_call` may give them.
-      title: pick(str(update.title), previous?.title === toolCallId ? undefined : previous?.title) ?? toolCallId,
-      toolKind: pick(str(update.kind), previous?.toolKind === "other" ? undefined : previous?.toolKind) ?? "other",
+      title: pick(late, str(update.title), previous?.title === toolCallId ? undefined : previous?.title)
+        ?? toolCallId,
+      toolKind: pick(late, str(update.kind), previous?.toolKind === "other" ? undefined : previous?.toolKind)
+        ?? "other",
       status,
       content: merged,
       diffs: keepContent && previous ? previous.diffs : diffsOf(merged),
       terminals: keepContent && previous ? previous.terminals : terminalsOf(merged),
       locations: (late && previous && previous.locations.length > 0 ? undefined : locations)
         ?? previous?.locations ?? [],
-      rawInput: pick("rawInput" in update ? update.rawInput : undefined, previous?.rawInput),
-      rawOutput: pick("rawOutput" in update ? update.rawOutput : undefined, previous?.rawOutput),
+      rawInput: pick(late, "rawInput" in update ? update.rawInput : undefined, previous?.rawInput),
+      rawOutput: pick(late, "rawOutput" in update ? update.rawOutput : undefined, previous?.rawOutput),
       startedAt: previous?.startedAt ?? at,
       endedAt: previous?.endedAt ?? (TERMINAL_STATUS.has(status) ? at : undefined),
       updates: (previous?.updates ?? 0) + 1,

@@ -57,11 +57,11 @@ describe("the tool calls of a session resumed as a new agent session (real 0.4.2
         timeout(10_000),
       ),
     );
-    const ends = t.entries.flatMap((e, i) => (e.kind === "turn-end" ? [i] : []));
+    const [end1 = 0, end2 = 0] = t.entries.flatMap((e, i) => (e.kind === "turn-end" ? [i] : []));
     const tools = (from: number, to: number) =>
       t.entries.slice(from, to).filter((e): e is ToolCallEntry => e.kind === "tool-call");
-    const turn1 = tools(0, ends[0]);
-    const turn2 = tools(ends[0]! + 1, ends[1]);
+    const turn1 = tools(0, end1);
+    const turn2 = tools(end1 + 1, end2);
     expect(turn1.length).toBeGreaterThan(0);
     expect(turn2.map((e) => e.toolCallId)).toEqual(turn1.map((e) => e.toolCallId));
     expect(new Set([...turn1, ...turn2].map((e) => e.id)).size).toBe(turn1.length + turn2.length);
