@@ -169,7 +169,7 @@ describeWith([CHROMIUM])("examples/react in headless Chromium", () => {
     await tab.waitForSelector("[data-kind=thought]", WAIT);
     const ids = () => tab.$$eval("[data-entry]", (rows) => rows.map((row) => row.getAttribute("data-entry")));
     const before = await ids();
-    expect(before.slice(0, 2)).toEqual([expect.stringMatching(/^user-/), expect.stringMatching(/^plan-/)]);
+    expect(before.slice(0, 2)).toEqual([expect.stringMatching(/^user:/), expect.stringMatching(/^plan:/)]);
     await tab.reload();
     // Straight back to the session: the tab remembered the server, the token and the session.
     await tab.waitForSelector("#composer", WAIT);
