@@ -556,7 +556,7 @@ export class TranscriptBuilder {
   /** Events applied that were never stored (their `live-N` identities). */
   #live = 0;
   /** The highest stored `eventIndex` seen, to tell events the store no longer holds. */
-  #stored = 0;
+  #lastIndex = 0;
   /** Tool calls by agent session and `toolCallId` → their entry's index and the turn that created it. */
   readonly #tools = new Map<string, { index: number; turn: number }>();
   /** Compactions by agent session and `compactionId` → their entry's index. */
@@ -647,8 +647,8 @@ export class TranscriptBuilder {
   #evicted(event: HistoryEvent): void {
     const index = event.eventIndex;
     if (index === undefined) return;
-    const firstMissing = this.#stored + 1;
-    this.#stored = Math.max(this.#stored, index);
+    const firstMissing = this.#lastIndex + 1;
+    this.#lastIndex = Math.max(this.#lastIndex, index);
     if (index <= firstMissing) return;
     const lastMissing = index - 1;
     const id = this.#id("gap", `store:${firstMissing}-${lastMissing}`);
