@@ -5,7 +5,13 @@
 // the old one) does not stay running either.
 import { tmpdir } from "node:os";
 import { filter, firstValueFrom, timeout } from "rxjs";
-import { memoryStore, SandboxAgentClient, type MessageEntry, type SessionStore, type Transcript } from "../../lib/sandbox/index.js";
+import {
+  memoryStore,
+  SandboxAgentClient,
+  type MessageEntry,
+  type SessionStore,
+  type Transcript,
+} from "../../lib/sandbox/index.js";
 import { allEvents, chunkText, killableFetch } from "./client-helpers.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 
@@ -56,7 +62,7 @@ describe("the transcript of a session restored mid-turn (real 0.4.2 server)", ()
   const settled = (client: SandboxAgentClient, sessionId: string, ms = 30_000) =>
     firstValueFrom(
       client.session(sessionId).transcript$.pipe(
-        filter((t: Transcript) => !t.isRunning && t.entries.some((e) => e.kind === "turn-end" || e.kind === "agent-error")),
+        filter((t: Transcript) => !t.isRunning && t.entries.some((e) => ["turn-end", "agent-error"].includes(e.kind))),
         timeout(ms),
       ),
     );
@@ -83,7 +89,10 @@ describe("the transcript of a session restored mid-turn (real 0.4.2 server)", ()
     // The new page's own prompt is its own turn, ended once.
     await b.prompt(sessionId, "slowchunks 2 1", { timeoutMs: 10_000 });
     const after = await firstValueFrom(
-      b.session(sessionId).transcript$.pipe(filter((s) => s.entries.filter((e) => e.kind === "turn-end").length === 2), timeout(10_000)),
+      b.session(sessionId).transcript$.pipe(
+        filter((s) => s.entries.filter((e) => e.kind === "turn-end").length === 2),
+        timeout(10_000),
+      ),
     );
     expect(after.isRunning).toBe(false);
     expect(after.entries.map((e) => e.kind).slice(3)).toEqual(["user-message", "agent-message", "turn-end"]);
@@ -92,12 +101,14 @@ describe("the transcript of a session restored mid-turn (real 0.4.2 server)", ()
   it("does not leave the transcript running when the session comes back on a new connection, where that turn cannot end", async () => {
     const { store, sessionId } = await cutOffMidTurn();
     // Another server id: the stored connection is not reattached, the session is loaded on a new one.
-    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, serverId: `other-${Date.now()}` });
+    const serverId = `other-${Date.now()}`;
+    const b = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, serverId });
     clients.push(b);
     await b.ready;
     const resumed = await b.resumeSession(sessionId, {}, { timeoutMs: 20_000 });
     expect(resumed?.resumedBy).toBe("loaded");
     const t = await settled(b, sessionId, 10_000);
-    expect(t.at(-1)).toMatchObject({ kind: "agent-error", source: "prompt", message: expect.stringMatching(/lost.*loaded/) });
+    const message = expect.stringMatching(/lost.*loaded/);
+    expect(t.at(-1)).toMatchObject({ kind: "agent-error", source: "prompt", message });
   }, 90_000);
 });

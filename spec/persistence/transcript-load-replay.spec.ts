@@ -29,7 +29,10 @@ describe("the transcript of a session loaded with its agent's replay (real 0.4.2
     await client.loadSession(sessionId, { cwd: tmpdir() });
 
     const replayed = await firstValueFrom(
-      latest.pipe(filter((t): t is Transcript => (t?.size ?? 0) >= 2 && (t?.at(1) as MessageEntry).text === "earlier answer"), timeout(5000)),
+      latest.pipe(
+        filter((t): t is Transcript => (t?.size ?? 0) >= 2 && (t?.at(1) as MessageEntry).text === "earlier answer"),
+        timeout(5000),
+      ),
     );
     expect(replayed.entries.map((e) => [e.kind, (e as MessageEntry).replayed, (e as MessageEntry).text])).toEqual([
       ["user-message", true, "earlier question"],
@@ -40,7 +43,9 @@ describe("the transcript of a session loaded with its agent's replay (real 0.4.2
 
     // Stored: a page opened on the same store (not even connected) shows the same transcript.
     const reopened = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, autoConnect: false });
-    const again = await firstValueFrom(reopened.session(sessionId).transcript$.pipe(filter((t) => t.size === 2), timeout(5000)));
+    const again = await firstValueFrom(
+      reopened.session(sessionId).transcript$.pipe(filter((t) => t.size === 2), timeout(5000)),
+    );
     expect(again.entries.map((e) => e.id)).toEqual(replayed.entries.map((e) => e.id));
     expect(again.isRunning).toBe(false);
 

@@ -30,7 +30,8 @@ describe("the tool calls of a session resumed as a new agent session (real 0.4.2
       const optionId = request.options.find((o) => o.kind === "allow_once")?.optionId;
       return optionId ? { outcome: "selected" as const, optionId } : { outcome: "cancelled" as const };
     };
-    const made = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, onPermissionRequest: allow, ...extra });
+    const options = { baseUrl: server.baseUrl, agent: "mock", store, onPermissionRequest: allow, ...extra };
+    const made = new SandboxAgentClient(options);
     clients.push(made);
     return made;
   };
@@ -42,7 +43,10 @@ describe("the tool calls of a session resumed as a new agent session (real 0.4.2
     const { sessionId } = await first.newSession({ cwd: server.home });
     await first.prompt(sessionId, "quick add a greeting helper", { timeoutMs: 30_000 });
     const before = await firstValueFrom(
-      first.session(sessionId).transcript$.pipe(filter((s: Transcript) => s.at(-1)?.kind === "turn-end"), timeout(10_000)),
+      first.session(sessionId).transcript$.pipe(
+        filter((s: Transcript) => s.at(-1)?.kind === "turn-end"),
+        timeout(10_000),
+      ),
     );
     await first.disconnect();
 
@@ -68,7 +72,8 @@ describe("the tool calls of a session resumed as a new agent session (real 0.4.2
     for (const entry of [...turn1, ...turn2]) expect(entry.status).toBe("completed");
     // Turn 1's tool calls are as the first client saw them, not rewritten by turn 2's.
     const shown = (e: ToolCallEntry) => [e.id, e.title, e.status, e.updates, e.startedAt];
-    expect(turn1.map(shown)).toEqual(before.entries.filter((e): e is ToolCallEntry => e.kind === "tool-call").map(shown));
+    const seen = before.entries.filter((e): e is ToolCallEntry => e.kind === "tool-call");
+    expect(turn1.map(shown)).toEqual(seen.map(shown));
     expect(Math.min(...turn2.map((e) => e.startedAt))).toBeGreaterThan(Math.max(...turn1.map((e) => e.endedAt ?? 0)));
     expect(t.isRunning).toBe(false);
   }, 90_000);

@@ -81,7 +81,8 @@ describe("transcript$ against the real 0.4.2 server", () => {
     ]);
 
     // 87 events (a prompt, 80 chunks and an end; a prompt, 3 chunks and an end), 50 kept.
-    const late = await next(c.session(sessionId).transcript$, (t) => t.entries.filter((e) => e.kind === "turn-end").length === 2);
+    const ends = (t: Transcript) => t.entries.filter((e) => e.kind === "turn-end").length;
+    const late = await next(c.session(sessionId).transcript$, (t) => ends(t) === 2);
     expect(late.entries.map((e) => e.kind)).toEqual([
       "events-lost", "agent-message", "turn-end", "user-message", "agent-message", "turn-end",
     ]);

@@ -12,7 +12,12 @@ import {
   type TranscriptEntry,
   type TranscriptSource,
 } from "../../../lib/sandbox/index.js";
-import { createRecorder, history$, type HistoryEvent, type NewSessionEvent } from "../../../lib/sandbox/persistence/index.js";
+import {
+  createRecorder,
+  history$,
+  type HistoryEvent,
+  type NewSessionEvent,
+} from "../../../lib/sandbox/persistence/index.js";
 
 const LOCAL = "local-1";
 type Payload = Record<string, unknown>;
@@ -74,13 +79,15 @@ const ids = (entries: readonly TranscriptEntry[]) => entries.map((e) => e.id);
 describe("transcript entry identity", () => {
   it("keeps the tool calls of a session resumed as a new agent session apart from the first one's, though the agent numbers them again", () => {
     const session = new Session("agent-a");
-    session.prompt("read it").tool("call_1", "pending", "Read a.ts").toolUpdate("call_1", { status: "completed" }).turnEnd();
+    session.prompt("read it").tool("call_1", "pending", "Read a.ts");
+    session.toolUpdate("call_1", { status: "completed" }).turnEnd();
     // resumeSession() replayed the history into a new agent session under the same local id.
     session.agentSessionId = "agent-b";
     session.prompt("write it").tool("call_1", "pending", "Write b.ts").toolUpdate("call_1", { status: "in_progress" });
 
     const t = transcriptOf(session.stored());
-    expect(t.entries.map((e) => e.kind)).toEqual(["user-message", "tool-call", "turn-end", "user-message", "tool-call"]);
+    const kinds = ["user-message", "tool-call", "turn-end", "user-message", "tool-call"];
+    expect(t.entries.map((e) => e.kind)).toEqual(kinds);
     const [first, second] = tools(t);
     expect(first).toMatchObject({ title: "Read a.ts", status: "completed", updates: 2 });
     expect(second).toMatchObject({ title: "Write b.ts", status: "in_progress", updates: 2 });
@@ -95,7 +102,15 @@ describe("transcript entry identity", () => {
       .prompt("edit")
       // The update that finishes the call arrives before the call itself (an agent's order, or a relay's).
       .toolUpdate("call_1", { status: "completed", content: [diff], rawOutput: { ok: true } })
-      .update({ sessionUpdate: "tool_call", toolCallId: "call_1", title: "Edit a.ts", kind: "edit", status: "pending", content: [], rawInput: { path: "a.ts" } })
+      .update({
+        sessionUpdate: "tool_call",
+        toolCallId: "call_1",
+        title: "Edit a.ts",
+        kind: "edit",
+        status: "pending",
+        content: [],
+        rawInput: { path: "a.ts" },
+      })
       .tool("call_2", "pending", "Run tests")
       .toolUpdate("call_2", { status: "failed" })
       // Repeated, as some agents do.
@@ -123,7 +138,8 @@ describe("transcript entry identity", () => {
   it("gives every entry after a live gap the id it has when the session is reopened from a store that kept every event", () => {
     const session = new Session();
     session.prompt("one").chunk("first answer").turnEnd();
-    session.prompt("two").tool("call_1", "completed").chunk("second answer").update({ sessionUpdate: "plan", entries: [] });
+    session.prompt("two").tool("call_1", "completed").chunk("second answer");
+    session.update({ sessionUpdate: "plan", entries: [] });
     session.turnEnd().prompt("three").chunk("third answer").turnEnd();
     const stored = session.stored();
     // Live, the events come through the history before the store indexes them, and a gap the

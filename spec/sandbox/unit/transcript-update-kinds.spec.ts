@@ -40,14 +40,14 @@ describe("the transcript of the newer update kinds", () => {
       update({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: text("the plan") }),
       update({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed" }),
       update({ sessionUpdate: "compaction_update", compactionId: "c2", status: "in_progress", summary: [text("x")] }),
-      update({ sessionUpdate: "compaction_update", compactionId: "c2", status: "failed", summary: null, error: "too big" }),
+      update({ sessionUpdate: "compaction_update", compactionId: "c2", status: "failed", summary: null, error: "big" }),
     ]);
     expect(t.entries.map((e) => e.kind)).toEqual(["user-message", "compaction", "agent-message", "compaction"]);
     const first = t.at(1) as Of<"compaction">;
     expect(first).toMatchObject({ compactionId: "c1", status: "completed", text: "Kept: the plan", error: undefined });
     expect(first.summary).toEqual([text("Kept: "), text("the plan")]);
     expect(first.endedAt).toBeDefined();
-    expect(t.at(3)).toMatchObject({ compactionId: "c2", status: "failed", summary: [], text: "", error: "too big" });
+    expect(t.at(3)).toMatchObject({ compactionId: "c2", status: "failed", summary: [], text: "", error: "big" });
   });
 
   it("keeps usage as derived state, no entry: the context window now and the agent's cumulative cost", () => {
@@ -63,7 +63,10 @@ describe("the transcript of the newer update kinds", () => {
 
   it("shows session info updates with their time, keeping the title an update leaves out and clearing it on null", () => {
     const info = (fields: Record<string, unknown>) => update({ sessionUpdate: "session_info_update", ...fields });
-    const builder = [info({ title: "Fix the build", updatedAt: "2026-12-05T10:00:00Z" }), info({ updatedAt: "2026-12-05T10:05:00Z" })];
+    const builder = [
+      info({ title: "Fix the build", updatedAt: "2026-12-05T10:00:00Z" }),
+      info({ updatedAt: "2026-12-05T10:05:00Z" }),
+    ];
     const kept = build(builder);
     expect(kept.title).toBe("Fix the build");
     expect(kept.at(1)).toMatchObject({ kind: "session-info", title: undefined, updatedAt: "2026-12-05T10:05:00Z" });
@@ -71,9 +74,13 @@ describe("the transcript of the newer update kinds", () => {
   });
 
   it("shows config option updates and the model they name, and keeps kinds it does not know as raw entries", () => {
+    const config = (currentValue: string) => {
+      const configOptions = [{ id: "model", category: "model", currentValue }];
+      return update({ sessionUpdate: "config_option_update", configOptions });
+    };
     const t = build([
-      update({ sessionUpdate: "config_option_update", configOptions: [{ id: "model", category: "model", currentValue: "a" }] }),
-      update({ sessionUpdate: "config_option_update", configOptions: [{ id: "model", category: "model", currentValue: "b" }] }),
+      config("a"),
+      config("b"),
       update({ sessionUpdate: "_vendor_widget", x: 1 }),
     ]);
     expect(t.entries.map((e) => e.kind)).toEqual(["config-change", "config-change", "model-change", "raw"]);
