@@ -59,10 +59,19 @@ export class Sessions implements ResumeParts {
     );
   }
 
+  /** `session/load`; the history the agent replays while it runs is recorded (see `SessionRecording.loading`). */
   loadSession(sessionId: string, options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
-    return this.lifecycle.with("loadSession", call, async (conn, bounds) =>
-      this.#opened(conn, await calls.loadSession(conn, sessionId, options, this.cwd, bounds), options),
-    );
+    return this.lifecycle.with("loadSession", call, async (conn, bounds) => {
+      const undo = this.recording.loading(conn, sessionId);
+      let handle: SessionHandle;
+      try {
+        handle = await calls.loadSession(conn, sessionId, options, this.cwd, bounds);
+      } catch (error) {
+        undo();
+        throw error;
+      }
+      return this.#opened(conn, handle, options);
+    });
   }
 
   /** `session/fork` of a session (a local id or the agent's): the fork is recorded with a link to it. */

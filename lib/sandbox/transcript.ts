@@ -53,7 +53,12 @@ export type TranscriptSource = SandboxEvent | TranscriptNote | HistoryEvent;
 export type ContentBlock = TranscriptBlock;
 
 interface EntryBase {
-  /** Stable across snapshots and across a reload (the same events give the same ids). */
+  /**
+   * Stable across snapshots, and derived from the identity of the events the entry came from (never
+   * from a count of what came before it), so the same events give the same id whatever else the view
+   * holds: live or reopened from a store, with or without a gap or evicted events before it. See
+   * `docs/transcript.md` for the scheme.
+   */
   readonly id: string;
   /** When the entry began (the event's stored time, or the time it was reduced). */
   readonly at: number;
@@ -124,17 +129,52 @@ export interface PermissionEntry extends EntryBase {
   readonly answeredAt: number | undefined;
 }
 
+/** A notice the agent gave the user (ACP `notice`): live information, not part of the conversation. */
+export interface NoticeEntry extends EntryBase {
+  readonly kind: "notice";
+  /** `info`, `warning`, `error`, or a custom value. */
+  readonly severity: string;
+  readonly title: string;
+  readonly description: string | undefined;
+}
+
+/**
+ * A context compaction (ACP `compaction_update` and `compaction_summary_chunk`): one entry per
+ * `compactionId`, at the place its first update came, patched in place by the later ones.
+ */
+export interface CompactionEntry extends EntryBase {
+  readonly kind: "compaction";
+  readonly compactionId: string;
+  /** `in_progress`, `completed`, `failed`, `cancelled`, or a custom value. */
+  readonly status: string;
+  /** The retained summary's content blocks, in order. */
+  readonly summary: readonly ContentBlock[];
+  /** The summary's text blocks joined. */
+  readonly text: string;
+  readonly error: string | undefined;
+  /** When the status became one other than `in_progress`. */
+  readonly endedAt: number | undefined;
+}
+
 /** One row of a transcript, told apart by `kind`. */
 export type TranscriptEntry =
   | MessageEntry
   | ToolCallEntry
   | PlanTranscriptEntry
   | PermissionEntry
+  | NoticeEntry
+  | CompactionEntry
   | (EntryBase & { readonly kind: "mode-change"; readonly modeId: string })
   | (EntryBase & { readonly kind: "config-change"; readonly configOptions: readonly PlainObject[] })
   | (EntryBase & { readonly kind: "model-change"; readonly modelId: string })
   | (EntryBase & { readonly kind: "available-commands"; readonly commands: readonly PlainObject[] })
-  | (EntryBase & { readonly kind: "session-info"; readonly title: string | undefined })
+  | (EntryBase & {
+    readonly kind: "session-info";
+    /** The title as of this update (`undefined`: unchanged or cleared, see `Transcript.title`). */
+    readonly title: string | undefined;
+    /** ISO 8601 time of the session's last activity, when the agent gave it. */
+    readonly updatedAt: string | undefined;
+  })
   | (EntryBase & {
     readonly kind: "events-lost";
     readonly stream: string;
@@ -467,6 +507,28 @@ class Snapshot implements Transcript {
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
 const TERMINAL_STATUS = new Set(["completed", "failed"]);
+/** A field of a merge: the update's value wins, or with `late` (a `tool_call` after the call finished) the entry's. */
+const pick = <T>(late: boolean, next: T | undefined, before: T | undefined): T | undefined =>
+  late ? (before ?? next) : (next ?? before);
+
+/**
+ * The update kinds newer than the typed `SessionUpdate` union, narrowed here by their `sessionUpdate`
+ * string (shapes from the stable ACP schema); their fields are read defensively all the same.
+ */
+type NoticeUpdate = PlainObject & {
+  sessionUpdate: "notice";
+  severity?: unknown;
+  title?: unknown;
+  description?: unknown;
+};
+type CompactionUpdate = PlainObject & {
+  sessionUpdate: "compaction_update" | "compaction_summary_chunk";
+  compactionId?: unknown;
+  status?: unknown;
+  summary?: unknown;
+  error?: unknown;
+  content?: unknown;
+};
 const PERMISSION_NOTE = "sandbox-agent-rx/permission";
 
 /**
@@ -486,9 +548,21 @@ export class TranscriptBuilder {
     ended: undefined,
     pending: [],
   };
-  #seq = 0;
   #version = 0;
+  /** Prompts seen: a tool call created again in a later turn is a new call (see `#tool`). */
   #turn = 0;
+  /** The stored id of the event being applied (undefined: never stored, its identity is `live-N`). */
+  #storedId: string | undefined;
+  /** Events applied that were never stored (their `live-N` identities). */
+  #live = 0;
+  /** The highest stored `eventIndex` seen, to tell events the store no longer holds. */
+  #lastIndex = 0;
+  /** Tool calls by agent session and `toolCallId` → their entry's index and the turn that created it. */
+  readonly #tools = new Map<string, { index: number; turn: number }>();
+  /** Compactions by agent session and `compactionId` → their entry's index. */
+  readonly #compactions = new Map<string, number>();
+  /** After a stored `session/load` and until the next prompt: the agent's output is its replay, not a turn. */
+  #replaying = false;
   /** The plan entry of the current turn, replaced by each plan update. */
   #planIndex: number | undefined;
   /** Stored permission requests' JSON-RPC ids → their tool call id (to match the stored answers). */
@@ -511,9 +585,13 @@ export class TranscriptBuilder {
   push(source: TranscriptSource): Transcript {
     const before = this.#version;
     if (isHistoryEvent(source)) {
+      this.#evicted(source);
       const input = this.#fromHistory(source);
+      this.#storedId = source.id;
       if (input) this.#apply(input, source.createdAt);
     } else {
+      this.#storedId = undefined;
+      this.#live++;
       this.#apply(source, "at" in source && typeof source.at === "number" ? source.at : this.#now());
     }
     if (this.#version !== before) this.#snapshot = this.#snap();
@@ -544,17 +622,45 @@ export class TranscriptBuilder {
     this.#changed();
   }
 
-  #id(kind: string): string {
-    this.#seq++;
-    return `${kind}-${this.#seq}`;
+  /**
+   * An entry's id: `prefix:identity`, the identity being the current event's unless given. An id
+   * already taken (the same event read twice, or an agent reusing its own id) gets `#2`, `#3`, ... so
+   * ids stay unique; the same events still give the same ids.
+   */
+  #id(prefix: string, identity = this.#key()): string {
+    const base = `${prefix}:${identity}`;
+    let id = base;
+    for (let n = 2; this.#ids.has(id); n++) id = `${base}#${n}`;
+    return id;
+  }
+
+  /** The identity of the event being applied: its stored id, or `live-N` for the N-th event never stored. */
+  #key(): string {
+    return this.#storedId ?? `live-${this.#live}`;
+  }
+
+  /**
+   * Stored events carry their `eventIndex` (1, 2, 3, ... per session, never reused): a jump means the
+   * store no longer holds what lies between (a bounded store evicted it), which the view says with an
+   * `events-lost` entry of stream `store` instead of starting silently in the middle.
+   */
+  #evicted(event: HistoryEvent): void {
+    const index = event.eventIndex;
+    if (index === undefined) return;
+    const firstMissing = this.#lastIndex + 1;
+    this.#lastIndex = Math.max(this.#lastIndex, index);
+    if (index <= firstMissing) return;
+    const lastMissing = index - 1;
+    const id = this.#id("gap", `store:${firstMissing}-${lastMissing}`);
+    this.#append({ kind: "events-lost", id, at: event.createdAt, stream: "store", firstMissing, lastMissing });
   }
 
   #apply(input: SandboxEvent | TranscriptNote, at: number): void {
     switch (input.kind) {
       case "update":
-        return this.#update(input.update as unknown as PlainObject & { sessionUpdate: string }, at);
+        return this.#update(input.sessionId, input.update as unknown as PlainObject & { sessionUpdate: string }, at);
       case "unknown-update":
-        return this.#update(input.update, at);
+        return this.#update(input.sessionId, input.update, at);
       case "prompt-sent":
         return this.#prompt(input.prompt, at);
       case "turn-ended":
@@ -573,11 +679,13 @@ export class TranscriptBuilder {
         // The server's notice and the one the client makes up when the agent exits may both come.
         if (this.#derived.ended) return;
         this.#settlePermissions("withdrawn", at);
-        this.#append({ kind: "session-ended", id: this.#id("ended"), at, ended: stripKind(input) });
+        // One per transcript: the same id whether the server's notice or the client's came first.
+        this.#append({ kind: "session-ended", id: this.#id("ended", "session"), at, ended: stripKind(input) });
         return this.#changed({ isRunning: false, ended: stripKind(input) });
       case "events-lost": {
         const { stream, firstMissing, lastMissing } = input;
-        this.#append({ kind: "events-lost", id: this.#id("gap"), at, stream, firstMissing, lastMissing });
+        const id = this.#id("gap", `${stream}:${firstMissing}-${lastMissing}`);
+        this.#append({ kind: "events-lost", id, at, stream, firstMissing, lastMissing });
         return;
       }
       case "parse-error": {
@@ -593,17 +701,17 @@ export class TranscriptBuilder {
     }
   }
 
-  #update(update: PlainObject & { sessionUpdate: string }, at: number): void {
+  #update(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        return this.#chunk("agent-message", update, at, false);
+        return this.#chunk(sessionId, "agent-message", update, at, false);
       case "agent_thought_chunk":
-        return this.#chunk("thought", update, at, false);
+        return this.#chunk(sessionId, "thought", update, at, false);
       case "user_message_chunk":
-        return this.#chunk("user-message", update, at, true);
+        return this.#chunk(sessionId, "user-message", update, at, true);
       case "tool_call":
       case "tool_call_update":
-        return this.#tool(update, at);
+        return this.#tool(sessionId, update, at);
       case "plan":
         return this.#plan(Array.isArray(update.entries) ? (update.entries as PlanEntry[]) : [], at);
       case "current_mode_update": {
@@ -619,13 +727,20 @@ export class TranscriptBuilder {
         return;
       }
       case "session_info_update": {
+        // Partial: an omitted title leaves it as it was, `null` clears it.
         const title = str(update.title);
-        this.#append({ kind: "session-info", id: this.#id("info"), at, title });
-        if (title !== undefined) this.#changed({ title });
+        const updatedAt = str(update.updatedAt);
+        this.#append({ kind: "session-info", id: this.#id("info"), at, title, updatedAt });
+        if (title !== undefined || update.title === null) this.#changed({ title });
         return;
       }
       case "usage_update":
         return this.#usage(update);
+      case "notice":
+        return this.#notice(update as NoticeUpdate, at);
+      case "compaction_update":
+      case "compaction_summary_chunk":
+        return this.#compaction(sessionId, update as CompactionUpdate, at);
       default:
         this.#append({ kind: "raw", id: this.#id("raw"), at, type: update.sessionUpdate, value: update });
     }
@@ -633,6 +748,7 @@ export class TranscriptBuilder {
 
   #prompt(prompt: readonly TranscriptBlock[], at: number): void {
     this.#turn++;
+    this.#replaying = false;
     this.#planIndex = undefined;
     let message = new Message("user-message", this.#id("user"), at, false, undefined, [], 0);
     for (const block of prompt) message = message.append(block.type === "text" ? (block.text ?? "") : block);
@@ -641,7 +757,7 @@ export class TranscriptBuilder {
     this.#changed({ isRunning: true });
   }
 
-  #chunk(kind: MessageEntry["kind"], update: PlainObject, at: number, replayed: boolean): void {
+  #chunk(sessionId: string, kind: MessageEntry["kind"], update: PlainObject, at: number, replayed: boolean): void {
     this.#reportedUsage(update);
     const content = isPlainObject(update.content) ? (update.content as ContentBlock) : undefined;
     if (!content) return;
@@ -658,10 +774,16 @@ export class TranscriptBuilder {
     if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
       this.#replace(lastIndex, last.append(part));
     } else {
-      const id = this.#id(kind === "thought" ? "thought" : "message");
+      // The agent's message id names the message (within its agent session); without one, the event
+      // that began it does.
+      const prefix = kind === "thought" ? "thought" : kind === "user-message" ? "user" : "message";
+      const id = this.#id(prefix, messageId === undefined ? this.#key() : `${sessionId}:${messageId}`);
       this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
     }
-    if (!replayed && !this.#derived.isRunning && !this.#derived.ended) this.#changed({ isRunning: true });
+    // Output without a prompt (a bare `events$`) starts a turn, unless it is a load's replay.
+    if (!replayed && !this.#replaying && !this.#derived.isRunning && !this.#derived.ended) {
+      this.#changed({ isRunning: true });
+    }
   }
 
   /**
@@ -682,40 +804,113 @@ export class TranscriptBuilder {
     if (usage) this.#changed({ usage: { ...this.#derived.usage, ...usage } });
   }
 
-  #tool(update: PlainObject, at: number): void {
+  /**
+   * A tool call and its updates merged into one entry. ACP tool call ids are unique within one agent
+   * session only (a session resumed as a new agent session numbers its calls from `call_1` again), so
+   * the entry is keyed by the agent session and the id; a `tool_call` for a finished call of an earlier
+   * turn starts a new entry too (an agent restarted under the same session id may number again).
+   * Merging keeps what both say: a field the update leaves out keeps its value, a terminal status
+   * (completed, failed) never goes back, and a `tool_call` that comes after the call finished (late,
+   * or repeated) only fills in what the entry does not have yet.
+   */
+  #tool(sessionId: string, update: PlainObject, at: number): void {
     const toolCallId = str(update.toolCallId);
     if (toolCallId === undefined) return;
-    const id = `tool-${toolCallId}`;
-    const index = this.#ids.get(id);
-    const previous = index === undefined ? undefined : (this.#list.get(index) as ToolCallEntry);
-    const status = str(update.status) ?? previous?.status ?? "pending";
-    const content = Array.isArray(update.content) ? update.content.filter(isPlainObject) : previous?.content ?? [];
+    const scope = `${sessionId}:${toolCallId}`;
+    const creates = update.sessionUpdate === "tool_call";
+    let known = this.#tools.get(scope);
+    let previous = known === undefined ? undefined : (this.#list.get(known.index) as ToolCallEntry);
+    const finished = previous !== undefined && TERMINAL_STATUS.has(previous.status);
+    if (creates && finished && known !== undefined && known.turn < this.#turn) {
+      known = undefined;
+      previous = undefined;
+    }
+    // A late `tool_call` loses to what the entry already holds; anything else wins over it.
+    const late = creates && previous !== undefined && TERMINAL_STATUS.has(previous.status);
+    const reported = str(update.status);
+    const status = previous !== undefined && finished && (reported === undefined || !TERMINAL_STATUS.has(reported))
+      ? previous.status
+      : pick(late, reported, previous?.status) ?? "pending";
+    const listed = Array.isArray(update.content) ? update.content.filter(isPlainObject) : undefined;
+    const content = late && previous !== undefined && previous.content.length > 0 ? previous.content : listed;
     const locations = Array.isArray(update.locations)
       ? update.locations.filter(isPlainObject).map((l) => ({
         path: String(l.path ?? ""),
         ...(typeof l.line === "number" || l.line === null ? { line: l.line } : {}),
       }))
-      : previous?.locations ?? [];
-    const sameContent = previous !== undefined && content === previous.content;
+      : undefined;
+    const keepContent = content === undefined || content === previous?.content;
+    const merged = content ?? previous?.content ?? [];
     const entry: ToolCallEntry = {
       kind: "tool-call",
-      id,
+      id: previous?.id ?? this.#id("tool", scope),
       at: previous?.at ?? at,
       toolCallId,
-      title: str(update.title) ?? previous?.title ?? toolCallId,
-      toolKind: str(update.kind) ?? previous?.toolKind ?? "other",
+      // The title and kind an entry got by default (its id, `other`) are none: a late `tool_call` may give them.
+      title: pick(late, str(update.title), previous?.title === toolCallId ? undefined : previous?.title)
+        ?? toolCallId,
+      toolKind: pick(late, str(update.kind), previous?.toolKind === "other" ? undefined : previous?.toolKind)
+        ?? "other",
       status,
-      content,
-      diffs: sameContent ? previous.diffs : diffsOf(content),
-      terminals: sameContent ? previous.terminals : terminalsOf(content),
-      locations,
-      rawInput: "rawInput" in update ? update.rawInput : previous?.rawInput,
-      rawOutput: "rawOutput" in update ? update.rawOutput : previous?.rawOutput,
+      content: merged,
+      diffs: keepContent && previous ? previous.diffs : diffsOf(merged),
+      terminals: keepContent && previous ? previous.terminals : terminalsOf(merged),
+      locations: (late && previous && previous.locations.length > 0 ? undefined : locations)
+        ?? previous?.locations ?? [],
+      rawInput: pick(late, "rawInput" in update ? update.rawInput : undefined, previous?.rawInput),
+      rawOutput: pick(late, "rawOutput" in update ? update.rawOutput : undefined, previous?.rawOutput),
       startedAt: previous?.startedAt ?? at,
       endedAt: previous?.endedAt ?? (TERMINAL_STATUS.has(status) ? at : undefined),
       updates: (previous?.updates ?? 0) + 1,
     };
-    if (index === undefined) this.#append(entry);
+    if (known === undefined) this.#tools.set(scope, { index: this.#append(entry), turn: this.#turn });
+    else this.#replace(known.index, entry);
+  }
+
+  /** A notice: an entry of its own, never merged (ACP: fire-and-forget information for the user). */
+  #notice(update: NoticeUpdate, at: number): void {
+    const title = str(update.title) ?? "";
+    const description = str(update.description);
+    const severity = str(update.severity) ?? "info";
+    this.#append({ kind: "notice", id: this.#id("notice"), at, severity, title, description });
+  }
+
+  /**
+   * A compaction's updates (patches: an omitted field stays, `null` clears it, `summary: []` too) and
+   * summary chunks (appended in order) merged into one entry per `compactionId` of the agent session;
+   * the first of either creates it, a chunk as `in_progress`.
+   */
+  #compaction(sessionId: string, update: CompactionUpdate, at: number): void {
+    const compactionId = str(update.compactionId);
+    if (compactionId === undefined) return;
+    const scope = `${sessionId}:${compactionId}`;
+    const index = this.#compactions.get(scope);
+    const previous = index === undefined ? undefined : (this.#list.get(index) as CompactionEntry);
+    let summary = previous?.summary ?? [];
+    let error = previous?.error;
+    let status = previous?.status ?? "in_progress";
+    if (update.sessionUpdate === "compaction_summary_chunk") {
+      if (isPlainObject(update.content)) summary = [...summary, update.content as ContentBlock];
+    } else {
+      status = str(update.status) ?? status;
+      if (update.summary === null) summary = [];
+      else if (Array.isArray(update.summary)) summary = update.summary.filter(isPlainObject) as ContentBlock[];
+      if (update.error === null) error = undefined;
+      else if (typeof update.error === "string") error = update.error;
+    }
+    const text = summary === previous?.summary ? previous.text : summary.map((b) => str(b.text) ?? "").join("");
+    const entry: CompactionEntry = {
+      kind: "compaction",
+      id: previous?.id ?? this.#id("compaction", scope),
+      at: previous?.at ?? at,
+      compactionId,
+      status,
+      summary: Object.freeze(summary.slice()),
+      text,
+      error,
+      endedAt: previous?.endedAt ?? (status !== "in_progress" ? at : undefined),
+    };
+    if (index === undefined) this.#compactions.set(scope, this.#append(entry));
     else this.#replace(index, entry);
   }
 
@@ -747,6 +942,11 @@ export class TranscriptBuilder {
     }
   }
 
+  /**
+   * `usage_update`: the context window now (`used` of `size` tokens) and the session's cumulative
+   * cost, as derived state (`Transcript.usage`), no entry. The cost is the agent's running total, so
+   * the latest replaces the one before; `cost: null` leaves it as it was.
+   */
   #usage(update: PlainObject): void {
     const cost = isPlainObject(update.cost) && typeof update.cost.amount === "number"
       ? { amount: update.cost.amount, currency: String(update.cost.currency ?? "") }
@@ -812,6 +1012,10 @@ export class TranscriptBuilder {
     if (event.sender === "client") {
       if (payload.method === "session/prompt" && Array.isArray(params.prompt)) {
         return { kind: "prompt-sent", sessionId, prompt: params.prompt.filter(isPlainObject) as TranscriptBlock[] };
+      }
+      if (payload.method === "session/load") {
+        this.#replaying = true;
+        return undefined;
       }
       const note = isPlainObject(payload._meta) ? payload._meta[PERMISSION_NOTE] : undefined;
       if (isPlainObject(note) && typeof note.toolCallId === "string") return permissionNote(sessionId, note);

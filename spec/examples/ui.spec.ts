@@ -151,7 +151,7 @@ describeWith([CHROMIUM])("examples/ui in headless Chromium", () => {
     await tab.waitForSelector(".item.thought", WAIT);
     const ids = () => tab.$$eval("[data-entry]", (rows) => rows.map((row) => row.getAttribute("data-entry")));
     const before = await ids();
-    expect(before.slice(0, 2)).toEqual([expect.stringMatching(/^user-/), expect.stringMatching(/^plan-/)]);
+    expect(before.slice(0, 2)).toEqual([expect.stringMatching(/^user:/), expect.stringMatching(/^plan:/)]);
     await tab.reload();
     // Straight back to the session (the tab remembered the server, the token and the session), its
     // history read from IndexedDB.

@@ -35,7 +35,7 @@ export function killableFetch() {
     const signal = init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
     return globalThis.fetch(input, { ...init, signal });
   };
-  return { fetch, kill: () => controller.abort() };
+  return { fetch, kill: () => controller.abort(), signal: controller.signal };
 }
 
 export const chunkText = (payload: unknown): string | undefined => {

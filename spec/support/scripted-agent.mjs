@@ -65,7 +65,8 @@
 //                                 "stubborn" modes and configOptions as usual; the set calls change nothing,
 //                                            emit the unchanged state (current_mode_update for set_mode,
 //                                            config_option_update), then answer {}
-//   session/load                {modes, configOptions} of that session (no history is replayed)
+//   session/load                {modes, configOptions} of that session (no history is replayed, unless
+//                               SCRIPTED_AGENT_REPLAY_ON_LOAD=1)
 //   session/list                {sessions:[{sessionId, cwd, additionalDirectories}]} for the sessions here
 //                               (session/new and session/resume record params.additionalDirectories)
 //   session/resume              {modes, configOptions} of a session known here (-32602 for another one)
@@ -103,6 +104,9 @@ const trace = process.env.SCRIPTED_AGENT_TRACE === "1";
 const noLoad = process.env.SCRIPTED_AGENT_NO_LOAD === "1";
 // SCRIPTED_AGENT_ECHO_PROMPT=1: every prompt result carries _meta.promptTexts, the prompt's text blocks.
 const echoPrompt = process.env.SCRIPTED_AGENT_ECHO_PROMPT === "1";
+// SCRIPTED_AGENT_REPLAY_ON_LOAD=1: session/load first replays a short history (a user_message_chunk
+// "earlier question", then agent_message_chunks "earlier ", "answer"), as agents that keep history do.
+const replayOnLoad = process.env.SCRIPTED_AGENT_REPLAY_ON_LOAD === "1";
 
 function writeLine(line) {
   if (trace) process.stderr.write(`scripted-agent send: ${line}\n`);
@@ -442,6 +446,13 @@ function handleRequest(msg) {
       if (typeof params.sessionId === "string" && !sessions.has(params.sessionId)) {
         const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
         sessions.set(params.sessionId, { cwd, config: initialConfig(), unsupported: [] });
+      }
+      if (replayOnLoad) {
+        const chunk = (sessionUpdate, text) =>
+          notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate, content: { type: "text", text } } });
+        chunk("user_message_chunk", "earlier question");
+        chunk("agent_message_chunk", "earlier ");
+        chunk("agent_message_chunk", "answer");
       }
       return reply(msg.id, sessionConfig(params.sessionId));
     case "session/list":

@@ -65,6 +65,8 @@ function describe(event: ReplaySource): string | undefined {
     }
     if (kind === "available_commands_update" || kind === "current_mode_update") return undefined;
   }
+  // The client's note that a load began (its replay follows as the agent's updates).
+  if (method === "session/load") return undefined;
   const result = obj(payload.result);
   if (str(result?.stopReason)) return `(turn ended: ${str(result?.stopReason)})`;
   // Other requests and responses (initialize, session/new, ...) say nothing about the conversation.

@@ -84,24 +84,38 @@ async function restoreConfig(
 
 /**
  * Maps a stored session (with the ids already stored, so a replayed stream is recognised) before any
- * connection can replay its events; returns the connection stream's last stored cursor.
+ * connection can replay its events; returns the connection stream's last stored cursor. It also
+ * notes whether the stored history ends inside a turn (a prompt without its end): an earlier client
+ * sent that prompt, and its answer, if it comes, is for this session (see `SessionRecording.adopt`).
  */
 async function adopt(recording: SessionRecording, record: SessionRecord): Promise<string | undefined> {
   await recording.flush();
   const seen = new Set<string>();
   const prefix = `sse:${record.lastConnectionId}:connection:`;
   let lastEventId = record.lastEventId;
+  let midTurn = false;
   let cursor: string | undefined;
   do {
     const page = await recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const event of page.items) {
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
+      midTurn = turnOpenAfter(event.sender, event.payload as Record<string, unknown>, midTurn);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  recording.adopt(record, seen);
+  recording.adopt(record, seen, midTurn);
   return lastEventId;
+}
+
+/** Whether a turn is open after this stored event: a prompt opens one; its stored end, or the session's, closes it. */
+function turnOpenAfter(sender: string, payload: Record<string, unknown>, open: boolean): boolean {
+  if (sender === "client") return payload.method === "session/prompt" ? true : open;
+  if (payload.method === undefined) {
+    const result = payload.result as { stopReason?: unknown } | undefined;
+    return typeof result?.stopReason === "string" || payload.error !== undefined ? false : open;
+  }
+  return payload.method === "_sandboxagent/session/ended" ? false : open;
 }
 
 /** The earlier of two stream cursors (numeric when both are; an unknown one means "from the start"). */
@@ -152,6 +166,7 @@ export async function resumeStored(
       recording.mute(record.agentSessionId, true);
       try {
         const handle = await calls.loadSession(conn, record.agentSessionId, options, cwd, bounds);
+        recording.turnLost(record.agentSessionId, "loaded");
         recording.opened(conn, handle, options, cwd, localId);
         return { ...handle, localId, resumedBy: "loaded" } satisfies ResumedSession;
       } finally {
@@ -165,6 +180,7 @@ export async function resumeStored(
       recording.report(error, `could not read session ${localId} for its replay`);
     }
     const handle = await calls.newSession(conn, options, cwd, bounds);
+    recording.turnLost(record.agentSessionId, "replayed");
     recording.opened(conn, handle, options, cwd, localId);
     recording.setReplay(localId, replay);
     return { ...handle, localId, resumedBy: "replayed", ...(replay ? { replay } : {}) } satisfies ResumedSession;

@@ -7,7 +7,7 @@ import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import type { ReplayOptions, ReplayText } from "./replay.js";
-import { permissionAnswerPayload, type TranscriptNote } from "../transcript.js";
+import { permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript.js";
 import type { NewSessionEvent, SessionRecord } from "./schemas.js";
 import type { SessionStore } from "./store.js";
 
@@ -48,6 +48,14 @@ export class SessionRecording {
   /** Sessions whose inbound events are the agent's own replay of history (during `session/load`). */
   readonly #muted = new Set<string>();
   readonly #replays = new Map<string, ReplayText>();
+  /**
+   * Adopted sessions whose stored history ends inside a turn an earlier client started (a page
+   * reloaded mid-turn): that turn's answer arrives on the reattached stream with a request id this
+   * client never sent, and is stored as the turn's end (see `#answeredElsewhere`).
+   */
+  readonly #midTurn = new Set<string>();
+  /** Sessions with a prompt of this client's in flight: a turn's answer may be its own. */
+  readonly #prompting = new Set<string>();
   #writes: Promise<void> = Promise.resolve();
   #connection: (() => SandboxConnection | undefined) | undefined;
 
@@ -75,6 +83,8 @@ export class SessionRecording {
     this.#connection = connection;
     let frame: string | undefined;
     let stream = "connection";
+    /** The session of the latest envelope that named one (the session a turn's answer most likely ends). */
+    let latest: string | undefined;
     return {
       cursor: (advance) => {
         frame = advance.lastEventId;
@@ -85,7 +95,12 @@ export class SessionRecording {
         frame = undefined;
         const conn = connection();
         const agentSessionId = sessionIdOf(envelope);
-        if (!conn || agentSessionId === undefined || !this.#local.has(agentSessionId)) return true;
+        if (agentSessionId === undefined) {
+          if (this.#midTurn.size > 0) this.#answeredElsewhere(envelope, latest);
+          return true;
+        }
+        latest = agentSessionId;
+        if (!conn || !this.#local.has(agentSessionId)) return true;
         if (this.#muted.has(agentSessionId)) return false;
         if (ENDED.has((envelope as { method?: string }).method ?? "")) this.ended(this.localId(agentSessionId));
         const key = connectionKey(conn);
@@ -112,6 +127,10 @@ export class SessionRecording {
    */
   note(note: TranscriptNote): void {
     const agentSessionId = note.sessionId;
+    if (note.kind === "prompt-sent") {
+      this.#prompting.add(agentSessionId);
+      this.#midTurn.delete(agentSessionId);
+    } else if (note.kind === "turn-ended" || note.kind === "turn-failed") this.#prompting.delete(agentSessionId);
     const conn = this.#connection?.();
     if (!this.#local.has(agentSessionId) || !conn) {
       this.#notes.next(note);
@@ -133,6 +152,23 @@ export class SessionRecording {
       case "permission-answered":
         return this.#enqueue(agentSessionId, id, key, "client", permissionAnswerPayload(note));
     }
+  }
+
+  /**
+   * A `session/load` about to be sent: the agent replays the session's history while it runs, and
+   * that replay is recorded (a session this client never stored is mapped now, so the tap stores it),
+   * after a stored note of the load, which tells a transcript that what follows is history, not a
+   * turn. Returns what undoes the mapping when the load fails.
+   */
+  loading(conn: SandboxConnection, agentSessionId: string): () => void {
+    const fresh = !this.#local.has(agentSessionId);
+    if (fresh) this.#local.set(agentSessionId, agentSessionId);
+    const key = connectionKey(conn);
+    const payload = { jsonrpc: "2.0" as const, method: "session/load", params: { sessionId: agentSessionId } };
+    this.#enqueue(agentSessionId, `client:${key}:${globalThis.crypto.randomUUID()}`, key, "client", payload);
+    return () => {
+      if (fresh && !this.#records.has(agentSessionId)) this.#local.delete(agentSessionId);
+    };
   }
 
   /** Records the user's prompt (not the replay text sent with it). */
@@ -218,11 +254,27 @@ export class SessionRecording {
     this.#write(next);
   }
 
-  /** Maps a stored session before its connection replays (so the replayed events are recognised). */
-  adopt(record: SessionRecord, seenIds: Set<string>): void {
+  /**
+   * Maps a stored session before its connection replays (so the replayed events are recognised);
+   * `midTurn`: its stored history ends inside a turn an earlier client started.
+   */
+  adopt(record: SessionRecord, seenIds: Set<string>, midTurn = false): void {
     this.#records.set(record.id, record);
     this.#local.set(record.agentSessionId, record.id);
     this.#seen.set(record.agentSessionId, seenIds);
+    if (midTurn) this.#midTurn.add(record.agentSessionId);
+    else this.#midTurn.delete(record.agentSessionId);
+  }
+
+  /**
+   * The turn an earlier client started will not end here: the session came back on a new connection
+   * (`loaded`, `replayed`), where that turn's answer never comes. Recorded as the turn's failure, so
+   * no transcript waits on it.
+   */
+  turnLost(agentSessionId: string, how: string): void {
+    if (!this.#midTurn.delete(agentSessionId)) return;
+    const message = `the turn in progress was lost: the session was ${how} on a new connection`;
+    this.note({ kind: "turn-failed", sessionId: agentSessionId, message });
   }
 
   /**
@@ -234,11 +286,34 @@ export class SessionRecording {
     if (!record) return;
     this.#records.delete(localId);
     this.#replays.delete(localId);
+    this.#midTurn.delete(record.agentSessionId);
     if (this.#local.get(record.agentSessionId) === localId) {
       this.#local.delete(record.agentSessionId);
       this.#seen.delete(record.agentSessionId);
       this.#muted.delete(record.agentSessionId);
     }
+  }
+
+  /**
+   * A response that names no session: when it ends a turn (`result.stopReason`) and no prompt of
+   * this client is in flight, it answers the prompt an earlier client sent on this connection (a page
+   * reloaded mid-turn), so it is stored as that session's turn end. Which session: the one mid-turn,
+   * or of several, the one whose update came last before it (an agent writes a turn's answer after
+   * its updates).
+   */
+  #answeredElsewhere(envelope: AcpEnvelope, latest: string | undefined): void {
+    const { result } = envelope as { method?: unknown; result?: unknown };
+    if ("method" in envelope || typeof result !== "object" || result === null) return;
+    const { stopReason, usage } = result as { stopReason?: unknown; usage?: unknown };
+    if (typeof stopReason !== "string" || this.#prompting.size > 0) return;
+    const open = [...this.#midTurn];
+    const agentSessionId = latest !== undefined && this.#midTurn.has(latest)
+      ? latest
+      : open.length === 1 ? open[0] : undefined;
+    if (agentSessionId === undefined) return;
+    this.#midTurn.delete(agentSessionId);
+    const reported = usageOf(usage);
+    this.note({ kind: "turn-ended", sessionId: agentSessionId, stopReason, ...(reported ? { usage: reported } : {}) });
   }
 
   /** Stops dropping replayed ids for a session once its resumed stream has caught up (memory). */

@@ -65,6 +65,32 @@ describe("transcript$ against the real 0.4.2 server", () => {
     expect(again.get(pending.id)).toMatchObject({ status: "selected" });
   }, 60_000);
 
+  it("shows a late subscriber what the bounded store evicted as a gap, and the entries it kept with their live ids", async () => {
+    const store = memoryStore({ maxEventsPerSession: 50 });
+    const c = client({ store });
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    const live = new BehaviorSubject<Transcript>(await next(c.session(sessionId).transcript$));
+    const subscription = c.session(sessionId).transcript$.subscribe(live);
+    await c.prompt(sessionId, "chunks 80");
+    await c.prompt(sessionId, "hello");
+    const whole = await until(live, (t) => t.entries.filter((e) => e.kind === "turn-end").length === 2);
+    subscription.unsubscribe();
+    expect(whole.entries.map((e) => e.kind)).toEqual([
+      "user-message", "agent-message", "turn-end", "user-message", "agent-message", "turn-end",
+    ]);
+
+    // 87 events (a prompt, 80 chunks and an end; a prompt, 3 chunks and an end), 50 kept.
+    const ends = (t: Transcript) => t.entries.filter((e) => e.kind === "turn-end").length;
+    const late = await next(c.session(sessionId).transcript$, (t) => ends(t) === 2);
+    expect(late.entries.map((e) => e.kind)).toEqual([
+      "events-lost", "agent-message", "turn-end", "user-message", "agent-message", "turn-end",
+    ]);
+    expect(late.at(0)).toMatchObject({ stream: "store", firstMissing: 1, lastMissing: 37 });
+    expect(late.at(1)).toMatchObject({ text: Array.from({ length: 44 }, (_, i) => `c${i + 36}`).join("") });
+    expect(late.entries.slice(2).map((e) => e.id)).toEqual(whole.entries.slice(2).map((e) => e.id));
+  }, 30_000);
+
   it("shows how the client's own permission handler answered, and nothing for a session it knows nothing of", async () => {
     const c = client({ onPermissionRequest: () => ({ outcome: "cancelled" }) });
     await c.ready;

@@ -145,7 +145,7 @@ describe("the transcript model", () => {
     const tool = t.at(0) as ToolCallEntry;
     expect(tool).toMatchObject({
       kind: "tool-call",
-      id: "tool-t1",
+      id: "tool:sess-1:t1",
       toolCallId: "t1",
       title: "Edit greeting",
       toolKind: "edit",
@@ -322,7 +322,7 @@ describe("the transcript model", () => {
     expect(activity.summary).toMatchObject({ toolCalls: 3, running: 1, failed: 1, thoughts: 1, other: 0 });
     expect(activity.summary.text).toBe("3 tool calls (1 running, 1 failed), 1 thought");
     expect(groups[3]).toMatchObject({ summary: { text: "1 other event" } });
-    expect(t.indexOf("tool-b")).toBe(3);
+    expect(t.indexOf("tool:sess-1:b")).toBe(3);
     expect(t.indexOf("nope")).toBe(-1);
   });
 
@@ -396,7 +396,7 @@ describe("the transcript model", () => {
       // Earlier snapshots still see their own sizes and the pending statuses.
       expect(snapshots.map((s) => s.size)).toEqual([1000, 2000, 3000, 4000, 5000]);
       expect((snapshots[4]!.at(0) as ToolCallEntry).status).toBe("pending");
-      expect(snapshots[0]!.get("tool-t4000")).toBeUndefined();
+      expect(snapshots[0]!.get("tool:sess-1:t4000")).toBeUndefined();
     });
 
     it("gives the same ids to the same events, so a reload keeps the entries' identities", () => {
