@@ -40,6 +40,9 @@ export class SessionRecording {
   readonly #notes = new Subject<TranscriptNote>();
   /** The client's transcript notes about sessions the store does not record (recorded ones are in `history$`). */
   readonly notes$: Observable<TranscriptNote> = this.#notes.asObservable();
+  readonly #remapped = new Subject<void>();
+  /** A local id's agent session id may have changed (`agentId`): views routed by it look again. */
+  readonly remapped$: Observable<void> = this.#remapped.asObservable();
   /** agent session id → local id. */
   readonly #local = new Map<string, string>();
   readonly #records = new Map<string, SessionRecord>();
@@ -192,6 +195,7 @@ export class SessionRecording {
       ...config,
     };
     this.#records.set(id, record);
+    this.#remapped.next();
     this.#write(record);
     return handle;
   }
@@ -223,6 +227,7 @@ export class SessionRecording {
     this.#records.set(record.id, record);
     this.#local.set(record.agentSessionId, record.id);
     this.#seen.set(record.agentSessionId, seenIds);
+    this.#remapped.next();
   }
 
   /**
@@ -239,6 +244,7 @@ export class SessionRecording {
       this.#seen.delete(record.agentSessionId);
       this.#muted.delete(record.agentSessionId);
     }
+    this.#remapped.next();
   }
 
   /** Stops dropping replayed ids for a session once its resumed stream has caught up (memory). */
