@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -22,6 +22,7 @@ import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
+import { manySessions, sessionsBody, type ManySessionsMode, type ManySessionsResult } from "./scenarios/many-sessions.js";
 import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
 import { median, quantile, rotate } from "./support/measure.js";
 import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
@@ -59,6 +60,7 @@ const SIZES = {
   fanOut: scaled(20_000),
   inlineHold: scaled(100),
   transcript: scaled(100_000),
+  sessionUpdates: scaled(50_000),
 };
 
 const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
@@ -447,6 +449,53 @@ async function transcriptScenario(rows: Row[]): Promise<void> {
   );
 }
 
+
+// --- scenario 13: many sessions on one client ------------------------------------------------------
+
+const SESSION_COUNTS = [1, 10, 100, 1000];
+const SESSION_MODES: Array<[ManySessionsMode, string]> = [
+  ["acp", "AcpHttpClient, envelopes$ (one subscriber)"],
+  ["events", "SandboxAgentClient, session(id).events$ per session"],
+  ["transcript", "SandboxAgentClient, session(id).transcript$ per session"],
+];
+
+async function manySessionsScenario(): Promise<void> {
+  const updates = SIZES.sessionUpdates;
+  log(`\n## 13. many sessions on one client: ${updates.toLocaleString("en-US")} updates spread over 1, 10, 100, 1,000 sessions, in-process server, ${ROUNDS} rounds (sizes alternate)`);
+  const bodies = new Map(SESSION_COUNTS.map((n) => [n, sessionsBody(n, updates)]));
+  const results = new Map<string, ManySessionsResult[]>();
+  // One warm-up per mode at the largest and smallest size, so no size pays for the JIT alone.
+  for (const [mode] of SESSION_MODES) {
+    await manySessions(mode, 1000, bodies.get(1000)!, updates);
+    await manySessions(mode, 1, bodies.get(1)!, updates);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [mode] of SESSION_MODES) {
+      const order = round % 2 === 0 ? SESSION_COUNTS : [...SESSION_COUNTS].reverse();
+      const line: string[] = [];
+      for (const n of order) {
+        const result = await manySessions(mode, n, bodies.get(n)!, updates);
+        const key = `${mode}:${n}`;
+        results.set(key, [...(results.get(key) ?? []), result]);
+        line.push(`${n}: ${us(result.cpuMs, updates).toFixed(2)} µs`);
+      }
+      log(`  round ${round + 1} ${mode.padEnd(10)} ${line.join(", ")} CPU/update`);
+    }
+  }
+  const cpu = (mode: string, n: number) => median((results.get(`${mode}:${n}`) ?? []).map((r) => us(r.cpuMs, updates)));
+  const heap = (mode: string, n: number) => median((results.get(`${mode}:${n}`) ?? []).map((r) => r.heapPerIdleSession / KB));
+  const lines = [
+    "| client and view | " + SESSION_COUNTS.map((n) => `${n.toLocaleString("en-US")} sessions, µs / update`).join(" | ") + " | 1,000 ÷ 1 | heap per idle session at 1,000, KB |",
+    "|---|" + SESSION_COUNTS.map(() => "---:").join("|") + "|---:|---:|",
+  ];
+  for (const [mode, label] of SESSION_MODES) {
+    const ratio = cpu(mode, 1000) / cpu(mode, 1);
+    const h = heap(mode, 1000);
+    lines.push(`| ${label} | ${SESSION_COUNTS.map((n) => cpu(mode, n).toFixed(2)).join(" | ")} | ${ratio.toFixed(2)}× | ${Number.isNaN(h) ? "–" : h.toFixed(1)} |`);
+  }
+  log(`\n${lines.join("\n")}`);
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -470,6 +519,7 @@ async function main(): Promise<void> {
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
   if (wants("11")) await timed("burst into postgresStore", () => storeBurstScenario(rows));
   if (wants("12")) await timed("transcript", () => transcriptScenario(rows));
+  if (wants("13")) await timed("many sessions", () => manySessionsScenario());
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
