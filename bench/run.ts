@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -22,6 +22,7 @@ import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
+import { bigMessage, bigText, longMessage, type BigPath, type BigResult } from "./scenarios/big-message.js";
 import { manySessions, sessionsBody, type ManySessionsMode, type ManySessionsResult } from "./scenarios/many-sessions.js";
 import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
 import { median, quantile, rotate } from "./support/measure.js";
@@ -61,6 +62,8 @@ const SIZES = {
   inlineHold: scaled(100),
   transcript: scaled(100_000),
   sessionUpdates: scaled(50_000),
+  bigMessageBytes: scaled(50_000_000),
+  longMessageChunks: scaled(1_000_000),
 };
 
 const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
@@ -496,6 +499,48 @@ async function manySessionsScenario(): Promise<void> {
   log(`\n${lines.join("\n")}`);
 }
 
+// --- scenario 14: one big message in small network chunks ----------------------------------------
+
+async function bigMessageScenario(): Promise<void> {
+  const text = bigText(SIZES.bigMessageBytes);
+  const rounds = Math.min(ROUNDS, 2);
+  log(`\n## 14. one message of ${(SIZES.bigMessageBytes / 1e6).toFixed(0)} MB in 1 KiB network chunks vs in one chunk (AcpHttpClient, ${rounds} rounds, order alternating)`);
+  const paths: Array<[BigPath, string]> = [
+    ["sse", "SSE event on the GET stream (injected fetch)"],
+    ["post", "POST answer body (injected fetch)"],
+    ["ws", "WebSocket frame (loopback server in process: its writes are in the CPU figure)"],
+  ];
+  const results = new Map<string, BigResult[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [path] of paths) {
+      const order = round % 2 === 0 ? [0, 1024] : [1024, 0];
+      for (const chunk of order) {
+        const result = await bigMessage(path, text, chunk);
+        results.set(`${path}:${chunk}`, [...(results.get(`${path}:${chunk}`) ?? []), result]);
+        log(`  round ${round + 1} ${path.padEnd(4)} ${chunk === 0 ? "one chunk " : "1 KiB     "} ${(result.bytes / 1e6).toFixed(1)} MB: ${result.sample.wallMs.toFixed(0)} ms, ${result.sample.cpuMs.toFixed(0)} ms CPU`);
+      }
+    }
+  }
+  const m = (path: string, chunk: number, f: (r: BigResult) => number) => median((results.get(`${path}:${chunk}`) ?? []).map(f));
+  const lines = [
+    "| path | one chunk, ms (CPU ms) | 1 KiB chunks, ms (CPU ms) | 1 KiB ÷ one, time | 1 KiB ÷ one, CPU |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const [path, label] of paths) {
+    const wall = (chunk: number) => m(path, chunk, (r) => r.sample.wallMs);
+    const cpu = (chunk: number) => m(path, chunk, (r) => r.sample.cpuMs);
+    lines.push(`| ${label} | ${wall(0).toFixed(0)} (${cpu(0).toFixed(0)}) | ${wall(1024).toFixed(0)} (${cpu(1024).toFixed(0)}) | ${(wall(1024) / wall(0)).toFixed(2)}× | ${(cpu(1024) / cpu(0)).toFixed(2)}× |`);
+  }
+  log(`\n${lines.join("\n")}`);
+  const long = SIZES.longMessageChunks;
+  const short = Math.max(1, Math.round(long / 10));
+  longMessage(short); // warm-up
+  const perChunk = (n: number) => us(longMessage(n).sample.cpuMs, n);
+  const a = perChunk(short);
+  const b = perChunk(long);
+  log(`\n| transcript: one agent message of | CPU µs / chunk |\n|---|---:|\n| ${short.toLocaleString("en-US")} chunks | ${a.toFixed(2)} |\n| ${long.toLocaleString("en-US")} chunks | ${b.toFixed(2)} (${(b / a).toFixed(2)}× per chunk) |`);
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -520,6 +565,7 @@ async function main(): Promise<void> {
   if (wants("11")) await timed("burst into postgresStore", () => storeBurstScenario(rows));
   if (wants("12")) await timed("transcript", () => transcriptScenario(rows));
   if (wants("13")) await timed("many sessions", () => manySessionsScenario());
+  if (wants("14")) await timed("big message", () => bigMessageScenario());
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
