@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -23,6 +23,7 @@ import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenar
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
 import { bigMessage, bigText, longMessage, type BigPath, type BigResult } from "./scenarios/big-message.js";
+import { fleet, type FleetResult } from "./scenarios/fleet.js";
 import { manySessions, sessionsBody, type ManySessionsMode, type ManySessionsResult } from "./scenarios/many-sessions.js";
 import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
 import { median, quantile, rotate } from "./support/measure.js";
@@ -541,6 +542,40 @@ async function bigMessageScenario(): Promise<void> {
   log(`\n| transcript: one agent message of | CPU µs / chunk |\n|---|---:|\n| ${short.toLocaleString("en-US")} chunks | ${a.toFixed(2)} |\n| ${long.toLocaleString("en-US")} chunks | ${b.toFixed(2)} (${(b / a).toFixed(2)}× per chunk) |`);
 }
 
+// --- scenario 15: the fleet on postgresStore ------------------------------------------------------
+
+async function fleetScenario(): Promise<void> {
+  const { POSTGRES, startPostgresCluster } = await import("../spec/support/postgres-cluster.js");
+  if (!POSTGRES.available()) {
+    log(`\n## 15. skipped: postgresql is missing (get it: ${POSTGRES.howToGet})`);
+    return;
+  }
+  const durationMs = Math.max(2000, Math.round(10_000 * SCALE));
+  const chunks = 100;
+  const [cluster, server] = await Promise.all([startPostgresCluster(), startServer({ script: scriptedAgentPath() })]);
+  try {
+    log(`\n## 15. the fleet: 1, 2, 4 worker processes × 8 sessions on one server, postgresStore, turns of \`chunks ${chunks}\` for ${durationMs / 1000} s each`);
+    const results: FleetResult[] = [];
+    for (const workers of [1, 2, 4]) {
+      const r = await fleet(server, cluster, workers, { sessions: 8, durationMs, chunks, schema: `fleet_${workers}` });
+      results.push(r);
+      log(`  ${workers} worker(s), ${r.sessions} sessions: ${r.turns} turns, ${r.delivered.toLocaleString("en-US")} updates delivered, ${r.stored.toLocaleString("en-US")} events stored, ${r.storedPerSecond.toFixed(0)} stored / s, lag p50 ${r.lagP50} ms / p95 ${r.lagP95} ms, tail ${r.tailMs.toFixed(0)} ms; cores: server ${r.cores.server.toFixed(2)}, postgres ${r.cores.postgres.toFixed(2)}, workers ${r.cores.workers.toFixed(2)}`);
+    }
+    const lines = [
+      "| workers × sessions | turns | updates delivered | events stored / s | store lag p50 / p95, ms | cores used: server (+ agents) | PostgreSQL | workers | total |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...results.map((r) => {
+        const total = r.cores.server + r.cores.postgres + r.cores.workers;
+        return `| ${r.workers} × 8 | ${r.turns} | ${r.delivered.toLocaleString("en-US")} | ${r.storedPerSecond.toFixed(0)} | ${r.lagP50} / ${r.lagP95} | ${r.cores.server.toFixed(2)} | ${r.cores.postgres.toFixed(2)} | ${r.cores.workers.toFixed(2)} | ${total.toFixed(2)} |`;
+      }),
+    ];
+    log(`\n${lines.join("\n")}`);
+  } finally {
+    await server.stop();
+    await cluster.stop();
+  }
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -566,6 +601,7 @@ async function main(): Promise<void> {
   if (wants("12")) await timed("transcript", () => transcriptScenario(rows));
   if (wants("13")) await timed("many sessions", () => manySessionsScenario());
   if (wants("14")) await timed("big message", () => bigMessageScenario());
+  if (wants("15")) await timed("fleet", () => fleetScenario());
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));
