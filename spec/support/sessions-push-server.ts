@@ -11,8 +11,10 @@ export function sessionsBody(sessions: number, updates: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
   let text = "";
   for (let i = 0; i < updates; i++) {
-    const update = `{"content":{"text":"chunk ${i} of the answer, ","type":"text"},"sessionUpdate":"agent_message_chunk"}`;
-    text += `event: message\nid: ${i + 1}\ndata: {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-${i % sessions}","update":${update}}}\n\n`;
+    const content = `{"text":"chunk ${i} of the answer, ","type":"text"}`;
+    const update = `{"content":${content},"sessionUpdate":"agent_message_chunk"}`;
+    const params = `{"sessionId":"s-${i % sessions}","update":${update}}`;
+    text += `event: message\nid: ${i + 1}\ndata: {"jsonrpc":"2.0","method":"session/update","params":${params}}\n\n`;
     if (text.length >= CHUNK || i === updates - 1) {
       chunks.push(encoder.encode(text));
       text = "";
@@ -22,7 +24,15 @@ export function sessionsBody(sessions: number, updates: number): Uint8Array[] {
 }
 
 /** An in-process sandbox-agent 0.4.2 for one connection: health, initialize, one GET to push into. */
-export function pushServer(): { fetch: typeof globalThis.fetch; push: (chunks: Uint8Array[]) => void; opened: () => boolean } {
+export interface PushServer {
+  readonly fetch: typeof globalThis.fetch;
+  /** Writes the chunks to the open event stream (nothing when none is open). */
+  push(chunks: Uint8Array[]): void;
+  /** Whether the client's event stream is open. */
+  opened(): boolean;
+}
+
+export function pushServer(): PushServer {
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   const fetchImpl = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);

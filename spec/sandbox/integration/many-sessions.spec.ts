@@ -20,7 +20,8 @@ interface ProbeResult {
 
 function probe(): Promise<Record<"events" | "transcript", ProbeResult>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--expose-gc", PROBE], { stdio: ["ignore", "pipe", "pipe"] });
+    const args = ["--import", "tsx", "--expose-gc", PROBE];
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

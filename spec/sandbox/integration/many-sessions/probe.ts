@@ -28,7 +28,12 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 /** Connects, subscribes `sessions` views; with a body, pushes it and clocks CPU until all arrived. */
 async function run(mode: Mode, sessions: number, body?: Uint8Array[]): Promise<{ heapPerView: number; cpuUs: number }> {
   const server = pushServer();
-  const client = new SandboxAgentClient({ baseUrl: "http://bench.invalid", agent: "mock", fetch: server.fetch, autoConnect: false });
+  const client = new SandboxAgentClient({
+    baseUrl: "http://bench.invalid",
+    agent: "mock",
+    fetch: server.fetch,
+    autoConnect: false,
+  });
   await client.connect();
   await until(server.opened, "the event stream");
   let seen = 0;
