@@ -2,7 +2,7 @@
 // each value to the subscribers of its key only. A filter per subscriber costs every value one call
 // per subscriber: with 1,000 session views on one client, 1,000 calls per update, which made an
 // update cost 9× what it costs with one view (bench scenario 13). Here a value costs one Map lookup.
-import { Observable, type Subscription } from "rxjs";
+import { Observable, Subscription } from "rxjs";
 import { FanOutSubject } from "./fan-out-subject.js";
 
 /** What `keyOf` returns for a value every key's subscribers receive. */
@@ -47,7 +47,9 @@ export class KeyedFanOut<T> {
 
   #connect(): void {
     if (this.#subscription) return;
-    this.#subscription = this.#source.subscribe({
+    // Set before subscribing: a source that emits or ends at once finds it (and may clear it).
+    const subscription = (this.#subscription = new Subscription());
+    subscription.add(this.#source.subscribe({
       next: (value) => {
         const key = this.#keyOf(value);
         if (key === undefined) return;
@@ -56,7 +58,7 @@ export class KeyedFanOut<T> {
       },
       error: (error: unknown) => this.#end((route) => route.error(error)),
       complete: () => this.#end((route) => route.complete()),
-    });
+    }));
   }
 
   /** The source ended: so does every route (a later `of` subscribes it again, as `share` would). */

@@ -12,7 +12,6 @@ interface Value {
   n: number;
 }
 
-
 describe("KeyedFanOut", () => {
   const make = () => {
     const source = new Subject<Value>();
