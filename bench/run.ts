@@ -6,7 +6,7 @@
 //   BENCH_RT_ROUNDS=5      rounds of scenarios 2 and 3, which split their request totals over them
 //   BENCH_STREAM_ROUNDS=2  rounds of scenario 4 (each burst takes seconds of server time)
 //   BENCH_SCALE=1          multiplies every size (0.1 for a quick look)
-//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+//   BENCH_ONLY=1,2,...     run only these scenarios (1, 1M, 2, 2b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 //   BENCH_FULL_UPSTREAM=1  also put upstream through the 1,000,000-envelope run (about 1.5 minutes more)
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -22,6 +22,9 @@ import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
+import { bigMessage, bigText, longMessage, type BigPath, type BigResult } from "./scenarios/big-message.js";
+import { fleet, type FleetResult } from "./scenarios/fleet.js";
+import { manySessions, sessionsBody, type ManySessionsMode, type ManySessionsResult } from "./scenarios/many-sessions.js";
 import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
 import { median, quantile, rotate } from "./support/measure.js";
 import { scriptedAgentPath, startServer, type BenchServer } from "./support/server.js";
@@ -59,6 +62,9 @@ const SIZES = {
   fanOut: scaled(20_000),
   inlineHold: scaled(100),
   transcript: scaled(100_000),
+  sessionUpdates: scaled(50_000),
+  bigMessageBytes: scaled(50_000_000),
+  longMessageChunks: scaled(1_000_000),
 };
 
 const wants = (scenario: string): boolean => !ONLY || ONLY.has(scenario);
@@ -447,6 +453,129 @@ async function transcriptScenario(rows: Row[]): Promise<void> {
   );
 }
 
+
+// --- scenario 13: many sessions on one client ------------------------------------------------------
+
+const SESSION_COUNTS = [1, 10, 100, 1000];
+const SESSION_MODES: Array<[ManySessionsMode, string]> = [
+  ["acp", "AcpHttpClient, envelopes$ (one subscriber)"],
+  ["events", "SandboxAgentClient, session(id).events$ per session"],
+  ["transcript", "SandboxAgentClient, session(id).transcript$ per session"],
+];
+
+async function manySessionsScenario(): Promise<void> {
+  const updates = SIZES.sessionUpdates;
+  log(`\n## 13. many sessions on one client: ${updates.toLocaleString("en-US")} updates spread over 1, 10, 100, 1,000 sessions, in-process server, ${ROUNDS} rounds (sizes alternate)`);
+  const bodies = new Map(SESSION_COUNTS.map((n) => [n, sessionsBody(n, updates)]));
+  const results = new Map<string, ManySessionsResult[]>();
+  // One warm-up per mode at the largest and smallest size, so no size pays for the JIT alone.
+  for (const [mode] of SESSION_MODES) {
+    await manySessions(mode, 1000, bodies.get(1000)!, updates);
+    await manySessions(mode, 1, bodies.get(1)!, updates);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [mode] of SESSION_MODES) {
+      const order = round % 2 === 0 ? SESSION_COUNTS : [...SESSION_COUNTS].reverse();
+      const line: string[] = [];
+      for (const n of order) {
+        const result = await manySessions(mode, n, bodies.get(n)!, updates);
+        const key = `${mode}:${n}`;
+        results.set(key, [...(results.get(key) ?? []), result]);
+        line.push(`${n}: ${us(result.cpuMs, updates).toFixed(2)} µs`);
+      }
+      log(`  round ${round + 1} ${mode.padEnd(10)} ${line.join(", ")} CPU/update`);
+    }
+  }
+  const cpu = (mode: string, n: number) => median((results.get(`${mode}:${n}`) ?? []).map((r) => us(r.cpuMs, updates)));
+  const heap = (mode: string, n: number) => median((results.get(`${mode}:${n}`) ?? []).map((r) => r.heapPerIdleSession / KB));
+  const lines = [
+    "| client and view | " + SESSION_COUNTS.map((n) => `${n.toLocaleString("en-US")} sessions, µs / update`).join(" | ") + " | 1,000 ÷ 1 | heap per idle session at 1,000, KB |",
+    "|---|" + SESSION_COUNTS.map(() => "---:").join("|") + "|---:|---:|",
+  ];
+  for (const [mode, label] of SESSION_MODES) {
+    const ratio = cpu(mode, 1000) / cpu(mode, 1);
+    const h = heap(mode, 1000);
+    lines.push(`| ${label} | ${SESSION_COUNTS.map((n) => cpu(mode, n).toFixed(2)).join(" | ")} | ${ratio.toFixed(2)}× | ${Number.isNaN(h) ? "–" : h.toFixed(1)} |`);
+  }
+  log(`\n${lines.join("\n")}`);
+}
+
+// --- scenario 14: one big message in small network chunks ----------------------------------------
+
+async function bigMessageScenario(): Promise<void> {
+  const text = bigText(SIZES.bigMessageBytes);
+  const rounds = Math.min(ROUNDS, 2);
+  log(`\n## 14. one message of ${(SIZES.bigMessageBytes / 1e6).toFixed(0)} MB in 1 KiB network chunks vs in one chunk (AcpHttpClient, ${rounds} rounds, order alternating)`);
+  const paths: Array<[BigPath, string]> = [
+    ["sse", "SSE event on the GET stream (injected fetch)"],
+    ["post", "POST answer body (injected fetch)"],
+    ["ws", "WebSocket frame (loopback server in process: its writes are in the CPU figure)"],
+  ];
+  const results = new Map<string, BigResult[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [path] of paths) {
+      const order = round % 2 === 0 ? [0, 1024] : [1024, 0];
+      for (const chunk of order) {
+        const result = await bigMessage(path, text, chunk);
+        results.set(`${path}:${chunk}`, [...(results.get(`${path}:${chunk}`) ?? []), result]);
+        log(`  round ${round + 1} ${path.padEnd(4)} ${chunk === 0 ? "one chunk " : "1 KiB     "} ${(result.bytes / 1e6).toFixed(1)} MB: ${result.sample.wallMs.toFixed(0)} ms, ${result.sample.cpuMs.toFixed(0)} ms CPU`);
+      }
+    }
+  }
+  const m = (path: string, chunk: number, f: (r: BigResult) => number) => median((results.get(`${path}:${chunk}`) ?? []).map(f));
+  const lines = [
+    "| path | one chunk, ms (CPU ms) | 1 KiB chunks, ms (CPU ms) | 1 KiB ÷ one, time | 1 KiB ÷ one, CPU |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const [path, label] of paths) {
+    const wall = (chunk: number) => m(path, chunk, (r) => r.sample.wallMs);
+    const cpu = (chunk: number) => m(path, chunk, (r) => r.sample.cpuMs);
+    lines.push(`| ${label} | ${wall(0).toFixed(0)} (${cpu(0).toFixed(0)}) | ${wall(1024).toFixed(0)} (${cpu(1024).toFixed(0)}) | ${(wall(1024) / wall(0)).toFixed(2)}× | ${(cpu(1024) / cpu(0)).toFixed(2)}× |`);
+  }
+  log(`\n${lines.join("\n")}`);
+  const long = SIZES.longMessageChunks;
+  const short = Math.max(1, Math.round(long / 10));
+  longMessage(short); // warm-up
+  const perChunk = (n: number) => us(longMessage(n).sample.cpuMs, n);
+  const a = perChunk(short);
+  const b = perChunk(long);
+  log(`\n| transcript: one agent message of | CPU µs / chunk |\n|---|---:|\n| ${short.toLocaleString("en-US")} chunks | ${a.toFixed(2)} |\n| ${long.toLocaleString("en-US")} chunks | ${b.toFixed(2)} (${(b / a).toFixed(2)}× per chunk) |`);
+}
+
+// --- scenario 15: the fleet on postgresStore ------------------------------------------------------
+
+async function fleetScenario(): Promise<void> {
+  const { POSTGRES, startPostgresCluster } = await import("../spec/support/postgres-cluster.js");
+  if (!POSTGRES.available()) {
+    log(`\n## 15. skipped: postgresql is missing (get it: ${POSTGRES.howToGet})`);
+    return;
+  }
+  const durationMs = Math.max(2000, Math.round(10_000 * SCALE));
+  const chunks = 100;
+  const [cluster, server] = await Promise.all([startPostgresCluster(), startServer({ script: scriptedAgentPath() })]);
+  try {
+    log(`\n## 15. the fleet: 1, 2, 4 worker processes × 8 sessions on one server, postgresStore, turns of \`chunks ${chunks}\` for ${durationMs / 1000} s each`);
+    const results: FleetResult[] = [];
+    for (const workers of [1, 2, 4]) {
+      const r = await fleet(server, cluster, workers, { sessions: 8, durationMs, chunks, schema: `fleet_${workers}` });
+      results.push(r);
+      log(`  ${workers} worker(s), ${r.sessions} sessions: ${r.turns} turns, ${r.delivered.toLocaleString("en-US")} updates delivered, ${r.stored.toLocaleString("en-US")} events stored, ${r.storedPerSecond.toFixed(0)} stored / s, lag p50 ${r.lagP50} ms / p95 ${r.lagP95} ms, tail ${r.tailMs.toFixed(0)} ms; cores: server ${r.cores.server.toFixed(2)}, postgres ${r.cores.postgres.toFixed(2)}, workers ${r.cores.workers.toFixed(2)}`);
+    }
+    const lines = [
+      "| workers × sessions | turns | updates delivered | events stored / s | store lag p50 / p95, ms | cores used: server (+ agents) | PostgreSQL | workers | total |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...results.map((r) => {
+        const total = r.cores.server + r.cores.postgres + r.cores.workers;
+        return `| ${r.workers} × 8 | ${r.turns} | ${r.delivered.toLocaleString("en-US")} | ${r.storedPerSecond.toFixed(0)} | ${r.lagP50} / ${r.lagP95} | ${r.cores.server.toFixed(2)} | ${r.cores.postgres.toFixed(2)} | ${r.cores.workers.toFixed(2)} | ${total.toFixed(2)} |`;
+      }),
+    ];
+    log(`\n${lines.join("\n")}`);
+  } finally {
+    await server.stop();
+    await cluster.stop();
+  }
+}
+
 // --- main ----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -470,6 +599,9 @@ async function main(): Promise<void> {
   if (wants("7")) await timed("inline hold", () => inlineHoldScenario(rows));
   if (wants("11")) await timed("burst into postgresStore", () => storeBurstScenario(rows));
   if (wants("12")) await timed("transcript", () => transcriptScenario(rows));
+  if (wants("13")) await timed("many sessions", () => manySessionsScenario());
+  if (wants("14")) await timed("big message", () => bigMessageScenario());
+  if (wants("15")) await timed("fleet", () => fleetScenario());
   // Starting sandboxes (local and Docker) and a fleet: its own tables, as their units differ.
   if (wants("8")) await timed("sandboxes", async () => log(`\n## 8. sandboxes\n\n${await benchSandboxes(10)}`));
   if (wants("9")) await timed("official SDK", async () => log(`\n## 9. official ACP SDK 2.4.0\n\n${renderOfficialTable(await officialSdkScenario(log))}`));

@@ -18,6 +18,8 @@ export type MockAgent = "builtin" | { script: string };
 
 export interface BenchServer {
   readonly baseUrl: string;
+  /** The server's pid, also its process group's (its agent processes are in that group). */
+  readonly pid: number;
   /** A fresh `/v1/acp/<id>` path: every path is its own agent process and event log. */
   acpPath(label: string): string;
   stop(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startServer(agent: MockAgent): Promise<BenchServer> {
   let counter = 0;
   return {
     baseUrl,
+    pid: server.pid,
     acpPath: (label) => `/v1/acp/${label}-${process.pid}-${++counter}`,
     stop,
   };

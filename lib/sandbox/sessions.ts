@@ -1,9 +1,10 @@
-import { Observable, filter, merge, takeUntil } from "rxjs";
+import { Observable, filter, merge, takeUntil, takeWhile, type Subscription } from "rxjs";
+import { EVERY_KEY, KeyedFanOut } from "../internal/keyed-fan-out.js";
 import { AgentError, CallAbortedError, UnsupportedFeatureError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
 import type { CallOptions, Logger } from "./call-options.js";
 import type { ClientSettings } from "./client-options.js";
-import { concerns, forSession, ofSession } from "./events.js";
+import type { SandboxEvent } from "./events.js";
 import type { ConnectionLifecycle } from "./lifecycle.js";
 import { SessionClaims } from "./persistence/claims.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
@@ -33,6 +34,8 @@ export class Sessions implements ResumeParts {
   readonly cwd: string;
   readonly logger: Logger | undefined;
   readonly #claims: SessionClaims;
+  /** The client's events by session: a view costs an update nothing unless the update is its session's. */
+  readonly #bySession: KeyedFanOut<SandboxEvent>;
 
   constructor(
     options: ClientSettings,
@@ -45,6 +48,7 @@ export class Sessions implements ResumeParts {
     this.settings = settings;
     this.cwd = options.cwd;
     this.logger = options.logger;
+    this.#bySession = new KeyedFanOut(lifecycle.events$, sessionKey);
     this.#claims = new SessionClaims(recording.store, recording.storeErrors$, (lost) => this.#leaseLost(lost));
   }
 
@@ -269,7 +273,7 @@ export class Sessions implements ResumeParts {
   #turn$(agentId: string, input: PromptInput): Observable<PromptEvent> {
     return new Observable<PromptEvent>((subscriber) => {
       const controller = new AbortController();
-      const updates = this.lifecycle.events$.pipe(ofSession(agentId)).subscribe(subscriber);
+      const updates = this.#bySession.of(agentId).subscribe(subscriber);
       this.prompt(agentId, input, { signal: controller.signal }).then(
         (outcome) => {
           subscriber.next({ kind: "stop", stopReason: outcome.stopReason });
@@ -294,7 +298,10 @@ export class Sessions implements ResumeParts {
     const sessionId = this.recording.agentId(id);
     return {
       sessionId,
-      events$: this.lifecycle.events$.pipe(forSession(sessionId), takeUntil(this.lifecycle.ended)),
+      events$: this.#bySession.of(sessionId).pipe(
+        takeWhile((event) => event.kind !== "session-ended", true),
+        takeUntil(this.lifecycle.ended),
+      ),
       prompt: (input, options) => this.prompt(sessionId, input, options),
       prompt$: (input) => this.#turn$(sessionId, input),
       cancel: () => this.cancel(sessionId),
@@ -313,13 +320,32 @@ export class Sessions implements ResumeParts {
     // A recorded session's events and notes all come through its history (stored, then live, in
     // order); the live stream adds what is never stored (gaps, the end the client infers when the
     // agent exits) and everything of a session the store does not record.
-    const live = this.lifecycle.events$.pipe(
-      filter((event) => {
-        const agentId = recording.agentId(id);
-        if (!concerns(event, agentId)) return false;
-        return event.kind === "events-lost" || event.kind === "session-ended" || !recording.tracks(agentId);
-      }),
-    );
+    // By the agent's id as it is now: routed again whenever the local id's mapping changes.
+    // (One Observable rather than a chain of operators: a view is kept per session, see scenario 13.)
+    const live = new Observable<SandboxEvent>((subscriber) => {
+      let agentId: string | undefined;
+      let routed: Subscription | undefined;
+      const route = () => {
+        const now = recording.agentId(id);
+        if (now === agentId) return;
+        agentId = now;
+        routed?.unsubscribe();
+        routed = this.#bySession.of(now).subscribe({
+          next: (event) => {
+            if (event.kind === "events-lost" || event.kind === "session-ended" || !recording.tracks(now)) {
+              subscriber.next(event);
+            }
+          },
+          error: (error: unknown) => subscriber.error(error),
+        });
+      };
+      const remaps = recording.remapped$.subscribe(route);
+      route();
+      return () => {
+        remaps.unsubscribe();
+        routed?.unsubscribe();
+      };
+    });
     const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
     const stored = recording.history$(id, undefined, "transcript$");
     return merge<TranscriptSource[]>(stored, live, notes).pipe(toTranscript());
@@ -344,4 +370,10 @@ export class Sessions implements ResumeParts {
     this.settings.record(handle.sessionId, handle.raw);
     return handle;
   }
+}
+
+/** The session an event is routed to: its own, or every one for a gap of no stream in particular. */
+function sessionKey(event: SandboxEvent): string | typeof EVERY_KEY | undefined {
+  if (event.kind === "events-lost" && event.sessionId === undefined) return EVERY_KEY;
+  return "sessionId" in event && typeof event.sessionId === "string" ? event.sessionId : undefined;
 }

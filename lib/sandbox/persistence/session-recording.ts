@@ -40,6 +40,9 @@ export class SessionRecording {
   readonly #notes = new Subject<TranscriptNote>();
   /** The client's transcript notes about sessions the store does not record (recorded ones are in `history$`). */
   readonly notes$: Observable<TranscriptNote> = this.#notes.asObservable();
+  readonly #remapped = new Subject<void>();
+  /** A local id's agent session id may have changed (`agentId`): views routed by it look again. */
+  readonly remapped$: Observable<void> = this.#remapped.asObservable();
   /** agent session id → local id. */
   readonly #local = new Map<string, string>();
   readonly #records = new Map<string, SessionRecord>();
@@ -228,6 +231,7 @@ export class SessionRecording {
       ...config,
     };
     this.#records.set(id, record);
+    this.#remapped.next();
     this.#write(record);
     return handle;
   }
@@ -264,6 +268,7 @@ export class SessionRecording {
     this.#seen.set(record.agentSessionId, seenIds);
     if (midTurn) this.#midTurn.add(record.agentSessionId);
     else this.#midTurn.delete(record.agentSessionId);
+    this.#remapped.next();
   }
 
   /**
@@ -292,6 +297,7 @@ export class SessionRecording {
       this.#seen.delete(record.agentSessionId);
       this.#muted.delete(record.agentSessionId);
     }
+    this.#remapped.next();
   }
 
   /**
