@@ -271,6 +271,7 @@ export class SessionStreams implements EventStreamOwner {
   streamStatus(stream: EventStream, status: EventStreamStatus): void {
     const { name } = stream;
     if (name === CONNECTION_STREAM) this.#owner.streamStatus(status);
+    else if (status === "reconnecting") this.#losses.reopenFailed(name);
     else if (status === "open") {
       this.#losses.reopened(name);
       this.#early.accepted(name);
@@ -397,6 +398,14 @@ export class EarlyLoadStreams {
   }
 }
 
+/** A loss waiting for its verdict (see `StreamLosses.dropped`). */
+interface LossPending {
+  cause: Error;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  keptByReopen: boolean;
+  expired: boolean;
+}
+
 /** How long a lost stream's verdict waits for the reopen at most (a GET that hangs, a server that is down). */
 export const LOSS_VERDICT_MAX_MS = 3000;
 
@@ -411,7 +420,7 @@ export const LOSS_VERDICT_MAX_MS = 3000;
  */
 export class StreamLosses {
   /** Made on first use (see EarlyLoadStreams). */
-  #pending: Map<string, { cause: Error; timer: ReturnType<typeof setTimeout>; keptByReopen: boolean }> | undefined;
+  #pending: Map<string, LossPending> | undefined;
   readonly #maxWaitMs: number;
   /** Told the verdict (`sessionStreamLost`): an object, not a callback, kept by every connection. */
   readonly #owner: Pick<StreamsOwner, "sessionStreamLost">;
@@ -423,15 +432,27 @@ export class StreamLosses {
 
   /**
    * The session's stream ended (or, `keptByReopen`, was cut) and cannot be replayed; the first
-   * loss's cause is kept until the verdict. A cut stream that reopens in time has lost nothing (the
-   * server held its output); one that does not is judged lost when the bound runs out.
+   * loss's cause is kept until the verdict. A cut stream that reopens has lost nothing (the server
+   * held its output): its verdict is "lost" only at the first reopen that fails after the bound, so
+   * an outage shorter than the bound is forgiven whenever the reconnect schedule's next attempt lands.
    */
   dropped(sessionId: string, cause: Error, options: { keptByReopen?: boolean } = {}): void {
     if (this.#pending?.has(sessionId)) return;
-    const timer = setTimeout(() => this.settle(sessionId), this.#maxWaitMs);
+    const keptByReopen = options.keptByReopen === true;
+    const pending: LossPending = { cause, keptByReopen, expired: false, timer: undefined };
+    pending.timer = setTimeout(() => {
+      if (keptByReopen) pending.expired = true;
+      else this.settle(sessionId);
+    }, this.#maxWaitMs);
     // A verdict pending must never keep a process alive on its own.
-    (timer as { unref?: () => void }).unref?.();
-    (this.#pending ??= new Map()).set(sessionId, { cause, timer, keptByReopen: options.keptByReopen === true });
+    (pending.timer as { unref?: () => void }).unref?.();
+    (this.#pending ??= new Map()).set(sessionId, pending);
+  }
+
+  /** A reopen of the session's stream failed: a cut stream still down after the bound is lost. */
+  reopenFailed(sessionId: string): void {
+    const pending = this.#pending?.get(sessionId);
+    if (pending?.keptByReopen && pending.expired) this.settle(sessionId);
   }
 
   /** The session's stream is open again: an ended stream's loss is judged now, a cut one's forgiven. */

@@ -293,6 +293,30 @@ describe("a session stream that is cut (not ended by the server) on a server wit
   });
 });
 
+describe("a session stream cut for less than the bound, whose reopen lands after it (a server that holds output)", () => {
+  it("keeps the prompt waiting until the reopen, and its answer arrives there", async () => {
+    // The default schedule's shape: the first reopen fails while the server is down; the next one
+    // lands after the 3 s bound, with the server back and holding the answer.
+    const slow = { initialDelayMs: 1500, maxDelayMs: 4000, factor: 2, jitter: 0, maxRetries: 6 };
+    const { server, client, sessionStream } = await rig(false, slow);
+    let failedReopens = 0;
+    server.onGet = (request) => {
+      if (!request.headers.has("acp-session-id") || failedReopens > 0) return server.openStream(request).response;
+      failedReopens += 1; // down for the first reopen only (about 1.5 s after the cut)
+      return Promise.reject(new TypeError("fetch failed"));
+    };
+    const turn = prompt(client);
+    const post = await postOf(server, "session/prompt");
+    const cutAt = Date.now();
+    sessionStream.error();
+
+    const reopened = await server.until(() => sessionStreams(server).find((s) => s !== sessionStream && s.isOpen));
+    expect(Date.now() - cutAt).toBeGreaterThan(3000);
+    reopened.send(undefined, { jsonrpc: "2.0", id: bodyOf(post).id, result: { stopReason: "end_turn" } });
+    await expect(outcome(turn)).resolves.toMatchObject({ value: { stopReason: "end_turn" } });
+  }, 20_000);
+});
+
 describe("a session stream that is cut on a server that neither holds its output nor gives ids", () => {
   it("fails the prompt as stream-lost within 5 s when the stream is not back, not when the reconnect policy gives up", async () => {
     // A patient policy: 100 reopens 200 ms apart would keep the prompt waiting 20 s.
