@@ -367,14 +367,28 @@ export class SessionRecording {
 
   /** `endSession`: records a session as ended, reading its record from the store when this client has none. */
   async end(localId: string): Promise<void> {
-    if (!this.#records.has(localId)) {
-      const stored = await this.store.getSession(localId);
-      if (!stored) throw new StoreError(`endSession: the store has no session "${localId}"`);
-      if (stored.endedAt !== undefined) return;
-      this.#write({ ...stored, endedAt: Date.now() });
-      return;
+    const known = this.#records.get(localId);
+    let record = known;
+    if (!record) {
+      try {
+        record = await this.store.getSession(localId);
+      } catch (error) {
+        throw StoreError.during("endSession", error, localId);
+      }
+      if (!record) throw new StoreError(`endSession: the store has no session "${localId}"`, { sessionId: localId });
     }
-    this.ended(localId);
+    if (record.endedAt !== undefined) return;
+    const ended = { ...record, endedAt: Date.now() };
+    if (known) this.#records.set(localId, ended);
+    // After the writes queued before it, and awaited: the caller gives the lease up only once it landed.
+    const write = this.#writes.then(() => this.store.updateSession(ended));
+    this.#writes = write.catch(() => undefined);
+    try {
+      await write;
+    } catch (error) {
+      if (known && this.#records.get(localId) === ended) this.#records.set(localId, known);
+      throw StoreError.during("endSession", error, localId);
+    }
   }
 
   /** Records the session as ended (the server said so, or `endSession`): stores and claims skip it from now on. */
