@@ -243,7 +243,9 @@ export const ROWS: Row[] = [
 
 /** The table as docs/agents.md shows it: one row per agent, each measured cell with its test's file. */
 export function renderTable(): string {
-  const cell = (c: Cell) => (c.proof ? `${c.text} ([spec](../${c.proof.file}))` : c.text).replace(/\|/g, "\\|");
+  // The test's file as text, not a link: the guides ship in the package, the specs do not.
+  const cell = (c: Cell) =>
+    (c.proof ? `${c.text} (\`${c.proof.file.split("/").pop()}\`)` : c.text).replace(/\|/g, "\\|");
   const lines = [
     `| agent | ${COLUMNS.join(" | ")} |`,
     `| --- | ${COLUMNS.map(() => "---").join(" | ")} |`,
