@@ -271,7 +271,8 @@ export class SandboxAgentClient {
 
   /**
    * Deletes the session at the agent (a local id or the agent's): it leaves `listSessions()` and can
-   * no longer be loaded or resumed there. The store keeps its record and events (`history$`).
+   * no longer be loaded or resumed there. The store keeps its record, marked ended (so
+   * `restoreSessions` and claims skip it), and its events (`history$`).
    * Agents that do not offer it answer with an `AgentError` (code -32601).
    */
   deleteSession(sessionId: string, call?: CallOptions): Promise<void> {

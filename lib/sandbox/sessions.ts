@@ -106,9 +106,17 @@ export class Sessions implements ResumeParts {
   }
 
   /** `session/delete` of a session (a local id or the agent's); the store keeps its record and events. */
-  deleteSession(sessionId: string, call?: CallOptions): Promise<void> {
-    const id = this.recording.agentId(sessionId);
-    return this.lifecycle.with("deleteSession", call, (conn, bounds) => calls.deleteSession(conn, id, bounds));
+  /** A deleted session's record ends too, so `restoreSessions` and claims no longer bring it back. */
+  async deleteSession(sessionId: string, call?: CallOptions): Promise<void> {
+    const { recording } = this;
+    const id = recording.agentId(sessionId);
+    await this.lifecycle.with("deleteSession", call, (conn, bounds) => calls.deleteSession(conn, id, bounds));
+    const localId = recording.localId(sessionId);
+    if (recording.record(localId)) return recording.ended(localId);
+    const stored = await recording.store.getSession(localId).catch((error: unknown) => {
+      recording.report(error, `could not read session ${localId} to record it as deleted`);
+    });
+    if (stored) await recording.end(localId).catch((error: unknown) => recording.report(error, "deleteSession"));
   }
 
   logout(call?: CallOptions): Promise<void> {

@@ -1,7 +1,7 @@
 // The stable protocol's newer session methods through the sandbox client, against the real 0.4.2
 // server and its scripted agent: more directories for a session, deleting a session, signing out,
 // and the agent's questions answered by `onInput` (declined without it, cancelled with the turn).
-import { AgentError, type InputReply, type InputRequest } from "../../../lib/sandbox/index.js";
+import { AgentError, memoryStore, type InputReply, type InputRequest } from "../../../lib/sandbox/index.js";
 import { realFactory, serverWithClients, sleep } from "./servers.js";
 
 /** The scripted agent reports the client's answer to its question in `_meta.askAnswer`. */
@@ -40,6 +40,19 @@ describe("stable session methods through the sandbox client, on the real 0.4.2 s
     expect(ids).toContain(kept);
     expect(ids).not.toContain(sessionId);
     await expect(c.deleteSession(sessionId)).rejects.toMatchObject({ kind: "agent", code: -32602 });
+  }, 30_000);
+
+  it("a deleted session's stored record ends: another client's restoreSessions skips it", async () => {
+    const store = memoryStore();
+    const c = client({ store });
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    const kept = (await c.newSession()).sessionId;
+    await c.deleteSession(sessionId);
+    expect((await store.getSession(sessionId))?.endedAt).toEqual(expect.any(Number));
+    const later = client({ store });
+    await later.ready;
+    expect((await later.restoreSessions()).map((s) => s.localId)).toEqual([kept]);
   }, 30_000);
 
   it("logs out: the agent then asks for sign-in on a new session", async () => {
