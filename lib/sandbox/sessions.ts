@@ -83,7 +83,7 @@ export class Sessions implements ResumeParts {
     const { recording } = this;
     return this.lifecycle.with("forkSession", call, async (conn, bounds) => {
       const handle = await calls.forkSession(conn, recording.agentId(parentId), place, bounds);
-      this.#configured(recording.forked(conn, handle, parentId, place.cwd));
+      this.#configured(recording.forked(conn, handle, parentId, place));
       return { sessionId: handle.sessionId };
     });
   }
@@ -97,10 +97,14 @@ export class Sessions implements ResumeParts {
     place: SessionPlace,
     call?: CallOptions,
   ): Promise<ResumedSession | undefined> {
-    const stored = await resumeStored(this, sessionId, call);
+    const stored = await resumeStored(this, sessionId, call, undefined, place.additionalDirectories);
     if (stored) return stored;
+    const { cwd, additionalDirectories } = place;
     await this.lifecycle.with("resumeSession", call, async (conn, bounds) =>
-      this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), { cwd: place.cwd }),
+      this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), {
+        cwd,
+        ...(additionalDirectories ? { additionalDirectories } : {}),
+      }),
     );
     return undefined;
   }

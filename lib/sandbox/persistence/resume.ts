@@ -134,6 +134,8 @@ export async function resumeStored(
   localId: string,
   call?: CallOptions,
   prepared?: { record: SessionRecord; lastEventId: string | undefined },
+  /** The caller's directories for the session, over the stored ones. */
+  directories?: string[],
 ): Promise<ResumedSession | undefined> {
   const { recording, lifecycle, cwd } = parts;
   const name = "resumeSession";
@@ -154,6 +156,10 @@ export async function resumeStored(
       : {}),
     ...(record.metadata ? { metadata: record.metadata as NewSessionOptions["metadata"] } : {}),
   };
+  const storedDirectories = record.sessionInit?.additionalDirectories;
+  const additionalDirectories = directories ??
+    (Array.isArray(storedDirectories) ? storedDirectories.filter((d): d is string => typeof d === "string") : []);
+  if (additionalDirectories.length > 0) options.additionalDirectories = additionalDirectories;
   const resumed = await lifecycle.with("resumeSession", call, async (conn, bounds) => {
     if (connectionKey(conn) === record.lastConnectionId) {
       conn.openSessions.add(record.agentSessionId);

@@ -56,7 +56,8 @@ export type Sender = v.InferOutput<typeof SenderSchema>;
  * - `lastConnectionId`: the connection the session was last attached to (resume sends it back to a
  *   stateful server).
  * - `lastEventId`: the connection stream's `Last-Event-ID` cursor when last seen.
- * - `sessionInit`: the parameters the session was created with (cwd, MCP servers), to create it again.
+ * - `sessionInit`: the parameters the session was created with (cwd, MCP servers, additional
+ *   directories), to create it again.
  */
 export type SessionRecord = v.InferOutput<typeof SessionRecordSchema>;
 /**

@@ -1,7 +1,7 @@
 import { Subject, merge, tap, type Observable } from "rxjs";
 import type { AcpEnvelope } from "../../acp-http/index.js";
 import type { ConnectionTap, SandboxConnection } from "../connection.js";
-import type { NewSessionOptions, PromptBlock, SessionHandle } from "../session-calls.js";
+import type { NewSessionOptions, PromptBlock, SessionHandle, SessionPlace } from "../session-calls.js";
 import { StoreError } from "../errors.js";
 import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";
@@ -207,7 +207,12 @@ export class SessionRecording {
   /** A session opened on `conn` (new, loaded or resumed): map it and write its record. */
   opened(conn: SandboxConnection, handle: SessionHandle, options: NewSessionOptions, cwd: string, localId?: string) {
     const id = localId ?? this.#local.get(handle.sessionId) ?? handle.sessionId;
-    const init = { cwd: options.cwd ?? cwd, mcpServers: options.mcpServers ?? [] };
+    const directories = options.additionalDirectories ?? [];
+    const init = {
+      cwd: options.cwd ?? cwd,
+      mcpServers: options.mcpServers ?? [],
+      ...(directories.length > 0 ? { additionalDirectories: [...directories] } : {}),
+    };
     const metadata = { ...handle.metadata, ...options.metadata };
     const previous = this.#records.get(id);
     this.#local.set(handle.sessionId, id);
@@ -241,10 +246,12 @@ export class SessionRecording {
    * the parent's local id. A fork answered with an id already recorded here (the v2 contract
    * server's mock agent answers with the parent's) is the same session on the wire: not recorded twice.
    */
-  forked(conn: SandboxConnection, handle: SessionHandle, parentId: string, cwd: string): SessionHandle {
+  forked(conn: SandboxConnection, handle: SessionHandle, parentId: string, place: SessionPlace): SessionHandle {
     if (this.#local.has(handle.sessionId)) return handle;
     const forkedFrom = this.localId(parentId);
-    return this.opened(conn, handle, { cwd, metadata: { forkedFrom } }, cwd);
+    const { cwd, additionalDirectories } = place;
+    const directories = additionalDirectories ? { additionalDirectories } : {};
+    return this.opened(conn, handle, { cwd, metadata: { forkedFrom }, ...directories }, cwd);
   }
 
   /** The agent's session's modes and options changed (or were re-applied): written to its record. */

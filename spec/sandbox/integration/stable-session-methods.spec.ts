@@ -55,6 +55,33 @@ describe("stable session methods through the sandbox client, on the real 0.4.2 s
     expect((await later.restoreSessions()).map((s) => s.localId)).toEqual([kept]);
   }, 30_000);
 
+  it("a stored session comes back with its additionalDirectories, or the ones resumeSession is given", async () => {
+    const store = memoryStore();
+    const c = client({ store });
+    await c.ready;
+    const { sessionId } = await c.newSession({ additionalDirectories: ["/tmp/a", "/tmp/b"] });
+    await c.disconnect();
+    /** Another client on the same store, recording the params of each session/load it sends. */
+    const reopen = async () => {
+      const loads: unknown[] = [];
+      const recording: typeof fetch = async (input, init) => {
+        const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string; params?: unknown }) : {};
+        if (body.method === "session/load") loads.push(body.params);
+        return fetch(input, init);
+      };
+      const later = client({ store, fetch: recording });
+      await later.ready;
+      return { later, loads };
+    };
+    const first = await reopen();
+    await expect(first.later.resumeSession(sessionId)).resolves.toMatchObject({ resumedBy: "loaded" });
+    expect(first.loads).toEqual([expect.objectContaining({ additionalDirectories: ["/tmp/a", "/tmp/b"] })]);
+    await first.later.disconnect();
+    const second = await reopen();
+    await second.later.resumeSession(sessionId, { additionalDirectories: ["/tmp/c"] });
+    expect(second.loads).toEqual([expect.objectContaining({ additionalDirectories: ["/tmp/c"] })]);
+  }, 30_000);
+
   it("logs out: the agent then asks for sign-in on a new session", async () => {
     const c = client();
     await c.ready;
