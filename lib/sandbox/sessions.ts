@@ -65,6 +65,18 @@ export class Sessions implements ResumeParts {
 
   /** `session/load`; the history the agent replays while it runs is recorded (see `SessionRecording.loading`). */
   loadSession(sessionId: string, options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
+    const { recording } = this;
+    // A session recorded here already: the agent's replay is what the store holds (as on a resume).
+    if (recording.record(recording.localId(sessionId))) {
+      return this.lifecycle.with("loadSession", call, async (conn, bounds) => {
+        recording.mute(sessionId, true);
+        try {
+          return this.#opened(conn, await calls.loadSession(conn, sessionId, options, this.cwd, bounds), options);
+        } finally {
+          recording.mute(sessionId, false);
+        }
+      });
+    }
     return this.lifecycle.with("loadSession", call, async (conn, bounds) => {
       const undo = this.recording.loading(conn, sessionId);
       let handle: SessionHandle;

@@ -56,6 +56,21 @@ describe("the transcript of a session loaded with its agent's replay (real 0.4.2
     );
     expect(turn.entries.map((e) => e.kind).slice(2)).toEqual(["user-message", "agent-message", "turn-end"]);
     expect(turn.isRunning).toBe(false);
+
+    // Loaded again, the session's replay is what the store holds already: not stored (or shown) twice.
+    await client.loadSession(sessionId, { cwd: tmpdir() });
+    await client.prompt(sessionId, "after the second load", { timeoutMs: 10_000 });
+    const later = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, autoConnect: false });
+    const stored = await firstValueFrom(
+      later.session(sessionId).transcript$.pipe(
+        filter((t) => t.entries.some((e) => (e as MessageEntry).text === "after the second load") && t.at(-1)?.kind === "turn-end"),
+        timeout(5000),
+      ),
+    );
+    expect(stored.entries.map((e) => e.kind)).toEqual([
+      "user-message", "agent-message", "user-message", "agent-message", "turn-end",
+      "user-message", "agent-message", "turn-end",
+    ]);
     subscription.unsubscribe();
   }, 60_000);
 });
