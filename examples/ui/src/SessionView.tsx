@@ -130,6 +130,7 @@ export function SessionView({ client, server, session, onClose }: {
               {failure ? <span className="error" id="failure"> {failure}</span> : null}
             </span>
             {usage ? <span className="muted usage" id="usage">{usage}</span> : null}
+            <ContextMeter usage={transcript.usage} />
             <button type="button" className="danger" id="cancel" disabled={!running} onClick={cancel}>Cancel</button>
             <button type="submit" className="primary" id="send" disabled={sending}>Send</button>
           </div>
@@ -143,6 +144,16 @@ export function SessionView({ client, server, session, onClose }: {
         </aside>
       ) : null}
     </section>
+  );
+}
+
+/** How full the agent's context window is (`usage_update`), as a meter beside the usage line. */
+function ContextMeter({ usage }: { usage: { contextUsed?: number; contextSize?: number } | undefined }) {
+  if (usage?.contextUsed === undefined || !usage.contextSize) return null;
+  const share = Math.round((100 * usage.contextUsed) / usage.contextSize);
+  return (
+    <meter id="context-meter" className="context-meter" min={0} max={usage.contextSize} value={usage.contextUsed}
+      high={usage.contextSize * 0.8} title={`Context window ${share}% full`} aria-label="Context window used" />
   );
 }
 
