@@ -15,14 +15,14 @@ const entries = entriesOf(pkg);
 
 /** Exported names per entry, types included (`export *` counted name by name). */
 const BUDGET: Record<string, number> = {
-  ".": 91,
+  ".": 92,
   "./acp-http": 102,
   "./acp-http/reattach": 4,
   "./local": 8,
   "./docker": 7,
   "./sqlite": 2,
   "./postgres": 6,
-  "./react": 12,
+  "./react": 15,
 };
 
 function compilerOptions(): ts.CompilerOptions {

@@ -1,6 +1,7 @@
 /**
  * Headless React hooks over the client's observables, on `useSyncExternalStore`: a session's
- * transcript, the connection state, the pending permission request with a reply function. No
+ * transcript, the connection state, the pending permission request and the agent's pending question,
+ * each with a reply function. No
  * components and no styling: render the snapshots as you like (see `docs/transcript.md`).
  *
  * Concurrent-rendering safe: each hook reads an external store whose snapshot is an immutable object
@@ -18,6 +19,8 @@ import type { Observable } from "rxjs";
 import {
   transcriptOf,
   type ConnectionState,
+  type InputEntry,
+  type InputReply,
   type PermissionEntry,
   type PermissionReply,
   type SandboxAgentClient,
@@ -28,6 +31,8 @@ import {
 export type TranscriptClient = Pick<SandboxAgentClient, "session">;
 /** What `usePermission` needs of a client. */
 export type PermissionClient = Pick<SandboxAgentClient, "session" | "replyPermission">;
+/** What `useInput` needs of a client. */
+export type InputClient = Pick<SandboxAgentClient, "session" | "replyInput">;
 /** What `useConnectionState` needs of a client. */
 export type ConnectionClient = Pick<SandboxAgentClient, "state" | "state$">;
 
@@ -175,6 +180,32 @@ export function usePermission(client: PermissionClient, sessionId: string | unde
       return client.replyPermission(sessionId, toolCallId, outcome);
     },
     [client, sessionId, toolCallId],
+  );
+  return useMemo(() => ({ request, reply }), [request, reply]);
+}
+
+/** The agent's pending question in a session, and how to answer it. */
+export interface InputState {
+  /** The question waiting for an answer (the oldest when several), or undefined. */
+  request: InputEntry | undefined;
+  /**
+   * Answers it (`{ action: "accept", values }`, `{ action: "decline" }`, `{ action: "cancel" }`). False
+   * when nothing is waiting any more (answered elsewhere, or its turn ended). Needs the client's
+   * `onInput: "ask"`; with a handler of your own the handler answers, not this.
+   */
+  reply(answer: InputReply): boolean;
+}
+
+/** The session's pending question of the agent (a form or a URL) and a reply function, from its transcript. */
+export function useInput(client: InputClient, sessionId: string | undefined): InputState {
+  const request = useTranscript(client, sessionId).pendingInput;
+  const requestId = request?.requestId;
+  const reply = useCallback(
+    (answer: InputReply): boolean => {
+      if (sessionId === undefined || requestId === undefined) return false;
+      return client.replyInput(sessionId, requestId, answer);
+    },
+    [client, sessionId, requestId],
   );
   return useMemo(() => ({ request, reply }), [request, reply]);
 }

@@ -1,10 +1,10 @@
-// The agent's requests to the client (permission, file reads and writes) answered from the
-// client's options, and the desk where permission requests wait for a person (`"ask"`).
+// The agent's requests to the client (permission, questions, file reads and writes) answered from
+// the client's options, and the desks where permissions and questions wait for a person (`"ask"`).
 import type { AcpClientHandlers, CreateElicitationParams, CreateElicitationResult } from "../acp-http/index.js";
-import type { PermissionRequest } from "./events.js";
+import { inputRequestOf, type PermissionRequest } from "./events.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
 import type { TranscriptNote } from "./transcript.js";
-import type { InputReply, InputRequest, PermissionReply, SandboxAgentClientOptions } from "./types.js";
+import type { InputReply, PermissionReply, SandboxAgentClientOptions } from "./types.js";
 
 type PermissionNote = Extract<TranscriptNote, { kind: "permission-answered" }>;
 
@@ -18,6 +18,7 @@ export function agentHandlers(
   options: SandboxAgentClientOptions,
   desk: PermissionDesk,
   recording: SessionRecording,
+  questions: InputDesk = new InputDesk(),
 ): AcpClientHandlers {
   const { onPermissionRequest, onReadTextFile, onWriteTextFile } = options;
   const handlers: AcpClientHandlers = {};
@@ -57,8 +58,36 @@ export function agentHandlers(
   };
   const { onInput } = options;
   if (onInput) {
-    handlers.createElicitation = async (params, context) =>
-      toAnswer(await onInput(toInputRequest(params), { signal: context.signal }));
+    handlers.createElicitation = async (params, context) => {
+      const request = inputRequestOf(params);
+      if (!request) return { action: "decline" };
+      const sessionId = request.sessionId;
+      const requestId = String(context.id);
+      let reported = false;
+      const report = (action: "accept" | "decline" | "cancel" | "withdrawn") => {
+        if (reported || sessionId === undefined) return;
+        reported = true;
+        recording.note({ kind: "input-answered", sessionId, requestId, action });
+      };
+      // As for permissions: a cancelled turn answers `cancel`, anything else let go of it.
+      const aborted = () => {
+        report(/cancelled/.test(String((context.signal.reason as Error)?.message)) ? "cancel" : "withdrawn");
+      };
+      context.signal.addEventListener("abort", aborted, { once: true });
+      try {
+        const reply = onInput === "ask"
+          ? await questions.ask(sessionId ?? "", requestId, context.signal)
+          : await onInput(request, { signal: context.signal });
+        const answer = toAnswer(reply);
+        report(answer.action);
+        return answer;
+      } catch (error) {
+        report("cancel");
+        throw error;
+      } finally {
+        context.signal.removeEventListener("abort", aborted);
+      }
+    };
   }
   if (onReadTextFile) handlers.readTextFile = async (params) => ({ content: await onReadTextFile(params) });
   if (onWriteTextFile) {
@@ -68,17 +97,6 @@ export function agentHandlers(
     };
   }
   return handlers;
-}
-
-/** The agent's question in this layer's words (no protocol names: `mode` is `kind`, a URL's id is `id`). */
-function toInputRequest(params: CreateElicitationParams): InputRequest {
-  const about = {
-    message: params.message,
-    ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
-    ...(typeof params.toolCallId === "string" ? { toolCallId: params.toolCallId } : {}),
-  };
-  if (params.mode === "url") return { ...about, kind: "url", url: params.url, id: params.elicitationId };
-  return { ...about, kind: "form", schema: params.requestedSchema };
 }
 
 // Anything but a well-formed accept is a decline: a handler's slip never accepts on the user's behalf.
@@ -115,6 +133,38 @@ export class PermissionDesk {
   /** Answers the request about `toolCallId` in `sessionId`; false when none is waiting. */
   reply(sessionId: string, toolCallId: string, reply: PermissionReply): boolean {
     const done = this.#waiting.get(keyOf(sessionId, toolCallId));
+    if (!done) return false;
+    done(reply);
+    return true;
+  }
+}
+
+/**
+ * The agent's questions waiting for a person (`onInput: "ask"`): each stays open until `reply`
+ * answers it (through `client.replyInput`) or its signal aborts (then `cancel`). What is waiting
+ * shows in the session's transcript as its `pendingInput`.
+ */
+export class InputDesk {
+  readonly #waiting = new Map<string, (reply: InputReply) => void>();
+
+  ask(sessionId: string, requestId: string, signal: AbortSignal): Promise<InputReply> {
+    const key = keyOf(sessionId, requestId);
+    return new Promise<InputReply>((resolve) => {
+      const done = (reply: InputReply) => {
+        if (this.#waiting.get(key) === done) this.#waiting.delete(key);
+        signal.removeEventListener("abort", abort);
+        resolve(reply);
+      };
+      const abort = () => done({ action: "cancel" });
+      if (signal.aborted) return abort();
+      this.#waiting.set(key, done);
+      signal.addEventListener("abort", abort, { once: true });
+    });
+  }
+
+  /** Answers the question `requestId` of `sessionId`; false when none is waiting. */
+  reply(sessionId: string, requestId: string, reply: InputReply): boolean {
+    const done = this.#waiting.get(keyOf(sessionId, requestId));
     if (!done) return false;
     done(reply);
     return true;

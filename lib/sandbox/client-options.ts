@@ -79,7 +79,8 @@ export function checkClientOptions(options: object): void {
   optional(o, "serverId", "a non-empty string", (value) => typeof value === "string" && value !== "");
   optional(o, "cwd", "a string (a directory on the server)", (value) => typeof value === "string");
   optional(o, "onPermissionRequest", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
-  for (const handler of ["onInput", "onReadTextFile", "onWriteTextFile"] as const) {
+  optional(o, "onInput", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
+  for (const handler of ["onReadTextFile", "onWriteTextFile"] as const) {
     optional(o, handler, "a function", isFunction);
   }
   optional(o, "debug", "true, false or a logger with debug() and warn()", isDebug);

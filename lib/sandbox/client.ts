@@ -1,6 +1,6 @@
 import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { agentHandlers, PermissionDesk } from "./agent-handlers.js";
+import { agentHandlers, InputDesk, PermissionDesk } from "./agent-handlers.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import type { CallOptions } from "./call-options.js";
 import { Bound } from "./deadline.js";
@@ -30,6 +30,7 @@ import { Sessions } from "./sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
 import type {
   HealthWaitBounds,
+  InputReply,
   PermissionReply,
   ReconnectAttempt,
   SandboxAgentClientOptions,
@@ -82,6 +83,7 @@ export class SandboxAgentClient {
   readonly #recording: SessionRecording;
   readonly #sessions: Sessions;
   readonly #desk: PermissionDesk;
+  readonly #questions = new InputDesk();
   #sandbox: Launched<SandboxAgentClient> | undefined;
 
   /**
@@ -104,7 +106,7 @@ export class SandboxAgentClient {
     const contract = new ServerContract(options);
     this.#recording = new SessionRecording(options.store, options.replay);
     this.#desk = new PermissionDesk();
-    const handlers = agentHandlers(options, this.#desk, this.#recording);
+    const handlers = agentHandlers(options, this.#desk, this.#recording, this.#questions);
     this.#lifecycle = new ConnectionLifecycle(options, contract, handlers, this.#recording);
     this.#server = new ServerRoutes(options, contract, this.#lifecycle);
     this.#settings = new SessionSettings(options, this.#lifecycle, this.#server, this.#recording);
@@ -347,6 +349,15 @@ export class SandboxAgentClient {
    */
   replyPermission(sessionId: string, toolCallId: string, reply: PermissionReply): boolean {
     return this.#desk.reply(this.#recording.agentId(sessionId), toolCallId, reply);
+  }
+
+  /**
+   * Answers a question of the agent waiting with `onInput: "ask"` (the transcript's `pendingInput`:
+   * its `requestId` in `sessionId`, a local or the agent's id). False when none is waiting (answered,
+   * or its turn ended).
+   */
+  replyInput(sessionId: string, requestId: string, reply: InputReply): boolean {
+    return this.#questions.reply(this.#recording.agentId(sessionId), requestId, reply);
   }
 
   /** A view of one session: its events (completing when it ends or its connection closes) and its calls. */

@@ -102,14 +102,28 @@ export interface PermissionRequest {
 }
 
 /**
+ * A question the agent asks the user. `form`: values to fill in, described by `schema` (a flat JSON
+ * Schema object: string, number, integer, boolean and string-array properties, `required`). `url`:
+ * a page to open (a sign-in, a payment), known by `id`; the agent goes on once the flow there is done.
+ * `sessionId` (and `toolCallId`) say what it is about, when the agent says.
+ */
+export type InputRequest = {
+  message: string;
+  sessionId?: string;
+  toolCallId?: string;
+} & ({ kind: "form"; schema: Record<string, unknown> } | { kind: "url"; url: string; id: string });
+
+/**
  * One event of a session or the connection, told apart by `kind`: an agent update, a permission
- * request, a session that ended, the agent process gone, output that was not understood, a notification
- * of another method, or events lost while the stream was down.
+ * request, a question of the agent (`input-request`, known by its `requestId`), a session that
+ * ended, the agent process gone, output that was not understood, a notification of another method,
+ * or events lost while the stream was down.
  */
 export type SandboxEvent =
   | { kind: "update"; sessionId: string; update: SessionUpdate }
   | { kind: "unknown-update"; sessionId: string; update: PlainObject & { sessionUpdate: string } }
   | ({ kind: "permission-request" } & PermissionRequest)
+  | { kind: "input-request"; sessionId: string; requestId: string; request: InputRequest }
   | ({ kind: "session-ended" } & SessionEnded)
   | { kind: "agent-exited"; exitCode: number | null; success: boolean }
   | ({ kind: "parse-error" } & SandboxParseError)
@@ -139,7 +153,10 @@ export function envelopeToEvent(envelope: AcpEnvelope): SandboxEvent | undefined
   const params: unknown = envelope.params;
   const method = envelope.method;
   if (method === "session/update") return updateEvent(params);
-  if (isRequest(envelope)) return method === "session/request_permission" ? permissionEvent(params) : undefined;
+  if (isRequest(envelope)) {
+    if (method === "session/request_permission") return permissionEvent(params);
+    return method === "elicitation/create" ? inputEvent(envelope.id, params) : undefined;
+  }
   if (ENDED.has(method)) return { kind: "session-ended", ...toSessionEnded(params) };
   if (UNPARSED.has(method)) return { kind: "parse-error", ...toAgentParseError(params) };
   if (method === AGENT_EXITED) return agentExitedEvent(params);
@@ -165,6 +182,33 @@ function permissionEvent(params: unknown): SandboxEvent | undefined {
   const options = offered.map((o) => safeCopy(o) as PermissionOptionInfo);
   const toolCall = safeCopy(params.toolCall) as PermissionRequest["toolCall"];
   return { kind: "permission-request", sessionId: params.sessionId, toolCall, options };
+}
+
+// A question about no session has no transcript to wait in (its handler still answers it).
+function inputEvent(id: unknown, params: unknown): SandboxEvent | undefined {
+  const request = inputRequestOf(params);
+  if (!request?.sessionId || (typeof id !== "string" && typeof id !== "number")) return undefined;
+  return { kind: "input-request", sessionId: request.sessionId, requestId: String(id), request };
+}
+
+/**
+ * The agent's `elicitation/create` params in this layer's words (no protocol names: `mode` is `kind`,
+ * a URL's id is `id`); undefined when they are not a question.
+ */
+export function inputRequestOf(value: unknown): InputRequest | undefined {
+  if (!isPlainObject(value) || typeof value.message !== "string") return undefined;
+  const params = safeCopy(value);
+  const about = {
+    message: value.message,
+    ...(typeof params.sessionId === "string" ? { sessionId: params.sessionId } : {}),
+    ...(typeof params.toolCallId === "string" ? { toolCallId: params.toolCallId } : {}),
+  };
+  if (params.mode === "url") {
+    if (typeof params.url !== "string" || typeof params.elicitationId !== "string") return undefined;
+    return { ...about, kind: "url", url: params.url, id: params.elicitationId };
+  }
+  const schema = isPlainObject(params.requestedSchema) ? params.requestedSchema : {};
+  return { ...about, kind: "form", schema };
 }
 
 function agentExitedEvent(params: unknown): SandboxEvent {

@@ -51,6 +51,7 @@ export {
   type ToolCallEntry,
   type ToolDiff,
   type PermissionEntry,
+  type InputEntry,
   type TranscriptNote,
   type TranscriptSource,
 } from "./transcript.js";

@@ -1,5 +1,11 @@
 import { Observable, type OperatorFunction } from "rxjs";
-import { envelopeToEvent, type PermissionOptionInfo, type SandboxEvent, type SessionEnded } from "./events.js";
+import {
+  envelopeToEvent,
+  type InputRequest,
+  type PermissionOptionInfo,
+  type SandboxEvent,
+  type SessionEnded,
+} from "./events.js";
 import { isPlainObject, type PlainObject } from "./metadata.js";
 import type { HistoryEvent } from "./persistence/history.js";
 import type { PlanEntry } from "./events.js";
@@ -39,6 +45,14 @@ export type TranscriptNote =
     toolCallId: string;
     outcome: "selected" | "cancelled" | "withdrawn";
     optionId?: string;
+    at?: number;
+  }
+  | {
+    kind: "input-answered";
+    sessionId: string;
+    /** The question's `InputEntry.requestId`. */
+    requestId: string;
+    action: InputEntry["status"];
     at?: number;
   };
 
@@ -129,6 +143,19 @@ export interface PermissionEntry extends EntryBase {
   readonly answeredAt: number | undefined;
 }
 
+/**
+ * A question of the agent (`InputRequest`: a form or a URL), and how it was answered: `accept`,
+ * `decline`, `cancel`, or `withdrawn` (its turn or session ended, or the agent let go, unanswered).
+ */
+export interface InputEntry extends EntryBase {
+  readonly kind: "input";
+  /** The agent's request id: what `client.replyInput(sessionId, requestId, reply)` answers. */
+  readonly requestId: string;
+  readonly request: InputRequest;
+  readonly status: "pending" | "accept" | "decline" | "cancel" | "withdrawn";
+  readonly answeredAt: number | undefined;
+}
+
 /** A notice the agent gave the user (ACP `notice`): live information, not part of the conversation. */
 export interface NoticeEntry extends EntryBase {
   readonly kind: "notice";
@@ -162,6 +189,7 @@ export type TranscriptEntry =
   | ToolCallEntry
   | PlanTranscriptEntry
   | PermissionEntry
+  | InputEntry
   | NoticeEntry
   | CompactionEntry
   | (EntryBase & { readonly kind: "mode-change"; readonly modeId: string })
@@ -231,6 +259,8 @@ export interface Transcript {
   readonly isThinking: boolean;
   /** The permission request waiting for an answer, if any (the oldest when several). */
   readonly pendingPermission: PermissionEntry | undefined;
+  /** The agent's question waiting for an answer, if any (the oldest when several). */
+  readonly pendingInput: InputEntry | undefined;
   readonly currentModeId: string | undefined;
   readonly currentModelId: string | undefined;
   readonly usage: TokenUsage | undefined;
@@ -419,6 +449,8 @@ interface Derived {
   ended: SessionEnded | undefined;
   /** Index of each pending permission entry, in the order asked. */
   pending: readonly number[];
+  /** Index of each pending question (input entry), in the order asked. */
+  questions: readonly number[];
 }
 
 class Snapshot implements Transcript {
@@ -469,6 +501,11 @@ class Snapshot implements Transcript {
     return first === undefined ? undefined : (this.list.get(first) as PermissionEntry);
   }
 
+  get pendingInput(): InputEntry | undefined {
+    const first = this.derived.questions[0];
+    return first === undefined ? undefined : (this.list.get(first) as InputEntry);
+  }
+
   get currentModeId() {
     return this.derived.currentModeId;
   }
@@ -494,9 +531,21 @@ class Snapshot implements Transcript {
   }
 
   toJSON(): object {
-    const { entries, isRunning, pendingPermission, currentModeId, currentModelId, usage, title, ended } = this;
+    const { entries, isRunning, pendingPermission, pendingInput, currentModeId, currentModelId, usage, title } = this;
     const pending = pendingPermission?.id;
-    return { entries, isRunning, pendingPermission: pending, currentModeId, currentModelId, usage, title, ended };
+    const question = pendingInput?.id;
+    const { ended } = this;
+    return {
+      entries,
+      isRunning,
+      pendingPermission: pending,
+      ...(question !== undefined ? { pendingInput: question } : {}),
+      currentModeId,
+      currentModelId,
+      usage,
+      title,
+      ended,
+    };
   }
 }
 
@@ -530,6 +579,7 @@ type CompactionUpdate = PlainObject & {
   content?: unknown;
 };
 const PERMISSION_NOTE = "sandbox-agent-rx/permission";
+const INPUT_NOTE = "sandbox-agent-rx/input";
 
 /**
  * Reduces events into snapshots. It holds mutable indexes (entry ids, open tool calls) that every
@@ -547,6 +597,7 @@ export class TranscriptBuilder {
     title: undefined,
     ended: undefined,
     pending: [],
+    questions: [],
   };
   #version = 0;
   /** Prompts seen: a tool call created again in a later turn is a new call (see `#tool`). */
@@ -675,6 +726,14 @@ export class TranscriptBuilder {
         return this.#permissionAsked(input.toolCall, input.options, at);
       case "permission-answered":
         return this.#permissionAnswered(input.toolCallId, input.outcome, input.optionId, at);
+      case "input-request":
+        return this.#inputAsked(input.requestId, input.request, at);
+      case "input-answered": {
+        const asked = (i: number) => (this.#list.get(i) as InputEntry).requestId === input.requestId;
+        const index = this.#derived.questions.find(asked);
+        if (index !== undefined) this.#settleInput(index, input.action, at);
+        return;
+      }
       case "session-ended":
         // The server's notice and the one the client makes up when the agent exits may both come.
         if (this.#derived.ended) return;
@@ -993,9 +1052,22 @@ export class TranscriptBuilder {
     this.#settle(index, outcome, optionId, at);
   }
 
-  /** A turn or session that ends takes its unanswered requests with it. */
+  /** A turn or session that ends takes its unanswered requests (permissions and questions) with it. */
   #settlePermissions(outcome: PermissionEntry["status"], at: number): void {
     for (const index of this.#derived.pending) this.#settle(index, outcome, undefined, at);
+    for (const index of this.#derived.questions) this.#settleInput(index, "withdrawn", at);
+  }
+
+  #inputAsked(requestId: string, request: InputRequest, at: number): void {
+    const id = this.#id("input");
+    const index = this.#append({ kind: "input", id, at, requestId, request, status: "pending", answeredAt: undefined });
+    this.#changed({ questions: [...this.#derived.questions, index] });
+  }
+
+  #settleInput(index: number, status: InputEntry["status"], at: number): void {
+    const previous = this.#list.get(index) as InputEntry;
+    this.#replace(index, { ...previous, status, answeredAt: at });
+    this.#changed({ questions: this.#derived.questions.filter((i) => i !== index) });
   }
 
   #settle(index: number, status: PermissionEntry["status"], optionId: string | undefined, at: number): void {
@@ -1019,6 +1091,8 @@ export class TranscriptBuilder {
       }
       const note = isPlainObject(payload._meta) ? payload._meta[PERMISSION_NOTE] : undefined;
       if (isPlainObject(note) && typeof note.toolCallId === "string") return permissionNote(sessionId, note);
+      const answered = isPlainObject(payload._meta) ? payload._meta[INPUT_NOTE] : undefined;
+      if (isPlainObject(answered) && typeof answered.requestId === "string") return inputNote(sessionId, answered);
       return undefined;
     }
     if (payload.method === undefined) {
@@ -1040,6 +1114,12 @@ export class TranscriptBuilder {
     }
     return live;
   }
+}
+
+function inputNote(sessionId: string, note: PlainObject): TranscriptNote {
+  const known = ["accept", "decline", "cancel", "withdrawn"] as const;
+  const action = known.find((a) => a === note.action) ?? "cancel";
+  return { kind: "input-answered", sessionId, requestId: String(note.requestId), action };
 }
 
 function permissionNote(sessionId: string, note: PlainObject): TranscriptNote {
@@ -1084,6 +1164,16 @@ export function permissionAnswerPayload(note: Extract<TranscriptNote, { kind: "p
     result: { outcome: answer },
     _meta: { [PERMISSION_NOTE]: { toolCallId, outcome, ...(optionId !== undefined ? { optionId } : {}) } },
   };
+}
+
+/**
+ * How the client stores the answer to a question with the session's history (a client-sent response
+ * whose `_meta` names the request; the form's values are not kept), so a reopened session shows it.
+ */
+export function inputAnswerPayload(note: Extract<TranscriptNote, { kind: "input-answered" }>): PlainObject {
+  const { requestId, action } = note;
+  const result = { action: action === "withdrawn" ? "cancel" : action };
+  return { jsonrpc: "2.0", result, _meta: { [INPUT_NOTE]: { requestId, action } } };
 }
 
 function diffsOf(content: readonly PlainObject[]): readonly ToolDiff[] {

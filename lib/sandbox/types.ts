@@ -3,7 +3,9 @@ import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { CallOptions, Logger } from "./call-options.js";
 import type { SandboxAgentError } from "./errors.js";
-import type { PermissionRequest, SandboxEvent } from "./events.js";
+import type { InputRequest, PermissionRequest, SandboxEvent } from "./events.js";
+
+export type { InputRequest };
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
@@ -16,17 +18,6 @@ export type { CallOptions, Logger };
 /** The answer to a permission request: one of the offered options, or no decision. */
 export type PermissionReply = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
 
-/**
- * A question the agent asks the user. `form`: values to fill in, described by `schema` (a flat JSON
- * Schema object: string, number, integer, boolean and string-array properties, `required`). `url`:
- * a page to open (a sign-in, a payment), known by `id`; the agent goes on once the flow there is done.
- * `sessionId` (and `toolCallId`) say what it is about, when the agent says.
- */
-export type InputRequest = {
-  message: string;
-  sessionId?: string;
-  toolCallId?: string;
-} & ({ kind: "form"; schema: Record<string, unknown> } | { kind: "url"; url: string; id: string });
 
 /**
  * The answer to an `InputRequest`: `accept` (with the form's `values`; for a URL, the user agreed to
@@ -86,9 +77,11 @@ export interface SandboxAgentClientOptions {
    * Answers the agent's questions (`InputRequest`: a form, or a URL to open); the agent is told the
    * client can be asked only when it is given. Without it a question is declined, never accepted.
    * `context.signal` aborts when the answer stops mattering (the turn was cancelled: the agent is then
-   * answered `cancel`; the agent withdrew it; the connection closed).
+   * answered `cancel`; the agent withdrew it; the connection closed). `"ask"`: each question waits for
+   * `client.replyInput(...)` (a UI's answer; it shows as the session transcript's `pendingInput`)
+   * until its turn ends or is cancelled (then the agent is answered `cancel`).
    */
-  onInput?: (request: InputRequest, context: PermissionContext) => InputReply | Promise<InputReply>;
+  onInput?: ((request: InputRequest, context: PermissionContext) => InputReply | Promise<InputReply>) | "ask";
   /** Answers the agent's file reads and writes (advertised to the agent only when given). */
   onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;

@@ -70,6 +70,10 @@ describeWith([CHROMIUM])("examples/ui features in headless Chromium", () => {
     expect(await tab.textContent("#stop-reason")).toBe("Done");
     await tab.waitForSelector("#usage", WAIT);
     expect(await tab.textContent("#usage")).toBe("1,234 tokens · context 12k / 200k");
+    // The context window as a meter: 12,000 of 200,000 tokens, 6%.
+    expect(await tab.getAttribute("#context-meter", "value")).toBe("12000");
+    expect(await tab.getAttribute("#context-meter", "max")).toBe("200000");
+    expect(await tab.getAttribute("#context-meter", "title")).toBe("Context window 6% full");
     // The agent named the file by its absolute path under the session's folder (the server's home).
     const tool = tab.locator(".item.tool");
     expect(await tool.getAttribute("data-title")).toBe("Read src/index.ts");

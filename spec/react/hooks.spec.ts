@@ -6,6 +6,7 @@ import {
   SandboxAgentClient,
   toTranscript,
   type ConnectionState,
+  type InputReply,
   type PermissionReply,
   type SandboxEvent,
   type Transcript,
@@ -14,9 +15,11 @@ import {
 import {
   transcriptStore,
   useConnectionState,
+  useInput,
   useObservable,
   usePermission,
   useTranscript,
+  type InputState,
   type PermissionState,
 } from "../../lib/react/index.js";
 
@@ -32,6 +35,7 @@ function fakeClient() {
   let subscriptions = 0;
   let active = 0;
   const replies: Array<{ sessionId: string; toolCallId: string; reply: PermissionReply }> = [];
+  const answers: Array<{ sessionId: string; requestId: string; reply: InputReply }> = [];
   const transcript$ = new Observable<Transcript>((subscriber) => {
     subscriptions++;
     active++;
@@ -47,8 +51,12 @@ function fakeClient() {
       replies.push({ sessionId, toolCallId, reply });
       return true;
     },
+    replyInput: (sessionId: string, requestId: string, reply: InputReply) => {
+      answers.push({ sessionId, requestId, reply });
+      return true;
+    },
   };
-  return { client, events, replies, subscriptions: () => subscriptions, active: () => active };
+  return { client, events, replies, answers, subscriptions: () => subscriptions, active: () => active };
 }
 
 /** Renders `hook`'s value into `seen` on every render. */
@@ -200,6 +208,36 @@ describe("usePermission", () => {
       { sessionId: S, toolCallId: "t1", reply: { outcome: "cancelled" } },
     ]);
     act(() => events.next({ kind: "permission-answered", sessionId: S, toolCallId: "t1", outcome: "selected", optionId: "allow" }));
+    expect(seen.at(-1)?.request).toBeUndefined();
+    act(() => renderer.unmount());
+  });
+});
+
+describe("useInput", () => {
+  it("gives the pending question and a reply bound to it; the question goes once answered or its turn ends", () => {
+    const { client, events, answers } = fakeClient();
+    const seen: InputState[] = [];
+    const renderer = render(createElement(probe(() => useInput(client, S), seen)));
+    expect(seen.at(-1)?.request).toBeUndefined();
+    expect(seen.at(-1)?.reply({ action: "decline" })).toBe(false);
+    const schema = { type: "object", properties: { project: { type: "string" } } };
+    act(() => events.next({
+      kind: "input-request",
+      sessionId: S,
+      requestId: "7",
+      request: { kind: "form", message: "Which project?", schema, sessionId: S },
+    }));
+    const state = seen.at(-1) as InputState;
+    expect(state.request).toMatchObject({ kind: "input", requestId: "7", status: "pending" });
+    expect(state.request?.request).toMatchObject({ kind: "form", message: "Which project?" });
+    expect(state.reply({ action: "accept", values: { project: "rx" } })).toBe(true);
+    expect(answers).toEqual([{ sessionId: S, requestId: "7", reply: { action: "accept", values: { project: "rx" } } }]);
+    act(() => events.next({ kind: "input-answered", sessionId: S, requestId: "7", action: "accept" }));
+    expect(seen.at(-1)?.request).toBeUndefined();
+    const url = { kind: "url" as const, message: "Sign in", url: "https://example.invalid/", id: "e-1" };
+    act(() => events.next({ kind: "input-request", sessionId: S, requestId: "8", request: url }));
+    expect(seen.at(-1)?.request?.requestId).toBe("8");
+    act(() => events.next({ kind: "turn-ended", sessionId: S, stopReason: "cancelled" }));
     expect(seen.at(-1)?.request).toBeUndefined();
     act(() => renderer.unmount());
   });

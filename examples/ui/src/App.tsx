@@ -3,7 +3,9 @@
 // server and agent), so a reload reattaches to the session the tab had open and its transcript
 // comes back from the store without asking for the token again.
 import { useEffect, useMemo, useRef, useState } from "react";
-import { indexedDbStore, SandboxAgentClient, type SessionHandle, type SessionListing } from "sandbox-agent-rx";
+import {
+  AgentError, indexedDbStore, SandboxAgentClient, type SessionHandle, type SessionListing,
+} from "sandbox-agent-rx";
 import { useObservable } from "sandbox-agent-rx/react";
 import { connectionBadge, type Badge } from "./connection-badge.js";
 import { ConnectForm } from "./ConnectForm.js";
@@ -34,6 +36,8 @@ function clientFor(target: ConnectTarget): SandboxAgentClient {
     ...(target.token ? { token: target.token } : {}),
     // Permission requests wait in the transcript until the card answers them.
     onPermissionRequest: "ask",
+    // So do the agent's questions, until the question card answers them.
+    onInput: "ask",
     // So requests made as the page closes or reloads still reach the server (see unload-fetch.ts).
     fetch: unloadSafeFetch,
     ...(persistent ? { store: indexedDbStore({ name: `sandbox-agent-rx ${target.agent} ${target.baseUrl}` }) } : {}),
@@ -48,6 +52,8 @@ export function App() {
   const [sessions, setSessions] = useState<SessionListing[] | string>([]);
   const [open, setOpen] = useState<OpenedSession>();
   const [sidebar, setSidebar] = useState(false);
+  // Why Delete is off for this agent, once it answered that it has no session/delete.
+  const [noDelete, setNoDelete] = useState<string>();
   const current = useRef<SandboxAgentClient>();
   const client = phase.kind === "ready" ? phase.client : undefined;
 
@@ -79,6 +85,7 @@ export function App() {
       return;
     }
     current.current = made;
+    setNoDelete(undefined);
     setPhase({ kind: "connecting" });
     try {
       const remembered = openSessionOf(next);
@@ -144,6 +151,19 @@ export function App() {
     }
   };
 
+  const remove = async (listing: SessionListing): Promise<void> => {
+    if (!client) return;
+    try {
+      await client.deleteSession(listing.sessionId, TIMEOUT);
+      if (open?.sessionId === listing.sessionId) show(undefined);
+      void refresh();
+    } catch (error) {
+      // The agent's "method not found" is its way of saying it cannot delete: the action goes off, with why.
+      if (error instanceof AgentError && error.code === -32601) setNoDelete(`${target.agent} cannot delete sessions`);
+      else setSessions(`Could not delete the session: ${errorText(error)}`);
+    }
+  };
+
   const openListed = async (listing: SessionListing): Promise<void> => {
     if (!client) return;
     // Sessions of this connection are live already; others are loaded (when the agent can).
@@ -179,7 +199,8 @@ export function App() {
       ) : (
         <div className="workspace">
           <SessionList sessions={sessions} openId={open?.sessionId} onCreate={(title) => void create(title)}
-            onOpen={(listing) => void openListed(listing)} onRefresh={() => void refresh()} />
+            onOpen={(listing) => void openListed(listing)} onRefresh={() => void refresh()}
+            onDelete={(listing) => void remove(listing)} deleteOff={noDelete} />
           {open ? (
             <SessionView key={open.sessionId} client={phase.client} server={target} session={open}
               onClose={() => show(undefined)} />

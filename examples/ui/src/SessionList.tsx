@@ -1,7 +1,6 @@
 // The session list: what listSessions() reports (title, folder, times, live or ended), newest first,
-// and a form for a new session with a title kept as metadata. (The released server can neither end
-// nor delete a session on request: `terminateSession` is an extension of newer servers, and there is
-// no delete call yet; End and Delete actions belong on each row once the client has them.)
+// a form for a new session with a title kept as metadata, and a Delete action on each row
+// (`deleteSession`; once the agent answered it has none, the action is off, saying why).
 import { useState, type FormEvent } from "react";
 import type { SessionListing } from "sandbox-agent-rx";
 import { rememberedTitle } from "./tab-memory.js";
@@ -13,12 +12,15 @@ export function sessionTitle(s: SessionListing): string {
   return fromMetadata ?? rememberedTitle(s.sessionId) ?? s.title ?? s.sessionId;
 }
 
-export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh }: {
+export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh, onDelete, deleteOff }: {
   sessions: SessionListing[] | string;
   openId: string | undefined;
   onCreate(title: string): void;
   onOpen(listing: SessionListing): void;
   onRefresh(): void;
+  onDelete(listing: SessionListing): void;
+  /** Why the agent cannot delete sessions, once known. */
+  deleteOff?: string | undefined;
 }) {
   const [title, setTitle] = useState("");
   const submit = (event: FormEvent) => {
@@ -39,6 +41,7 @@ export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh }: {
         <button type="button" className="ghost small" id="refresh-sessions" onClick={onRefresh}>Refresh</button>
       </div>
       {typeof sessions === "string" ? <p className="error" id="sessions-error">{sessions}</p> : null}
+      {deleteOff ? <p className="muted small" id="delete-off">Delete is off: {deleteOff}.</p> : null}
       {typeof sessions !== "string" && sorted.length === 0 ? (
         <p className="muted empty">No sessions yet. Start one above.</p>
       ) : null}
@@ -59,6 +62,11 @@ export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh }: {
                 </span>
                 {s.cwd ? <span className="mono muted session-cwd" title={s.cwd}>{s.cwd}</span> : null}
               </button>
+              <button type="button" className="ghost small session-delete" disabled={deleteOff !== undefined}
+                title={deleteOff ?? `Delete "${name}" at the agent`} aria-label={`Delete ${name}`}
+                onClick={() => {
+                  if (window.confirm(`Delete "${name}"? The agent forgets it.`)) onDelete(s);
+                }}>Delete</button>
             </li>
           );
         })}

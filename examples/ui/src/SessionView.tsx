@@ -1,5 +1,5 @@
 // One open session: its heading (title, pickers, usage, the panes), the transcript (virtualised), the
-// permission card while the agent waits, the composer and a status line; the side pane when open.
+// permission card and the question card while the agent waits, the composer and a status line; the side pane when open.
 // Keys: Enter sends, Shift+Enter starts a new line, Escape cancels the running turn, Ctrl+` opens or
 // closes the terminal.
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
@@ -10,6 +10,7 @@ import { LogsPane } from "./panes/LogsPane.js";
 import { TerminalPane } from "./panes/TerminalPane.js";
 import type { ServerAccess } from "./page-exit-kill.js";
 import { Pickers } from "./Pickers.js";
+import { QuestionCard } from "./QuestionCard.js";
 import { TranscriptList } from "./TranscriptList.js";
 import { errorText, shortTitle, stopReasonText, usageText } from "./words.js";
 
@@ -117,6 +118,7 @@ export function SessionView({ client, server, session, onClose }: {
           <div className="banner" id="reconnecting" role="status">Reconnecting… the turn goes on when the stream is back.</div>
         ) : null}
         <PermissionCard client={client} sessionId={sessionId} cwd={cwd} />
+        <QuestionCard client={client} sessionId={sessionId} />
         <form className="composer" id="composer" onSubmit={send}>
           <textarea ref={input} name="prompt" rows={3} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKey}
             placeholder="Ask the agent… (Enter sends, Shift+Enter: new line, Esc cancels)" aria-label="Prompt" />
@@ -128,6 +130,7 @@ export function SessionView({ client, server, session, onClose }: {
               {failure ? <span className="error" id="failure"> {failure}</span> : null}
             </span>
             {usage ? <span className="muted usage" id="usage">{usage}</span> : null}
+            <ContextMeter usage={transcript.usage} />
             <button type="button" className="danger" id="cancel" disabled={!running} onClick={cancel}>Cancel</button>
             <button type="submit" className="primary" id="send" disabled={sending}>Send</button>
           </div>
@@ -141,6 +144,16 @@ export function SessionView({ client, server, session, onClose }: {
         </aside>
       ) : null}
     </section>
+  );
+}
+
+/** How full the agent's context window is (`usage_update`), as a meter beside the usage line. */
+function ContextMeter({ usage }: { usage: { contextUsed?: number; contextSize?: number } | undefined }) {
+  if (usage?.contextUsed === undefined || !usage.contextSize) return null;
+  const share = Math.round((100 * usage.contextUsed) / usage.contextSize);
+  return (
+    <meter id="context-meter" className="context-meter" min={0} max={usage.contextSize} value={usage.contextUsed}
+      high={usage.contextSize * 0.8} title={`Context window ${share}% full`} aria-label="Context window used" />
   );
 }
 

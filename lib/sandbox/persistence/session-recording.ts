@@ -7,7 +7,7 @@ import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import type { ReplayOptions, ReplayText } from "./replay.js";
-import { permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript.js";
+import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript.js";
 import type { NewSessionEvent, SessionRecord } from "./schemas.js";
 import type { SessionStore } from "./store.js";
 
@@ -154,6 +154,8 @@ export class SessionRecording {
       }
       case "permission-answered":
         return this.#enqueue(agentSessionId, id, key, "client", permissionAnswerPayload(note));
+      case "input-answered":
+        return this.#enqueue(agentSessionId, id, key, "client", inputAnswerPayload(note));
     }
   }
 
