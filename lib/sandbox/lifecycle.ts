@@ -101,7 +101,11 @@ export class ConnectionLifecycle implements ExtensionChannel {
     this.#cancelConnect = cancel;
     const attempt = this.#open(cancel.signal, bound, target).catch(async (error: unknown) => {
       if (cancel.signal.aborted || bound.signal?.aborted) throw error;
-      throw await explainConnectFailure(error, this.#hintContext());
+      // The hint's lookups (the known agents, a CORS probe) must not hold a disconnect or the deadline.
+      const given = new Promise<unknown>((resolve) => {
+        for (const signal of [cancel.signal, bound.signal]) signal?.addEventListener("abort", () => resolve(error));
+      });
+      throw await Promise.race([explainConnectFailure(error, this.#hintContext()), given]);
     });
     this.#connecting = attempt;
     attempt.then(

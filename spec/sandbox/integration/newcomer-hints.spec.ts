@@ -26,6 +26,28 @@ describe("the real server", () => {
   });
   afterAll(() => server?.stop());
 
+  it("disconnect() while a connect failure's hint is being looked up ends the connect at once", async () => {
+    // The lookup of the known agents hangs (until its own 3 s bound): disconnect must not wait for it.
+    let lookedUp!: () => void;
+    const lookup = new Promise<void>((resolve) => (lookedUp = resolve));
+    const hanging: typeof fetch = (input, init) => {
+      const request = new Request(input, init);
+      if (request.method === "GET" && new URL(request.url).pathname === "/v1/agents") {
+        lookedUp();
+        const { signal } = request;
+        return new Promise<Response>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+      }
+      return fetch(input, init);
+    };
+    const client = make({ baseUrl: server.baseUrl, agent: "claud", token: "right-token", fetch: hanging });
+    const ready = client.ready.then(() => "connected", () => "failed");
+    await lookup;
+    const started = Date.now();
+    await client.disconnect();
+    expect(await ready).toBe("failed");
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it("an unknown agent id at connect, getAgent and installAgent lists the agents the server knows", async () => {
     const client = make({ baseUrl: server.baseUrl, agent: "claud", token: "right-token" });
     const connectError = (await rejection(client.ready)) as SandboxAgentHttpError;
