@@ -1,6 +1,6 @@
 import { Observable, filter, merge, takeUntil, takeWhile, type Subscription } from "rxjs";
 import { EVERY_KEY, KeyedFanOut } from "../internal/keyed-fan-out.js";
-import { AgentError, CallAbortedError, UnsupportedFeatureError } from "./errors.js";
+import { AgentError, CallAbortedError, StoreError, UnsupportedFeatureError } from "./errors.js";
 import type { SandboxConnection } from "./connection.js";
 import type { CallOptions, Logger } from "./call-options.js";
 import type { ClientSettings } from "./client-options.js";
@@ -66,25 +66,20 @@ export class Sessions implements ResumeParts {
   /** `session/load`; the history the agent replays while it runs is recorded (see `SessionRecording.loading`). */
   loadSession(sessionId: string, options: NewSessionOptions, call?: CallOptions): Promise<SessionHandle> {
     const { recording } = this;
-    // A session recorded here already: the agent's replay is what the store holds (as on a resume).
-    if (recording.record(recording.localId(sessionId))) {
-      return this.lifecycle.with("loadSession", call, async (conn, bounds) => {
-        recording.mute(sessionId, true);
-        try {
-          return this.#opened(conn, await calls.loadSession(conn, sessionId, options, this.cwd, bounds), options);
-        } finally {
-          recording.mute(sessionId, false);
-        }
-      });
-    }
+    // A session recorded here already: the agent's replay is what the store holds (as on a resume),
+    // so it is muted; any other session's replay is recorded.
+    const recorded = recording.record(recording.localId(sessionId)) !== undefined;
     return this.lifecycle.with("loadSession", call, async (conn, bounds) => {
-      const undo = this.recording.loading(conn, sessionId);
+      if (recorded) recording.mute(sessionId, true);
+      const undo = recorded ? undefined : recording.loading(conn, sessionId);
       let handle: SessionHandle;
       try {
         handle = await calls.loadSession(conn, sessionId, options, this.cwd, bounds);
       } catch (error) {
-        undo();
+        undo?.();
         throw error;
+      } finally {
+        if (recorded) recording.mute(sessionId, false);
       }
       return this.#opened(conn, handle, options);
     });
@@ -121,18 +116,18 @@ export class Sessions implements ResumeParts {
     return undefined;
   }
 
-  /** `session/delete` of a session (a local id or the agent's); the store keeps its record and events. */
-  /** A deleted session's record ends too, so `restoreSessions` and claims no longer bring it back. */
+  /**
+   * `session/delete` of a session (a local id or the agent's). The store keeps its record and events,
+   * the record ended, so `restoreSessions` and claims no longer bring it back; a store that cannot
+   * write that reports on `storeErrors$` (the agent's delete has happened either way).
+   */
   async deleteSession(sessionId: string, call?: CallOptions): Promise<void> {
     const { recording } = this;
     const id = recording.agentId(sessionId);
     await this.lifecycle.with("deleteSession", call, (conn, bounds) => calls.deleteSession(conn, id, bounds));
-    const localId = recording.localId(sessionId);
-    if (recording.record(localId)) return recording.ended(localId);
-    const stored = await recording.store.getSession(localId).catch((error: unknown) => {
-      recording.report(error, `could not read session ${localId} to record it as deleted`);
+    await recording.end(recording.localId(sessionId), "deleteSession").catch((error: unknown) => {
+      recording.report(error, "deleteSession");
     });
-    if (stored) await recording.end(localId).catch((error: unknown) => recording.report(error, "deleteSession"));
   }
 
   logout(call?: CallOptions): Promise<void> {
@@ -177,7 +172,9 @@ export class Sessions implements ResumeParts {
     const { recording } = this;
     const localId = recording.localId(id);
     this.#claims.check(localId);
-    await recording.end(localId);
+    if (!(await recording.end(localId, "endSession"))) {
+      throw new StoreError(`endSession: the store has no session "${localId}"`, { sessionId: localId });
+    }
     await recording.flush();
     await this.#claims.release(localId);
   }

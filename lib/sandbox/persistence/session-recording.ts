@@ -374,19 +374,22 @@ export class SessionRecording {
     this.recorder.enqueue(event);
   }
 
-  /** `endSession`: records a session as ended, reading its record from the store when this client has none. */
-  async end(localId: string): Promise<void> {
+  /**
+   * Records a session as ended and waits for the write, reading its record from the store when this
+   * client has none; false when the store has no such session. `call` names the user's call in errors.
+   */
+  async end(localId: string, call: string): Promise<boolean> {
     const known = this.#records.get(localId);
     let record = known;
     if (!record) {
       try {
         record = await this.store.getSession(localId);
       } catch (error) {
-        throw StoreError.during("endSession", error, localId);
+        throw StoreError.during(call, error, localId);
       }
-      if (!record) throw new StoreError(`endSession: the store has no session "${localId}"`, { sessionId: localId });
+      if (!record) return false;
     }
-    if (record.endedAt !== undefined) return;
+    if (record.endedAt !== undefined) return true;
     const ended = { ...record, endedAt: Date.now() };
     if (known) this.#records.set(localId, ended);
     // After the writes queued before it, and awaited: the caller gives the lease up only once it landed.
@@ -396,8 +399,9 @@ export class SessionRecording {
       await write;
     } catch (error) {
       if (known && this.#records.get(localId) === ended) this.#records.set(localId, known);
-      throw StoreError.during("endSession", error, localId);
+      throw StoreError.during(call, error, localId);
     }
+    return true;
   }
 
   /** Records the session as ended (the server said so, or `endSession`): stores and claims skip it from now on. */
