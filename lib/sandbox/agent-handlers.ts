@@ -18,12 +18,12 @@ export function agentHandlers(
   options: SandboxAgentClientOptions,
   desk: PermissionDesk,
   recording: SessionRecording,
-  questions: InputDesk = new InputDesk(),
+  questions: InputDesk = inputDesk(),
 ): AcpClientHandlers {
   const { onPermissionRequest, onReadTextFile, onWriteTextFile } = options;
   const handlers: AcpClientHandlers = {};
   const decide = (request: PermissionRequest, signal: AbortSignal): PermissionReply | Promise<PermissionReply> => {
-    if (onPermissionRequest === "ask") return desk.ask(request, signal);
+    if (onPermissionRequest === "ask") return desk.ask(request.sessionId, request.toolCall.toolCallId, signal);
     if (onPermissionRequest) return onPermissionRequest(request, { signal });
     return { outcome: "cancelled" };
   };
@@ -107,69 +107,49 @@ function toAnswer(reply: InputReply | undefined): CreateElicitationResult {
 }
 
 /**
- * Permission requests waiting for a person (`onPermissionRequest: "ask"`): each stays open until
- * `reply` answers it (a UI's button, through `client.replyPermission`) or its signal aborts (the turn
- * was cancelled, the agent withdrew it, the connection closed). What is waiting shows in the session's
- * transcript as its `pendingPermission`.
+ * The agent's requests waiting for a person (`onPermissionRequest: "ask"`, `onInput: "ask"`): each
+ * stays open until `reply` answers it (a UI's button, through `client.replyPermission` or
+ * `client.replyInput`) or its signal aborts (the turn was cancelled, the agent withdrew it, the
+ * connection closed), which answers it `aborted`. What is waiting shows in the session's transcript
+ * (`pendingPermission`, `pendingInput`).
  */
-export class PermissionDesk {
-  readonly #waiting = new Map<string, (reply: PermissionReply) => void>();
+class ReplyDesk<Reply> {
+  readonly #waiting = new Map<string, (reply: Reply) => void>();
 
-  ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionReply> {
-    const key = keyOf(request.sessionId, request.toolCall.toolCallId);
-    return new Promise<PermissionReply>((resolve) => {
-      const done = (reply: PermissionReply) => {
+  constructor(readonly aborted: Reply) {}
+
+  /** Waits for the answer to request `id` (a tool call id, a question's request id) of `sessionId`. */
+  ask(sessionId: string, id: string, signal: AbortSignal): Promise<Reply> {
+    const key = keyOf(sessionId, id);
+    return new Promise<Reply>((resolve) => {
+      const done = (reply: Reply) => {
         if (this.#waiting.get(key) === done) this.#waiting.delete(key);
         signal.removeEventListener("abort", abort);
         resolve(reply);
       };
-      const abort = () => done({ outcome: "cancelled" });
+      const abort = () => done(this.aborted);
       if (signal.aborted) return abort();
       this.#waiting.set(key, done);
       signal.addEventListener("abort", abort, { once: true });
     });
   }
 
-  /** Answers the request about `toolCallId` in `sessionId`; false when none is waiting. */
-  reply(sessionId: string, toolCallId: string, reply: PermissionReply): boolean {
-    const done = this.#waiting.get(keyOf(sessionId, toolCallId));
+  /** Answers request `id` of `sessionId`; false when none is waiting. */
+  reply(sessionId: string, id: string, reply: Reply): boolean {
+    const done = this.#waiting.get(keyOf(sessionId, id));
     if (!done) return false;
     done(reply);
     return true;
   }
 }
 
-/**
- * The agent's questions waiting for a person (`onInput: "ask"`): each stays open until `reply`
- * answers it (through `client.replyInput`) or its signal aborts (then `cancel`). What is waiting
- * shows in the session's transcript as its `pendingInput`.
- */
-export class InputDesk {
-  readonly #waiting = new Map<string, (reply: InputReply) => void>();
+/** Permission requests waiting for a person; an aborted one is answered `cancelled`. */
+export type PermissionDesk = ReplyDesk<PermissionReply>;
+export const permissionDesk = (): PermissionDesk => new ReplyDesk<PermissionReply>({ outcome: "cancelled" });
 
-  ask(sessionId: string, requestId: string, signal: AbortSignal): Promise<InputReply> {
-    const key = keyOf(sessionId, requestId);
-    return new Promise<InputReply>((resolve) => {
-      const done = (reply: InputReply) => {
-        if (this.#waiting.get(key) === done) this.#waiting.delete(key);
-        signal.removeEventListener("abort", abort);
-        resolve(reply);
-      };
-      const abort = () => done({ action: "cancel" });
-      if (signal.aborted) return abort();
-      this.#waiting.set(key, done);
-      signal.addEventListener("abort", abort, { once: true });
-    });
-  }
-
-  /** Answers the question `requestId` of `sessionId`; false when none is waiting. */
-  reply(sessionId: string, requestId: string, reply: InputReply): boolean {
-    const done = this.#waiting.get(keyOf(sessionId, requestId));
-    if (!done) return false;
-    done(reply);
-    return true;
-  }
-}
+/** The agent's questions waiting for a person; an aborted one is answered `cancel`. */
+export type InputDesk = ReplyDesk<InputReply>;
+export const inputDesk = (): InputDesk => new ReplyDesk<InputReply>({ action: "cancel" });
 
 function keyOf(sessionId: string, toolCallId: string): string {
   return JSON.stringify([sessionId, toolCallId]);

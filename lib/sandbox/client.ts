@@ -1,6 +1,6 @@
 import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { agentHandlers, InputDesk, PermissionDesk } from "./agent-handlers.js";
+import { agentHandlers, inputDesk, permissionDesk, type PermissionDesk } from "./agent-handlers.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import type { CallOptions } from "./call-options.js";
 import { Bound } from "./deadline.js";
@@ -83,7 +83,7 @@ export class SandboxAgentClient {
   readonly #recording: SessionRecording;
   readonly #sessions: Sessions;
   readonly #desk: PermissionDesk;
-  readonly #questions = new InputDesk();
+  readonly #questions = inputDesk();
   #sandbox: Launched<SandboxAgentClient> | undefined;
 
   /**
@@ -105,7 +105,7 @@ export class SandboxAgentClient {
     // entry of every call on the connection, v2's control-plane extensions included.
     const contract = new ServerContract(options);
     this.#recording = new SessionRecording(options.store, options.replay);
-    this.#desk = new PermissionDesk();
+    this.#desk = permissionDesk();
     const handlers = agentHandlers(options, this.#desk, this.#recording, this.#questions);
     this.#lifecycle = new ConnectionLifecycle(options, contract, handlers, this.#recording);
     this.#server = new ServerRoutes(options, contract, this.#lifecycle);
