@@ -1,18 +1,25 @@
 // `npm run ui`: a local sandbox-agent server (the pinned @sandbox-agent/cli, the embedded `local()`
 // default, a random token) with the demo agent as `mock`, allowing the page's origin, and the Vite
-// dev server for the page. Prints the address to open; Ctrl-C stops both. (This launcher runs from the
-// repository with tsx, so it imports lib/ directly; the app in src/ imports the package by name.)
+// dev server for the page. Prints the address to open; Ctrl-C stops both. Like the app in src/, it
+// imports the package by name (in this repository tsx maps the names to lib/ through tsconfig.json).
 //
 //   npm run ui [-- --port 5173]
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
-import { demoAgent, local } from "../../lib/providers/local/index.js";
-import { freePort } from "../../lib/providers/local/ports.js";
+import type { AddressInfo } from "node:net";
+import { demoAgent, local } from "sandbox-agent-rx/local";
 import { seedWorkspace } from "./workspace.js";
 
 const { values } = parseArgs({ options: { port: { type: "string" } } });
-const port = values.port ? Number(values.port) : await freePort();
+
+// The page first (on the port asked for, or any free one), so that the server can allow its origin.
+const vite = await createServer({
+  configFile: fileURLToPath(new URL("./vite.config.ts", import.meta.url)),
+  server: { port: values.port ? Number(values.port) : 0, host: "127.0.0.1", strictPort: true },
+});
+await vite.listen();
+const { port } = vite.httpServer!.address() as AddressInfo;
 const origin = `http://127.0.0.1:${port}`;
 
 const provider = local({
@@ -26,12 +33,6 @@ const provider = local({
 const sandbox = await provider.create();
 const details = provider.details(sandbox.id);
 if (details) seedWorkspace(details.home);
-
-const vite = await createServer({
-  configFile: fileURLToPath(new URL("./vite.config.ts", import.meta.url)),
-  server: { port, host: "127.0.0.1", strictPort: true },
-});
-await vite.listen();
 
 const query = `?server=${encodeURIComponent(sandbox.baseUrl)}&agent=mock`;
 // The token goes in the fragment: browsers never send it, so no server log records it.
