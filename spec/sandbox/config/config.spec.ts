@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/config/index.js";
+import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/server/config/index.js";
 import { SandboxAgentClient } from "../../../lib/sandbox/index.js";
 import { NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";

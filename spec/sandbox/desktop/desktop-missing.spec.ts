@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
 import WebSocket from "ws";
-import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import type { Desktop } from "../../../lib/sandbox/server/desktop/index.js";
 import { DesktopDependenciesMissingError, SandboxAgentHttpError, NotFoundError } from "../../../lib/sandbox/errors.js";
 import { rejection } from "../../support/rejection.js";
 import type { SandboxAgentServer } from "../../support/sandbox-agent-server.js";

@@ -2,7 +2,7 @@
 // the loop instead of piling requests up, and unsubscribing aborts the request in flight.
 import { jest } from "@jest/globals";
 import { firstValueFrom, take, toArray } from "rxjs";
-import type { Desktop, ScreenFrame } from "../../../lib/sandbox/desktop/index.js";
+import type { Desktop, ScreenFrame } from "../../../lib/sandbox/server/desktop/index.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { describeWith } from "../../support/system-component.js";
 import { DESKTOP, freeDisplayNumber } from "./desktop-component.js";

@@ -8,7 +8,7 @@ import {
   type SandboxEvent,
   type SessionEnded,
 } from "../../../lib/sandbox/index.js";
-import type { SandboxParseError } from "../../../lib/sandbox/events.js";
+import type { SandboxParseError } from "../../../lib/sandbox/events/events.js";
 import { BOTH, next, realFactory, recordingFetch, serverWithClients, sleep, v2Factory, type TestServer } from "./servers.js";
 
 const SANDBOX = "sandboxagent.dev";

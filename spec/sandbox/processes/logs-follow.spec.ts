@@ -1,8 +1,8 @@
 import { firstValueFrom, toArray, type Subscription } from "rxjs";
-import { followLogs, type LogFollowDeps } from "../../../lib/sandbox/processes/log-follow.js";
-import { toLogEntry } from "../../../lib/sandbox/processes/log-entry.js";
-import type { ProcessInfo } from "../../../lib/sandbox/processes/schemas.js";
-import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/processes/index.js";
+import { followLogs, type LogFollowDeps } from "../../../lib/sandbox/server/processes/log-follow.js";
+import { toLogEntry } from "../../../lib/sandbox/server/processes/log-entry.js";
+import type { ProcessInfo } from "../../../lib/sandbox/server/processes/schemas.js";
+import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/server/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startLoopbackProxy, type LoopbackProxy } from "../../support/loopback-proxy.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";

@@ -4,7 +4,7 @@ import { } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
-import type { Processes } from "../../../lib/sandbox/processes/index.js";
+import type { Processes } from "../../../lib/sandbox/server/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, until, untilExited } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import { WebSocketServer } from "ws";
 import {  } from "../../../lib/sandbox/errors.js";
 import { WebSocketUnavailableError } from "../../../lib/internal/web-socket.js";
-import type { Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
+import type { Processes, Terminal } from "../../../lib/sandbox/server/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, sleep, text, until, untilExited } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import { firstValueFrom } from "rxjs";
 import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
-import type { ProcessLogEntry, Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
+import type { ProcessLogEntry, Processes, Terminal } from "../../../lib/sandbox/server/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, text, until } from "./helpers.js";
