@@ -156,7 +156,7 @@ export class SandboxAgentClient {
 
   /**
    * Opens the one connection (initialize with the agent selection). Throws a `SandboxAgentError`
-   * of kind `already_connected` when one exists; `signal` cancels the attempt (`CallAbortedError`),
+   * of kind `already-connected` when one exists; `signal` cancels the attempt (`CallAbortedError`),
    * `timeoutMs` bounds it (`CallTimeoutError`), including the wait for the server that
    * `waitForServer` asks for.
    */

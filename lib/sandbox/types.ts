@@ -151,7 +151,7 @@ export interface ConnectInfo {
 export interface DisconnectInfo {
   reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected"
     | "initialize-failed";
-  /** Absent for `disconnect()`; otherwise the error that ended the connection (kind `connection_lost`). */
+  /** Absent for `disconnect()`; otherwise the error that ended the connection (kind `connection-lost`). */
   error?: SandboxAgentError;
 }
 

@@ -208,7 +208,7 @@ describe("local() provider", () => {
     } finally {
       await provider.destroy(info.id);
     }
-    await expect(provider.resume?.(info.id)).rejects.toMatchObject({ name: "SandboxAgentError", kind: "sandbox_not_found" });
+    await expect(provider.resume?.(info.id)).rejects.toMatchObject({ name: "SandboxAgentError", kind: "sandbox-not-found" });
   }, 30_000);
 
   it("20 start/destroy cycles leave no process, port, dir or watchdog behind", async () => {

@@ -191,7 +191,9 @@ export class ConnectionLifecycle implements ExtensionChannel {
 
   async #open(cancel: AbortSignal, bound: Bound, target: AttachTarget | undefined): Promise<ConnectInfo> {
     const agent = this.#options.agent;
-    if (!agent) throw new SandboxAgentError("connect: no agent given; pass `agent` in the options");
+    if (!agent) {
+      throw new SandboxAgentError("connect: no agent given; pass `agent` in the options", { kind: "no-agent" });
+    }
     this.state.next("connecting");
     const stopped = (reason: unknown): SandboxAgentError =>
       cancel.aborted ? new CallAbortedError("connect was cancelled by disconnect()") : bound.error(reason);

@@ -72,7 +72,7 @@ export class ServerContract {
   #asFailureOf(operation: string, error: unknown): unknown {
     if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) {
       const { status, problem, bodyText } = error;
-      // The kind kept: the client's reading (`token_missing`) of the probe's answer holds for the call.
+      // The kind kept: the client's reading (`token-missing`) of the probe's answer holds for the call.
       const options = { cause: error, kind: error.kind };
       return refineHttpError(new SandboxAgentHttpError(operation, status, problem, bodyText, options));
     }

@@ -27,8 +27,8 @@ export interface SandboxInfo {
 /**
  * Starts and stops sandbox-agent servers. Implement `create` and `destroy`; the rest is optional.
  * Methods throw typed errors (`SandboxStartError` when a server cannot be brought up,
- * a `SandboxAgentError` of kind `sandbox_provider` when the engine behind the provider fails, or
- * `sandbox_not_found` for a sandbox it does not have).
+ * a `SandboxAgentError` of kind `sandbox-provider` when the engine behind the provider fails, or
+ * `sandbox-not-found` for a sandbox it does not have).
  */
 export interface SandboxProvider {
   /** A short name for messages, e.g. `local`, `docker`. */

@@ -64,7 +64,7 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
   });
 
   it("errors with a desktop_runtime_inactive 409 before the desktop is started", async () => {
-    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-runtime-inactive" });
     await desktop.start({ width: 320, height: 200, displayNum: freeDisplayNumber(process.pid + 211) });
   });
 

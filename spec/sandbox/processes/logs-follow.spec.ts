@@ -240,7 +240,7 @@ describe("logs$ (follow) against the real server", () => {
   });
 
   it("an unknown process errors with a process_not_found NotFoundError", async () => {
-    await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
   });
 });
 

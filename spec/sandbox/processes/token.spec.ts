@@ -136,7 +136,7 @@ describe("the process API on a server started with --token", () => {
         const error = await failure(call());
         expect(error).toBeInstanceOf(SandboxAgentHttpError);
         // No token at all is the token's absence; a wrong one is refused as invalid.
-        expect(error).toMatchObject({ status: 401, kind: p === anonymous ? "token_missing" : "token_invalid" });
+        expect(error).toMatchObject({ status: 401, kind: p === anonymous ? "token-missing" : "unauthorized" });
       }
     }
     const browserLike = processesFor(server.baseUrl, "not-the-token", { WebSocket: BrowserStyleWebSocket as unknown as WebSocketConstructor });

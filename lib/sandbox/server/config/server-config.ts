@@ -19,7 +19,7 @@ const entryQuery = (kind: Kind, ref: ConfigEntryRef): Record<string, string> =>
 /**
  * Per-directory MCP server and skills entries (`<directory>/.sandbox-agent/config/{mcp,skills}.json`
  * on the server, a map of name to entry). A missing entry is a `NotFoundError`; a body the server
- * cannot read is a 400 `SandboxAgentHttpError` (kind `invalid_request`). Deleting a missing entry succeeds.
+ * cannot read is a 400 `SandboxAgentHttpError` (kind `invalid-request`). Deleting a missing entry succeeds.
  */
 export class ServerConfig {
   readonly #http: ControlPlaneHttp;

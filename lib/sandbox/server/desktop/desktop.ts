@@ -25,7 +25,7 @@ import { DESKTOP_DEFAULTS } from "../../defaults.js";
  * The sandbox's virtual desktop (`/v1/desktop/*` of the 0.4.x server: Xvfb, openbox, xdotool,
  * ImageMagick, ffmpeg inside the sandbox). Without those programs every action fails with
  * `DesktopDependenciesMissingError`; before `start()` with a `SandboxAgentHttpError` of kind
- * `desktop_runtime_inactive`.
+ * `desktop-runtime-inactive`.
  */
 export class Desktop {
   readonly mouse: DesktopMouse;

@@ -1,5 +1,5 @@
 import type { CallOptions } from "../../call-options.js";
-import type { SandboxErrorKind } from "../../errors.js";
+import type { HttpErrorKind } from "../../errors.js";
 import { segment, type DesktopFile, type DesktopRoutes } from "./routes.js";
 import {
   RecordingListSchema,
@@ -56,8 +56,8 @@ export class DesktopRecordings {
 
 /**
  * The WebRTC stream (a `neko` process on the server). Debian has no `neko` package, so on a
- * Debian sandbox `start` fails with a 409 `SandboxAgentHttpError` of kind `desktop_streamer_missing`
- * (`desktop_runtime_inactive` before `desktop.start()`).
+ * Debian sandbox `start` fails with a 409 `SandboxAgentHttpError` of kind `desktop-streamer-missing`
+ * (`desktop-runtime-inactive` before `desktop.start()`).
  */
 export class DesktopStream {
   readonly #routes: DesktopRoutes;
@@ -96,8 +96,8 @@ export class DesktopStream {
  * Why the stream could not start (a 409), as far as the server's message says: the desktop is not
  * running, or the sandbox has no `neko` binary.
  */
-function streamUnavailableKind(detail: string): SandboxErrorKind | undefined {
-  if (/not active/i.test(detail)) return "desktop_runtime_inactive";
-  if (/neko|No such file/i.test(detail)) return "desktop_streamer_missing";
+function streamUnavailableKind(detail: string): HttpErrorKind | undefined {
+  if (/not active/i.test(detail)) return "desktop-runtime-inactive";
+  if (/neko|No such file/i.test(detail)) return "desktop-streamer-missing";
   return undefined;
 }

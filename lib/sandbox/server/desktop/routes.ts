@@ -2,7 +2,7 @@ import type * as v from "valibot";
 import type { ControlPlaneHttp } from "../control-plane.js";
 import type { CallOptions } from "../../call-options.js";
 import { refineHttpError } from "../../error-mapping.js";
-import { SandboxAgentHttpError, type SandboxErrorKind } from "../../errors.js";
+import { SandboxAgentHttpError, type HttpErrorKind } from "../../errors.js";
 
 type Method = "get" | "put" | "post" | "delete";
 type Query = Record<string, string | number | boolean | undefined>;
@@ -13,7 +13,7 @@ interface RouteInit {
 }
 
 /** The client's finer reading of a 409 from one route, by the server's words (`undefined`: none). */
-export type ConflictKind = (detail: string) => SandboxErrorKind | undefined;
+export type ConflictKind = (detail: string) => HttpErrorKind | undefined;
 
 /** Bytes from a route that answers with a file (screenshot, recording), with their media type. */
 export interface DesktopFile {

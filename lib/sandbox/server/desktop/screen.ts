@@ -40,7 +40,7 @@ export type TakeScreenshot = (
  * as the subscriber's `next` returns when that took longer, so a slow consumer slows the loop
  * down instead of queueing frames. Unsubscribing aborts the request in flight. A failed request
  * errors the stream with its typed error (before `desktop.start()`, a `SandboxAgentHttpError` of
- * kind `desktop_runtime_inactive`).
+ * kind `desktop-runtime-inactive`).
  */
 export function screenStream(take: TakeScreenshot, options: ScreenOptions = {}): Observable<ScreenFrame> {
   const {

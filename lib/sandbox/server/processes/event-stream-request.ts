@@ -22,7 +22,10 @@ export async function openEventStream(
     // Headers merges names case-insensitively and refuses CR/LF in values.
     headers = new Headers(settings.headers);
   } catch (error) {
-    throw new SandboxAgentError(`${operation}: a custom header is not a valid HTTP header`, { cause: error });
+    throw new SandboxAgentError(`${operation}: a custom header is not a valid HTTP header`, {
+      cause: error,
+      kind: "invalid-header",
+    });
   }
   headers.set("accept", "text/event-stream");
   if (token) headers.set("authorization", `Bearer ${token}`);

@@ -132,7 +132,7 @@ export function followLogs(
               deliver(toLogEntry(parsed.output));
             },
           });
-          throw new SandboxAgentError(`logs of ${processId}: the stream ended`, { kind: "log_stream" });
+          throw new SandboxAgentError(`logs of ${processId}: the stream ended`, { kind: "log-stream" });
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof SandboxAgentHttpError && FATAL.has(error.status)) return fail(error);
@@ -140,7 +140,7 @@ export function followLogs(
           failures = last !== before ? 1 : failures + 1;
           if (failures > policy.maxRetries) {
             const message = `${policy.maxRetries} reconnects failed in a row`;
-            const why = { kind: "log_stream", cause: error };
+            const why = { kind: "log-stream" as const, cause: error };
             return fail(new SandboxAgentError(`logs of ${processId}: ${message}`, why));
           }
           await sleep(reconnectDelay(policy, failures), signal);

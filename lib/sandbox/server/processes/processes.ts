@@ -79,7 +79,7 @@ export class Processes {
 
   /**
    * Runs a command and waits for it. A non-zero exit or a timeout is a result; a command
-   * that cannot start is a `SandboxAgentHttpError` of kind `spawn_failed` (with its `command`).
+   * that cannot start is a `SandboxAgentHttpError` of kind `spawn-failed` (with its `command`).
    */
   run(request: RunRequest, call?: CallOptions): Promise<s.RunResult> {
     const init = { json: request, ...call };
@@ -98,7 +98,7 @@ export class Processes {
     return (await this.#http.json("processes.list", s.ProcessListSchema, "get", P, init)).processes;
   }
 
-  /** One process's info; a `NotFoundError` of kind `process_not_found` when the server has none with this id. */
+  /** One process's info; a `NotFoundError` of kind `process-not-found` when the server has none with this id. */
   get(id: string, call?: CallOptions): Promise<s.ProcessInfo> {
     return this.#call(id, "processes.get", s.ProcessInfoSchema, "get", path(id), { ...call });
   }
@@ -113,7 +113,7 @@ export class Processes {
     return this.#signal(id, "kill", options);
   }
 
-  /** Forgets an exited process and its log; a `SandboxAgentHttpError` of kind `process_running` while it still runs. */
+  /** Forgets an exited process and its log; a `SandboxAgentHttpError` of kind `process-running` while it still runs. */
   async remove(id: string, call?: CallOptions): Promise<void> {
     const remove = async () => {
       const response = await this.#http.send("processes.remove", "delete", path(id), { ...call });
@@ -135,7 +135,7 @@ export class Processes {
 
   /**
    * Writes to the process's stdin (or its PTY). Text goes as UTF-8; everything travels
-   * base64-encoded. A `SandboxAgentHttpError` of kind `process_not_running` once it has exited.
+   * base64-encoded. A `SandboxAgentHttpError` of kind `process-not-running` once it has exited.
    */
   async input(id: string, data: string | Uint8Array, call?: CallOptions): Promise<{ bytesWritten: number }> {
     const init = { json: { data: toBase64(asBytes(data)), encoding: "base64" }, ...call };
@@ -175,7 +175,7 @@ export class Processes {
     return watchStatus((signal) => this.get(id, { signal }), options);
   }
 
-  /** Resizes a tty process's PTY over HTTP (no terminal socket needed); a 409 of kind `not_a_terminal` otherwise. */
+  /** Resizes a tty process's PTY over HTTP (no terminal socket needed); a 409 of kind `not-a-terminal` otherwise. */
   resize(id: string, cols: number, rows: number, call?: CallOptions): Promise<s.TerminalSize> {
     const init = { json: { cols, rows }, ...call };
     return this.#call(id, "processes.resize", s.TerminalSizeSchema, "post", path(id, "/terminal/resize"), init);

@@ -42,7 +42,7 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
       try {
         resolved = resolveWebSocket(deps.WebSocket);
       } catch (error) {
-        throw toSandboxError(error, "terminal"); // no WebSocket: kind `websocket_unavailable`, the same advice
+        throw toSandboxError(error, "terminal"); // no WebSocket: kind `websocket-unavailable`, the same advice
       }
       const { WebSocket, supportsHeaders } = resolved;
       const source = deps.settings.token;

@@ -44,7 +44,7 @@ export class Terminal {
   /** PTY output while connected; hot (no replay); completes when the socket closes, whatever the reason. */
   readonly output$: Observable<Uint8Array>;
   /**
-   * The server's error frames (bad input and the like), as errors of kind `terminal_server`; the
+   * The server's error frames (bad input and the like), as errors of kind `terminal-server`; the
    * socket stays open. Completes at close.
    */
   readonly errors$: Observable<SandboxAgentError>;
