@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { local } from "../../lib/providers/local/index.js";
 import { watchdogPid } from "../../lib/providers/local/watchdog.js";
-import { freePort } from "../../lib/providers/local/ports.js";
+import { freePort } from "../support/ports.js";
 import { CallAbortedError, SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { } from "../../lib/sandbox/errors.js";
 import { SandboxStartError } from "../../lib/sandbox/errors.js";

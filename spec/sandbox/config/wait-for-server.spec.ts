@@ -1,6 +1,6 @@
 // connect({ waitForServer }) and the client's config/agent/desktop members, against the real
 // 0.4.2 server: the client is created while its server is down and connects once it is back.
-import { freePort } from "../../../examples/demo/server.js";
+import { freePort } from "../../support/ports.js";
 import {
   CallTimeoutError,
   NotFoundError,
