@@ -13,7 +13,7 @@ import { Subject } from "rxjs";
 import WebSocket from "ws";
 import { AcpHttpClient, isResponse, type AcpEnvelope } from "../../lib/acp-http/index.js";
 import { toTranscript, type SandboxEvent, type Transcript } from "../../lib/sandbox/index.js";
-import { envelopeToEvent } from "../../lib/sandbox/events.js";
+import { envelopeToEvent } from "../../lib/sandbox/events/events.js";
 import { collect, Stopwatch, sleep, type Sample } from "../support/measure.js";
 
 export type BigPath = "sse" | "post" | "ws";

@@ -7,7 +7,6 @@ import { local } from "../../lib/providers/local/index.js";
 import { sleep, type ServerProcess } from "../../lib/providers/local/process-group.js";
 import type { CorsOptions } from "../../lib/providers/local/server-setup.js";
 
-export { freePort, portIsFree } from "../../lib/providers/local/ports.js";
 export {
   settlesWithin,
   signal,

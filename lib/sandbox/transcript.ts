@@ -5,10 +5,10 @@ import {
   type PermissionOptionInfo,
   type SandboxEvent,
   type SessionEnded,
-} from "./events.js";
+} from "./events/events.js";
 import { isPlainObject, type PlainObject } from "./metadata.js";
 import type { HistoryEvent } from "./persistence/history.js";
-import type { PlanEntry } from "./events.js";
+import type { PlanEntry } from "./events/events.js";
 
 /**
  * The transcript of a session as a reduction of its events: an ordered list of entries, each with a

@@ -11,9 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   createServerDirs,
-  freePort,
   installMockAgent,
-  portIsFree,
   sandboxAgentBinary,
   serverArgs,
   serverEnv,
@@ -25,6 +23,7 @@ import {
   type CorsOptions,
   type ServerProcess,
 } from "../../examples/demo/server.js";
+import { freePort, portIsFree } from "./ports.js";
 
 export { installMockAgent, sandboxAgentBinary, type CorsOptions };
 
