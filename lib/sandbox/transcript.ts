@@ -616,8 +616,6 @@ export class TranscriptBuilder {
   #replaying = false;
   /** The plan entry of the current turn, replaced by each plan update. */
   #planIndex: number | undefined;
-  /** Stored permission requests' JSON-RPC ids → their tool call id (to match the stored answers). */
-  readonly #requests = new Map<string, string>();
   #snapshot: Transcript;
   readonly #now: () => number;
   /** The prompt just sent and what of its text an agent's echo has not yet spelled out. */
@@ -1108,11 +1106,7 @@ export class TranscriptBuilder {
       }
       return undefined;
     }
-    const live = envelopeToEvent(payload as Parameters<typeof envelopeToEvent>[0]);
-    if (live?.kind === "permission-request" && (typeof payload.id === "string" || typeof payload.id === "number")) {
-      this.#requests.set(String(payload.id), live.toolCall.toolCallId);
-    }
-    return live;
+    return envelopeToEvent(payload as Parameters<typeof envelopeToEvent>[0]);
   }
 }
 
