@@ -3,7 +3,7 @@
 import type { AcpClientHandlers, CreateElicitationParams, CreateElicitationResult } from "../acp-http/index.js";
 import { inputRequestOf, type PermissionRequest } from "./events.js";
 import type { SessionRecording } from "./persistence/session-recording.js";
-import type { TranscriptNote } from "./transcript.js";
+import type { TranscriptNote } from "./transcript/index.js";
 import type { InputReply, PermissionReply, SandboxAgentClientOptions } from "./types.js";
 
 type PermissionNote = Extract<TranscriptNote, { kind: "permission-answered" }>;

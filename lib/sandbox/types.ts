@@ -11,7 +11,7 @@ import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./profiles.js";
 import type { PromptInput, PromptOutcome } from "./session-calls.js";
-import type { Transcript } from "./transcript.js";
+import type { Transcript } from "./transcript/index.js";
 
 export type { CallOptions, Logger };
 

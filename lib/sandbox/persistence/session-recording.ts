@@ -7,7 +7,7 @@ import { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 import { eventIdentity } from "./identity.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import type { ReplayOptions, ReplayText } from "./replay.js";
-import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript.js";
+import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript/index.js";
 import type { NewSessionEvent, SessionRecord } from "./schemas.js";
 import type { SessionStore } from "./store.js";
 
