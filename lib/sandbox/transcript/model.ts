@@ -210,6 +210,7 @@ export type TranscriptEntry =
   /** An update (or notification) of a kind this model does not know, kept as it came. */
   | (EntryBase & { readonly kind: "raw"; readonly type: string; readonly value: unknown });
 
+/** The `kind` of an entry. */
 export type TranscriptEntryKind = TranscriptEntry["kind"];
 
 /** Token usage as the agent reported it (the prompt result's `usage`, the `usage_update` context window). */
@@ -262,10 +263,11 @@ export interface Transcript {
   readonly version: number;
 }
 
+/** Options of `toTranscript()`, `transcriptOf()` and `TranscriptBuilder`. */
 export interface TranscriptOptions {
   /** The clock for events without a stored time. Default `Date.now`. */
   now?: () => number;
 }
 
-/** The tool call statuses that end a call (`completed`, `failed`): an entry never leaves one. */
+/** The tool call statuses that end a call (`completed`, `failed`): a finished call never goes back. */
 export const FINISHED_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed"]);
