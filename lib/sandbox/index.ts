@@ -54,7 +54,7 @@ export {
   type InputEntry,
   type TranscriptNote,
   type TranscriptSource,
-} from "./transcript.js";
+} from "./transcript/index.js";
 
 // --- the server's own routes ---------------------------------------------------------------
 export type { Health, AgentInfo, FsEntry } from "./server/control-schemas.js";

@@ -11,7 +11,7 @@ import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./server/profiles.js";
 import type { PromptInput, PromptOutcome } from "./sessions/session-calls.js";
-import type { Transcript } from "./transcript.js";
+import type { Transcript } from "./transcript/index.js";
 
 export type { CallOptions, Logger };
 

@@ -2,7 +2,7 @@
 // the client's options, and the desks where permissions and questions wait for a person (`"ask"`).
 import type { AcpClientHandlers, CreateElicitationParams, CreateElicitationResult } from "../../acp-http/index.js";
 import { inputRequestOf, type PermissionRequest } from "../events/events.js";
-import type { TranscriptNote } from "../transcript.js";
+import type { TranscriptNote } from "../transcript/index.js";
 import type { InputReply, PermissionReply, SandboxAgentClientOptions } from "../types.js";
 
 type PermissionNote = Extract<TranscriptNote, { kind: "permission-answered" }>;

@@ -7,7 +7,7 @@ import { history$, type HistoryEvent, type HistoryOptions } from "../persistence
 import { eventIdentity } from "../persistence/identity.js";
 import { createRecorder, type Recorder } from "../persistence/recorder.js";
 import type { ReplayOptions, ReplayText } from "../persistence/replay.js";
-import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript.js";
+import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript/index.js";
 import type { NewSessionEvent, SessionRecord } from "../persistence/schemas.js";
 import type { SessionStore } from "../persistence/store.js";
 

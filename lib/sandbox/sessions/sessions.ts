@@ -17,7 +17,7 @@ import * as calls from "./session-calls.js";
 import type { ModelList, NewSessionOptions, PromptBlock, PromptInput, PromptOutcome } from "./session-calls.js";
 import type { SessionPlace } from "./session-calls.js";
 import type { SessionHandle, SessionList, TerminateResult } from "./session-calls.js";
-import { toTranscript, usageOf, type Transcript, type TranscriptSource } from "../transcript.js";
+import { toTranscript, usageOf, type Transcript, type TranscriptSource } from "../transcript/index.js";
 import type { PromptEvent, SessionView } from "../types.js";
 
 /**
