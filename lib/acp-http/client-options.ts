@@ -11,7 +11,8 @@ import { ACP_DEFAULTS } from "./defaults.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
-import type { PendingOptions, ResponseEcho } from "./json-rpc.js";
+import type { PendingOptions } from "./call-correlation.js";
+import type { ResponseEcho } from "./response-order.js";
 import { normalizeWatchdogPolicy, type NormalizedWatchdogPolicy } from "./ws-transport.js";
 
 /** The options of `new AcpHttpClient(options)`: only `baseUrl` is required; each default is on its option. */

@@ -18,15 +18,8 @@ import {
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
-import {
-  FrameIntake,
-  Inbound,
-  RpcCorrelator,
-  StreamWaits,
-  type CorrelatorOwner,
-  type FrameSink,
-  type InboundOwner,
-} from "./json-rpc.js";
+import { RpcCorrelator, StreamWaits, type CorrelatorOwner } from "./call-correlation.js";
+import { FrameIntake, Inbound, type FrameSink, type InboundOwner } from "./response-order.js";
 import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";

@@ -1,9 +1,10 @@
 // Every default of the protocol layer's options, and the bounds more than one part reads, in one
-// module that imports nothing, so that any part can read it without an import cycle (json-rpc.ts and
-// client-options.ts import each other's types, so the values cannot live in client-options.ts).
-// `resolveClientOptions` (client-options.ts) applies the options' defaults once per client. What is
-// not an option and belongs to one mechanism stays beside it (the hold windows in json-rpc.ts, the
-// stream-loss verdict bound in session-streams.ts, the remembered-id bounds of dedupe).
+// module that imports nothing, so that any part can read it without an import cycle (response-order.ts
+// reads a default and client-options.ts imports its types, so the values cannot live in
+// client-options.ts). `resolveClientOptions` (client-options.ts) applies the options' defaults once
+// per client. What is not an option and belongs to one mechanism stays beside it (the hold windows in
+// response-order.ts, the stream-loss verdict bound in session-streams.ts, the remembered-id bounds of
+// dedupe).
 
 /** The defaults of the protocol client (`AcpHttpClient`), each documented on its option too. */
 export const ACP_DEFAULTS = {

@@ -6,7 +6,7 @@ import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { readSseBody, type SseFrame, type SseReadCallbacks } from "../internal/sse.js";
 import { afterPendingIo } from "../internal/abort.js";
-import type { FrameSink } from "./json-rpc.js";
+import type { FrameSink } from "./response-order.js";
 
 /** Events a stream could not deliver because the server no longer had them. */
 export interface EventGap {

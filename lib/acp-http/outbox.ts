@@ -3,7 +3,7 @@
 import type { AcpLogger } from "../internal/logger.js";
 import { sessionOf, type JsonRpcId } from "./envelope.js";
 import { AcpConnectionClosedError, AcpHttpError, AcpInterruptedError, AcpProtocolError } from "./errors.js";
-import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./json-rpc.js";
+import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./response-order.js";
 
 const SENT = Promise.resolve(true);
 
