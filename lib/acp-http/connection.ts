@@ -10,6 +10,7 @@ import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
 import { isErrorResponse, sessionOf, type AcpRequest, type JsonRpcId } from "./envelope.js";
 import {
+  AcpAbortError,
   AcpConnectionClosedError,
   AcpHttpError,
   AcpInterruptedError,
@@ -20,7 +21,7 @@ import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
 import { RpcCorrelator, StreamWaits, type CorrelatorOwner } from "./call-correlation.js";
 import { FrameIntake, Inbound, type FrameSink, type InboundOwner } from "./response-order.js";
-import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
+import { Outbox, type OutboxOwner, type SendOutcome, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
 import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
@@ -146,19 +147,23 @@ export class Connection
     const { response, postSignal, postFinished } = registered;
     this.#conflicts.track(id, params);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    const reject = (error: unknown) => this.#correlator.reject(id, error);
     this.streams.beforeSend(method, params);
     // RFD: an answer that only the session's stream can bring is lost with a stream that cannot be replayed.
     const session = postSignal ? this.streams.answeredOn(method, params) : undefined;
     if (session !== undefined) this.#streamWaits.sent(id, method, session);
-    const sent = this.#outbox.post(envelope, method, postSignal, reject, deferStream);
+    const sent = this.#outbox.post({ envelope, method, signal: postSignal, deferStream });
+    const failed = (error: unknown) => {
+      postFinished();
+      this.#correlator.reject(id, error);
+    };
     if (session !== undefined) {
-      const finished = (outcome: unknown) => {
+      const finished = (outcome: SendOutcome) => {
         postFinished();
-        if (outcome === true && this.#streamWaits.accepted(id)) this.#streamLost(id, method, undefined);
+        if (outcome === "accepted" && this.#streamWaits.accepted(id)) this.#streamLost(id, method, undefined);
       };
-      void sent.then(finished, postFinished);
-    } else if (postSignal) void sent.then(postFinished, postFinished); // no POST (WebSocket): nothing to finish
+      void sent.then(finished, failed);
+    } else if (postSignal) void sent.then(postFinished, failed);
+    else void sent.catch(failed); // no POST (WebSocket): nothing to finish
     let answer;
     try {
       answer = await response;
@@ -189,12 +194,14 @@ export class Connection
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
     // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered `cancelled`).
     if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
-    let failure: unknown;
     const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
-    // The connection's lifetime signal: a close aborts a notification the server is holding.
-    const delivered = await this.#outbox.post(envelope, method, this.#lifetime.signal, (error) => (failure = error));
-    if (failure !== undefined) throw failure;
-    if (!delivered) throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
+    try {
+      // The connection's lifetime signal: a close aborts a notification the server is holding.
+      await this.#outbox.post({ envelope, method, signal: this.#lifetime.signal });
+    } catch (error) {
+      if (!(error instanceof AcpAbortError)) throw error;
+      throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
+    }
   }
 
   /**
