@@ -1,5 +1,6 @@
 // One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
-// the agent's requests, the connection state, session conflicts (409) and the close policy.
+// the agent's requests, the connection state, the calls and the close policy (what a call does to the
+// record of its sessions is call-bookkeeping.ts's).
 import { BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
 import { LazySubject } from "../internal/lazy-subject.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
@@ -8,7 +9,7 @@ import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
-import { isErrorResponse, sessionOf, type AcpRequest, type JsonRpcId } from "./envelope.js";
+import { isErrorResponse, type AcpRequest, type AcpResponse, type JsonRpcId } from "./envelope.js";
 import {
   AcpAbortError,
   AcpConnectionClosedError,
@@ -19,9 +20,10 @@ import {
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
-import { RpcCorrelator, StreamWaits, type CorrelatorOwner } from "./call-correlation.js";
+import { CallBookkeeping } from "./call-bookkeeping.js";
+import { RpcCorrelator, type CorrelatorOwner } from "./call-correlation.js";
 import { FrameIntake, Inbound, type FrameSink, type InboundOwner } from "./response-order.js";
-import { Outbox, type OutboxOwner, type SendOutcome, type Transport } from "./outbox.js";
+import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
 import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
@@ -38,8 +40,9 @@ import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
  * connection, it tells through a small interface the connection implements, each in its own
  * section below: `SocketOwner` (the WebSocket), `StreamsOwner` (the event streams), `OutboxOwner`
  * (a send that failed for the whole connection), `RecoveryOwner` (rebuilding a lost one),
- * `InboundOwner` and `CorrelatorOwner` (the JSON-RPC core). Methods, not callbacks: an idle
- * connection keeps whatever it was handed, and a callback per part costs each connection a closure.
+ * `InboundOwner` and `CorrelatorOwner` (the JSON-RPC core). Methods, not callbacks, for what an idle
+ * connection keeps: bench scenario 5b holds that budget (bench/README.md, "Targets": ≤ 21 KB of heap
+ * per idle connection; `bench/idle-heap-probe.ts` measures it).
  */
 export class Connection
   implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner
@@ -63,9 +66,9 @@ export class Connection
   /** Every envelope goes out through it: the HTTP transport, or the socket for `transport: "websocket"`. */
   readonly #transport: Transport;
   readonly #lifetime = new AbortController();
-  readonly #conflicts = new SessionConflicts();
-  readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
+  /** Sessions refused with 409, calls waiting on a session's stream, the recovery ledger. */
+  readonly #calls: CallBookkeeping;
   readonly #closeTimeoutMs: number;
   readonly #isConnectionGone: ResolvedClientOptions["isConnectionGone"];
   /** The default cookie store is ours to clear on close; a caller's is not. */
@@ -116,6 +119,12 @@ export class Connection
     const agentRequestSettings = { handlers: options.handlers, lifetime: this.#lifetime.signal };
     this.#agentRequests = new AgentRequests(agentRequestSettings, this.#outbox);
     this.#recovery = new ConnectionRecovery(options.recover, { policy, signal: this.#lifetime.signal, logger }, this);
+    this.#calls = new CallBookkeeping({
+      correlator: this.#correlator,
+      outbox: this.#outbox,
+      streams: this.streams,
+      ledger: this.#recovery.ledger,
+    });
   }
 
   /** Why the connection closed; undefined while it is not closed. */
@@ -140,43 +149,31 @@ export class Connection
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
     this.#assertOpen(method);
-    const conflict = this.#conflicts.blocking(method, params);
-    if (conflict) throw conflict;
+    this.#calls.admit(method, params);
     const id = this.#correlator.nextId();
     const registered = this.#correlator.register(id, method, options, this.#transport.abortable);
     const { response, postSignal, postFinished } = registered;
-    this.#conflicts.track(id, params);
+    const call = this.#calls.sending(id, method, params, postSignal !== undefined);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    this.streams.beforeSend(method, params);
-    // RFD: an answer that only the session's stream can bring is lost with a stream that cannot be replayed.
-    const session = postSignal ? this.streams.answeredOn(method, params) : undefined;
-    if (session !== undefined) this.#streamWaits.sent(id, method, session);
-    const sent = this.#outbox.post({ envelope, method, signal: postSignal, deferStream });
-    const failed = (error: unknown) => {
-      postFinished();
-      this.#correlator.reject(id, error);
-    };
-    if (session !== undefined) {
-      const finished = (outcome: SendOutcome) => {
+    void this.#outbox.post({ envelope, method, signal: postSignal, deferStream }).then(
+      (outcome) => {
         postFinished();
-        if (outcome === "accepted" && this.#streamWaits.accepted(id)) this.#streamLost(id, method, undefined);
-      };
-      void sent.then(finished, failed);
-    } else if (postSignal) void sent.then(postFinished, failed);
-    else void sent.catch(failed); // no POST (WebSocket): nothing to finish
-    let answer;
+        this.#calls.posted(call, outcome);
+      },
+      (error: unknown) => {
+        postFinished();
+        this.#correlator.reject(id, error);
+      },
+    );
+    let answer: AcpResponse | undefined;
     try {
       answer = await response;
     } finally {
-      if (session !== undefined) this.#streamWaits.settled(id);
-      const ok = answer !== undefined && !isErrorResponse(answer);
-      this.#conflicts.settled(id, method, params, ok);
-      if (!ok) this.streams.afterError(method, params);
+      this.#calls.settled(call, answer);
     }
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
     if (method === "initialize") this.#initialized(answer.result);
-    this.#recovery.ledger.note(method, params, answer.result);
-    this.streams.afterResult(method, params, answer.result);
+    this.#calls.succeeded(call, answer.result);
     return answer.result;
   }
 
@@ -244,15 +241,6 @@ export class Connection
     this.state.set("closed");
   }
 
-  /**
-   * A request accepted without an answer whose session stream was lost unreplayable: it fails, and
-   * the agent is told it was given up (`$/cancel_request`, with `cancelRequests`), as for an abort.
-   */
-  #streamLost(id: JsonRpcId, method: string, cause: unknown): void {
-    const failed = this.#correlator.reject(id, new AcpInterruptedError(method, cause, "stream-lost"));
-    if (failed) this.#outbox.cancelRequest(id);
-  }
-
   // --- SocketOwner, StreamsOwner, OutboxOwner: what the transports, streams and outbox report ---
 
   /** Requests are waiting for answers (the socket's watchdog counts silence only then). */
@@ -296,12 +284,12 @@ export class Connection
   /** The session's stream or POST got 409: that session fails until it is loaded again. */
   sessionConflict(sessionId: string, error: AcpHttpError): void {
     this.#logger.warn("session refused with 409 (held elsewhere) until session/load", { session: sessionId });
-    this.#conflicts.fail(sessionId, error, (id, cause) => this.#correlator.reject(id, cause));
+    this.#calls.sessionConflict(sessionId, error);
   }
 
-  /** The requests waiting on that session's stream for their answers fail (`#streamLost`). */
+  /** The requests waiting on that session's stream for their answers fail. */
   sessionStreamLost(sessionId: string, cause: Error): void {
-    for (const [id, method] of this.#streamWaits.lost(sessionId)) this.#streamLost(id, method, cause);
+    this.#calls.sessionStreamLost(sessionId, cause);
   }
 
   connectionGone(error: AcpHttpError): boolean {
@@ -467,48 +455,5 @@ export class ConnectionStateMachine {
     this.#value = next;
     this.#subject?.next(next);
     if (next === "closed") this.#subject?.complete();
-  }
-}
-
-/** Requests that attach a session anew: they are how a conflicted session comes back. */
-const REATTACH = new Set(["session/load", "session/resume"]);
-
-/**
- * Sessions the server refused with 409 (the RFD's "stream held elsewhere"): only that session
- * fails, the connection lives on. Its in-flight requests are failed with the 409, new ones
- * fail at once, until a `session/load` or `session/resume` of it succeeds.
- */
-export class SessionConflicts {
-  // Both made on first use: a connection without sessions, or one never refused, needs neither.
-  #failed: Map<string, AcpHttpError> | undefined;
-  /** Request id → the session its params name, while it is in flight. */
-  #inFlight: Map<number, string> | undefined;
-
-  /** The 409 that blocks this request, if its session is conflicted and it does not reattach it. */
-  blocking(method: string, params: unknown): AcpHttpError | undefined {
-    const sessionId = sessionOf(params);
-    return sessionId === undefined || REATTACH.has(method) ? undefined : this.#failed?.get(sessionId);
-  }
-
-  track(id: number, params: unknown): void {
-    const sessionId = sessionOf(params);
-    if (sessionId !== undefined) (this.#inFlight ??= new Map()).set(id, sessionId);
-  }
-
-  /** The request settled; a successful reattach clears its session. */
-  settled(id: number, method: string, params: unknown, ok: boolean): void {
-    this.#inFlight?.delete(id);
-    const sessionId = sessionOf(params);
-    if (ok && sessionId !== undefined && REATTACH.has(method)) this.#failed?.delete(sessionId);
-  }
-
-  /** Marks the session conflicted and fails its in-flight requests through `reject`. */
-  fail(sessionId: string, error: AcpHttpError, reject: (id: number, error: AcpHttpError) => void): void {
-    (this.#failed ??= new Map()).set(sessionId, error);
-    for (const [id, session] of [...(this.#inFlight ?? [])]) {
-      if (session !== sessionId) continue;
-      this.#inFlight?.delete(id);
-      reject(id, error);
-    }
   }
 }

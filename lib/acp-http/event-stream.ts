@@ -308,7 +308,8 @@ class StreamDelivery {
 /**
  * One attempt of a stream: its GET's abort, whether it has ended, whether its first frame is still
  * to come, and the stall watchdog; the body reader's callbacks and the attempt's teardown. A class,
- * not closures: an idle connection keeps its stream's attempt for as long as the GET stays open.
+ * not closures: an idle connection keeps its stream's attempt while the GET is open, and bench
+ * scenario 5b holds the heap an idle connection may keep (bench/README.md, "Targets").
  *
  * The watchdog: `arm` when we start waiting for bytes, `pause` when they arrive. When the timer
  * fires it looks once more after pending I/O has run: an event loop blocked by other work may hold

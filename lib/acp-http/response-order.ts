@@ -71,7 +71,7 @@ export interface InboundOptions {
 
 /**
  * What the inbound asks of the connection that owns it, and tells it. One object with methods
- * rather than a callback each: a connection that sits idle keeps every callback it was handed.
+ * rather than a callback each, for the idle-heap budget (bench scenario 5b, see `Connection`).
  * `Connection` implements it.
  */
 export interface InboundOwner {
@@ -107,7 +107,7 @@ export class Inbound implements ResponseHoldsOptions {
   readonly envelopes = new FanOutSubject<AcpEnvelope>();
   /** Made when first read (LazySubject): most connections never watch it. */
   readonly parseErrors = new LazySubject<AcpParseError>();
-  /** The holds' options are the inbound itself (no callbacks to keep per connection). */
+  /** The holds' options are the inbound itself (no callbacks: the idle-heap budget, bench scenario 5b). */
   readonly echoGraceMs: number;
   readonly #options: InboundOptions;
   readonly #owner: InboundOwner;

@@ -422,7 +422,7 @@ export class StreamLosses {
   /** Made on first use (see EarlyLoadStreams). */
   #pending: Map<string, LossPending> | undefined;
   readonly #maxWaitMs: number;
-  /** Told the verdict (`sessionStreamLost`): an object, not a callback, kept by every connection. */
+  /** Told the verdict (`sessionStreamLost`): an object, not a callback (the idle-heap budget, bench 5b). */
   readonly #owner: Pick<StreamsOwner, "sessionStreamLost">;
 
   constructor(maxWaitMs: number, owner: Pick<StreamsOwner, "sessionStreamLost">) {
