@@ -26,7 +26,7 @@ import { FrameIntake, Inbound, type FrameSink, type InboundOwner } from "./respo
 import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
-import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
+import { WebSocketTransport, normalizeWatchdogPolicy, type SocketOwner } from "./ws-transport.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -374,7 +374,8 @@ export interface Transports {
 }
 
 /**
- * The one place the `transport` option is read. The HTTP transport (always: DELETE and the RFD GETs
+ * The one place the `transport` option is read (default `http`), with the WebSocket's watchdog
+ * settings (`reconnect.webSocket`). The HTTP transport (always: DELETE and the RFD GETs
  * use it) and, for `transport: "websocket"`, the socket, sharing one cookie store; `transport` is the
  * one envelopes go out through. Without a store (a browser) the page's cookie jar serves, with
  * fetch's credentials mode as the caller set it.
@@ -397,7 +398,7 @@ export function createTransports(options: ResolvedClientOptions, inbound: Inboun
     protocolVersion: options.protocolVersion,
     maxMessageBytes,
   });
-  if (options.transport !== "websocket" || !options.watchdog) {
+  if (options.transport !== "websocket") {
     const sink = new FrameIntake(inbound, maxMessageBytes, "stream");
     return { http, transport: http, sink, sessionHeader: options.sessionStreams?.header };
   }
@@ -411,7 +412,7 @@ export function createTransports(options: ResolvedClientOptions, inbound: Inboun
       token: options.token,
       cookies,
       maxMessageBytes,
-      watchdog: options.watchdog,
+      watchdog: normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket),
       logger,
       sink,
     },
