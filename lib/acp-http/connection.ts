@@ -23,7 +23,7 @@ import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
 import { CallBookkeeping } from "./call-bookkeeping.js";
 import { RpcCorrelator, type CorrelatorOwner } from "./call-correlation.js";
 import { FrameIntake, Inbound, type FrameSink, type InboundOwner } from "./response-order.js";
-import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
+import { Outbox, SENT_AT_ONCE, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
 import { WebSocketTransport, normalizeWatchdogPolicy, type SocketOwner } from "./ws-transport.js";
@@ -155,16 +155,20 @@ export class Connection
     const { response, postSignal, postFinished } = registered;
     const call = this.#calls.sending(id, method, params, postSignal !== undefined);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    void this.#outbox.post({ envelope, method, signal: postSignal, deferStream }).then(
-      (outcome) => {
-        postFinished();
-        this.#calls.posted(call, outcome);
-      },
-      (error: unknown) => {
-        postFinished();
-        this.#correlator.reject(id, error);
-      },
-    );
+    const sent = this.#outbox.post({ envelope, method, signal: postSignal, deferStream });
+    // A frame that went out at once on an open socket: no POST to finish, nothing more to hear.
+    if (sent !== SENT_AT_ONCE) {
+      void sent.then(
+        (outcome) => {
+          postFinished();
+          this.#calls.posted(call, outcome);
+        },
+        (error: unknown) => {
+          postFinished();
+          this.#correlator.reject(id, error);
+        },
+      );
+    }
     let answer: AcpResponse | undefined;
     try {
       answer = await response;

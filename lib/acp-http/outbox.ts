@@ -18,8 +18,11 @@ import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./respon
  */
 export type SendOutcome = "accepted" | "answered";
 
-/** The outcome of every send that went out at once and came back empty (an open socket's frame). */
-const ACCEPTED: Promise<SendOutcome> = Promise.resolve("accepted");
+/**
+ * The outcome of every send that went out at once and came back empty (an open socket's frame): one
+ * shared promise, which a caller may compare with to skip waiting on it (nothing can follow).
+ */
+export const SENT_AT_ONCE: Promise<SendOutcome> = Promise.resolve("accepted");
 
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
@@ -161,7 +164,7 @@ export class Outbox {
     if (!(sending instanceof Promise)) {
       try {
         const outcome = this.#accepted(sending, send);
-        return outcome === "accepted" ? ACCEPTED : Promise.resolve(outcome);
+        return outcome === "accepted" ? SENT_AT_ONCE : Promise.resolve(outcome);
       } catch (error) {
         return Promise.reject(error);
       }
