@@ -176,35 +176,18 @@ export class HttpTransport implements Transport {
    * by `timeoutMs`, because some servers hold it open until the agent process exits; abandoning
    * it is what lets them proceed. Errors are logged, not thrown.
    *
-   * A DELETE only finds what the server has finished creating, and a server may go on creating the
-   * connection an aborted POST asked for (the 0.4.2 server spawns its agent). So when a POST was cut
-   * off unanswered and the DELETE found nothing (404), one more DELETE follows once the server has
-   * had `timeoutMs` to finish, and a last one after three times that: in the background, on unref'd
-   * timers, so the close does not wait for them (the disconnect-during-connect reliability spec).
+   * A server may go on creating the connection an aborted POST asked for, and a DELETE sent
+   * meanwhile finds nothing. Nothing on this protocol tells when such a creation is over; a layer
+   * that knows the server's contract can settle it after the close.
    */
   async delete(timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
     if (!this.#mayExist) return;
-    const cutOff = this.#bootstrapPosts.pending;
     this.#bootstrapPosts.abortAll();
     await this.#bootstrapPosts.answered(timeoutMs);
-    const status = await this.#sendDelete(timeoutMs, extraHeaders);
-    if (cutOff && status === 404) this.#deleteLater(timeoutMs, extraHeaders, [1, 3]);
+    await this.#sendDelete(timeoutMs, extraHeaders);
   }
 
-  /** The follow-up DELETEs of `delete`, after each factor of `timeoutMs`, until one finds the connection. */
-  #deleteLater(timeoutMs: number, extraHeaders: Record<string, string>, factors: number[]): void {
-    const [factor, ...rest] = factors;
-    if (factor === undefined) return;
-    const timer = setTimeout(() => {
-      void this.#sendDelete(timeoutMs, extraHeaders).then((status) => {
-        if (status === 404) this.#deleteLater(timeoutMs, extraHeaders, rest.map((f) => f - factor));
-      });
-    }, factor * timeoutMs);
-    (timer as { unref?: () => void }).unref?.();
-  }
-
-  /** The DELETE's status, or undefined when it was not answered in time or failed. */
-  async #sendDelete(timeoutMs: number, extraHeaders: Record<string, string>): Promise<number | undefined> {
+  async #sendDelete(timeoutMs: number, extraHeaders: Record<string, string>): Promise<void> {
     try {
       const headers = await this.#headers(extraHeaders);
       const response = await withDeadline(timeoutMs, (signal) =>
@@ -215,7 +198,6 @@ export class HttpTransport implements Transport {
       if (!response.ok && response.status !== 404)
         this.#options.logger.warn("close: unexpected status", { status: response.status });
       await response.body?.cancel().catch(() => undefined);
-      return response.status;
     } catch (error) {
       // Some servers hold the DELETE until the agent exits, and the agent exits once the DELETE is
       // let go: on those, not waiting is how a clean close ends, not a failure.
@@ -224,7 +206,6 @@ export class HttpTransport implements Transport {
       } else {
         this.#options.logger.debug("DELETE (close) failed", { error: (error as Error).message });
       }
-      return undefined;
     }
   }
 

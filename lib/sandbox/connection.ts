@@ -2,6 +2,7 @@ import { Subject, Subscription, filter, map, merge, share, takeUntil, tap, type 
 import {
   AcpHttpClient,
   type AcpClientHandlers,
+  AcpHttpError,
   type AcpEnvelope,
   type AcpLogger,
   type CursorAdvance,
@@ -22,6 +23,7 @@ import {
 } from "./events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "./metadata.js";
 import type { ServerProfile } from "./profiles.js";
+import type { ControlPlaneHttp } from "./control-plane.js";
 import type { CallSignal } from "./call-options.js";
 
 /** What the connection calls for every inbound envelope and cursor move (the store's recording). */
@@ -36,6 +38,8 @@ export interface ConnectionSettings {
   agent: string;
   serverId: string;
   profile: ServerProfile;
+  /** The server's plain HTTP routes (what the profile's settling after a cut-off creation sends). */
+  http: ControlPlaneHttp;
   token: TokenSource | undefined;
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
@@ -107,10 +111,14 @@ export class SandboxConnection {
   #agentExitCode: number | null | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
+  readonly #transport: ReturnType<ServerProfile["transport"]>;
+  /** While the `initialize` that may create the server's side is out without the server's answer. */
+  #creating = false;
 
   constructor(settings: ConnectionSettings) {
     this.settings = settings;
     const transport = settings.profile.transport(settings.agent, settings.serverId);
+    this.#transport = transport;
     this.protocol = new AcpHttpClient({
       baseUrl: settings.baseUrl,
       path: transport.path,
@@ -169,9 +177,13 @@ export class SandboxConnection {
     const agent = { agent: this.settings.agent };
     const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: agent } } : {};
     let result: InitializeResult;
+    this.#creating = this.#transport.bootstrapQuery !== undefined && !this.settings.reattach;
     try {
       result = await this.protocol.initialize(meta);
+      this.#creating = false;
     } catch (error) {
+      // The server answered (an HTTP status): whatever it created, it has finished.
+      if (error instanceof AcpHttpError) this.#creating = false;
       throw this.#mapped(error, "connect");
     }
     if (this.settings.profile.needsConnectionHeader && !this.protocol.connectionId) {
@@ -243,8 +255,18 @@ export class SandboxConnection {
     return credentialsReading(toSandboxError(error, name), this.settings);
   }
 
+  /**
+   * Closes the connection. A close that cuts off the creating `initialize` leaves the server's side
+   * to the profile's settling, in the background: the caller does not wait for the server's creation.
+   */
   async close(): Promise<void> {
+    const cutOff = this.#creating;
+    this.#creating = false;
     await this.protocol.disconnect();
+    const settle = this.settings.profile.settleCutOffCreation;
+    if (cutOff && settle) {
+      void settle(this.settings.http, this.#transport.path).catch(() => undefined);
+    }
     this.#closing.next();
     this.#subscriptions.unsubscribe();
     this.status.complete();

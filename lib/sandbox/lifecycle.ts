@@ -258,6 +258,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
         ...(stored && api === "v2" ? { connectionId: stored } : {}),
         tap: this.#recording.tap(() => created),
         profile: profileFor(api),
+        http: this.#contract.http,
         token: options.token,
         headers: options.headers,
         fetch: options.fetch,

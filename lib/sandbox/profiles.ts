@@ -33,6 +33,11 @@ export interface ServerProfile {
   controlRoutes(http: ControlPlaneHttp, channel: ExtensionChannel): ControlRoutes;
   /** Whether a 404 to a request means the server forgot the connection (absent: every 404 does). */
   isConnectionGone?(error: AcpHttpError, connectionId: string | undefined): boolean;
+  /**
+   * Run after the close of a connection whose creating POST was cut off before its answer, when
+   * the server may still be creating what that POST asked for (absent: the close's DELETE is all).
+   */
+  settleCutOffCreation?(http: ControlPlaneHttp, path: string): Promise<void>;
 }
 
 /**
@@ -61,6 +66,40 @@ export const V2_PROFILE: ServerProfile = {
   isConnectionGone: v2ConnectionGone,
 };
 
+/**
+ * The bound of a v1 DELETE. The server holds DELETE until the agent exits, and the agent exits only
+ * once the DELETE is abandoned (that closes its stdin): a short bound is the close itself.
+ */
+const V1_CLOSE_TIMEOUT_MS = 750;
+
+/** How long the v1 settle waits for a creation in progress: a creation may include installing the agent. */
+const SETTLE_TIMEOUT_MS = 60_000;
+
+/**
+ * The 0.4.x server goes on creating the agent instance an aborted POST asked for (it spawns the
+ * agent and registers the server id), so the close's DELETE may come first, find nothing (it
+ * answers 204 either way) and leave the instance behind. A fact tells when the creation is over: a
+ * POST without `?agent=` waits for a creation of the same id in progress (the server creates one
+ * instance per id at a time, under a lock) and is then refused with 400 when no instance exists, or
+ * passed to the instance when one does. Its body is an extension notification, which an agent
+ * ignores. An instance found is DELETEd, bounded as the close's DELETE is (the server holds the
+ * DELETE until the agent exits, and abandoning it closes the agent's stdin). Failures are the
+ * server saying there is nothing to settle, or being gone: nothing to report.
+ */
+async function v1SettleCutOffCreation(http: ControlPlaneHttp, path: string): Promise<void> {
+  const probe = { jsonrpc: "2.0", method: "_sandbox-agent-rx/settle", params: {} };
+  try {
+    const found = await http.send("disconnect", "post", path, { json: probe, timeoutMs: SETTLE_TIMEOUT_MS });
+    await found.body?.cancel().catch(() => undefined);
+  } catch {
+    return; // 400: no instance was created; or the server is unreachable
+  }
+  await http
+    .send("disconnect", "delete", path, { timeoutMs: V1_CLOSE_TIMEOUT_MS })
+    .then((response) => response.body?.cancel())
+    .catch(() => undefined);
+}
+
 export const V1_PROFILE: ServerProfile = {
   api: "v1",
   controlPrefix: "/v1",
@@ -70,13 +109,12 @@ export const V1_PROFILE: ServerProfile = {
     bootstrapQuery: { agent },
     // Every response is also on the stream; its position there orders it after the turn's updates.
     responseEcho: true,
-    // The server holds DELETE until the agent exits, and the agent exits only once the
-    // DELETE is abandoned (that closes its stdin): a short bound is the close itself.
-    closeTimeoutMs: 750,
+    closeTimeoutMs: V1_CLOSE_TIMEOUT_MS,
   }),
   agentInMeta: true,
   needsConnectionHeader: false,
   controlRoutes: (http) => httpRoutes(http, "/v1"),
+  settleCutOffCreation: v1SettleCutOffCreation,
 };
 
 export function profileFor(api: ServerApi): ServerProfile {

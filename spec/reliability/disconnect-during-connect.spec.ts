@@ -90,9 +90,9 @@ describe("disconnect() during connect() leaks nothing on the 0.4.2 server", () =
           outcomes[settled]++;
         }),
       );
-      // A DELETE follows a connection-creating POST's answer, which may come after disconnect()
-      // returned, and the server lets an agent go only once its DELETE is abandoned: give each batch
-      // time to drain (this machine may take seconds to start a handful of agents).
+      // A cut-off creation is settled after disconnect() returned (the server may still be creating
+      // the instance), and the server lets an agent go only once its DELETE is abandoned: give each
+      // batch time to drain (this machine may take seconds to start a handful of agents).
       leftAfterBatch.push(await drained(60_000));
     }
     const listed = leftAfterBatch.flatMap((left) => left.listed);
