@@ -7,7 +7,7 @@
 import { jest } from "@jest/globals";
 import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import type { AcpResponse, JsonRpcId } from "../../../lib/acp-http/envelope.js";
-import { QUIET_MAX_MS, QUIET_MS, ResponseHolds, TURN_QUIET_MS, quietWindowOf } from "../../../lib/acp-http/json-rpc.js";
+import { QUIET_MAX_MS, QUIET_MS, ResponseHolds, TURN_QUIET_MS, quietWindowOf } from "../../../lib/acp-http/response-order.js";
 import { advance, settle, useFakeClock } from "./client-harness.js";
 
 const SESSION = "s-1";
