@@ -2,7 +2,8 @@
 // loopback port, in throwaway XDG_DATA_HOME and HOME dirs, with an ACP agent script of ours
 // installed as its `mock` agent. The launch pieces live in the library's local provider
 // (lib/providers/local/); this re-exports them for the test harness (which keeps the server's log
-// files under XDG_DATA_HOME) and keeps `launchSandboxAgent` for the benchmarks. The demo uses `local()`.
+// files under XDG_DATA_HOME) and keeps `launchSandboxAgent` for the benchmarks. Test tooling: it
+// reaches into the provider's internals, which examples (on the public `local()`) never do.
 import { local } from "../../lib/providers/local/index.js";
 import { sleep, type ServerProcess } from "../../lib/providers/local/process-group.js";
 import type { CorsOptions } from "../../lib/providers/local/server-setup.js";
