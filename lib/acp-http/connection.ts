@@ -11,7 +11,6 @@ import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
 import { isErrorResponse, type AcpRequest, type AcpResponse, type JsonRpcId } from "./envelope.js";
 import {
-  AcpAbortError,
   AcpConnectionClosedError,
   AcpHttpError,
   AcpInterruptedError,
@@ -200,7 +199,9 @@ export class Connection
       // The connection's lifetime signal: a close aborts a notification the server is holding.
       await this.#outbox.post({ envelope, method, signal: this.#lifetime.signal });
     } catch (error) {
-      if (!(error instanceof AcpAbortError)) throw error;
+      // Withdrawn by the close (the lifetime's own reason): the closed error, as for any call.
+      const lifetime = this.#lifetime.signal;
+      if (!lifetime.aborted || error !== lifetime.reason) throw error;
       throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
     }
   }

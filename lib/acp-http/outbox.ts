@@ -3,7 +3,6 @@
 import type { AcpLogger } from "../internal/logger.js";
 import { sessionOf, type JsonRpcId } from "./envelope.js";
 import {
-  AcpAbortError,
   AcpConnectionClosedError,
   AcpHttpError,
   AcpInterruptedError,
@@ -34,7 +33,8 @@ export interface Send {
   readonly method: string;
   /**
    * Withdraws the send: a request's POST signal (from the correlator), or the connection's lifetime.
-   * A send withdrawn so fails with `AcpAbortError`.
+   * A send withdrawn so rejects with the signal's own `reason`: its caller already has its answer
+   * (a call settled or given up, a closed connection), so no error is made for it.
    */
   readonly signal: AbortSignal | undefined;
   /** An answer in the POST body opens no event stream (the caller opens it once it has read the answer). */
@@ -241,7 +241,7 @@ export class Outbox {
   #failed(error: unknown, send: Send): unknown {
     const { envelope, method, signal } = send;
     // Withdrawn: its caller has its answer already (an abort, a deadline, the close, an answer on the stream).
-    if (signal?.aborted) return new AcpAbortError(method, signal.reason);
+    if (signal?.aborted) return signal.reason;
     const { bootstrapped } = this.#settings.transport;
     const gone = error instanceof AcpHttpError && error.status === 404 && this.#owner.connectionGone(error);
     if (gone && bootstrapped) {
@@ -271,7 +271,7 @@ export class Outbox {
       await this.post({ envelope: answer, method: `answer to ${method}`, signal: lifetime, sessionId });
     } catch (error) {
       // Withdrawn by the close: there is no one left to answer.
-      if (error instanceof AcpAbortError) return;
+      if (lifetime.aborted && error === lifetime.reason) return;
       logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message });
     }
   }
@@ -285,7 +285,7 @@ export class Outbox {
     if (!cancelRequests || lifetime.aborted) return;
     const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
     this.post({ envelope, method: "$/cancel_request", signal: lifetime }).catch((error: unknown) => {
-      if (!(error instanceof AcpAbortError)) {
+      if (!lifetime.aborted || error !== lifetime.reason) {
         logger.debug("could not send $/cancel_request", { error: (error as Error).message });
       }
     });
