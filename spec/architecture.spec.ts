@@ -107,6 +107,51 @@ describe("lib/ import graph", () => {
     expect(across.map(describeEdge)).toEqual([]);
   });
 
+  // lib/sandbox in folders by role, top to bottom: a folder imports only the folders after it in
+  // this list (and the files at the top level), so an arrow between two folders never runs back
+  // up and no two folders are in a cycle. persistence/ is last: the store contract and its
+  // drivers know nothing of the client that uses them.
+  const SANDBOX_FOLDERS = ["start", "sessions", "connection", "transcript", "events", "server", "persistence"];
+  const sandboxFolderOf = (path: string) => /^lib\/sandbox\/([^/]+)\//.exec(path)?.[1];
+  const sandboxEdges = edges.filter(
+    (edge) => edge.from.startsWith("lib/sandbox/") && edge.to.startsWith("lib/sandbox/"),
+  );
+
+  it("knows every folder of lib/sandbox (a new one gets its place in the order here)", () => {
+    const folders = new Set(sandboxEdges.flatMap((edge) => [sandboxFolderOf(edge.from), sandboxFolderOf(edge.to)]));
+    folders.delete(undefined);
+    expect([...folders].sort()).toEqual([...SANDBOX_FOLDERS].sort());
+  });
+
+  it("runs arrows between lib/sandbox's folders only down their order (no back-arrow, no cycle of folders)", () => {
+    const rank = (path: string) => SANDBOX_FOLDERS.indexOf(sandboxFolderOf(path) ?? "");
+    const back = sandboxEdges.filter((edge) => {
+      const from = rank(edge.from);
+      const to = rank(edge.to);
+      return from >= 0 && to >= 0 && from !== to && to < from;
+    });
+    expect(back.map(describeEdge)).toEqual([]);
+  });
+
+  it("keeps persistence/ free of the client: of lib/sandbox it imports only errors.ts and defaults.ts", () => {
+    const outward = sandboxEdges.filter(
+      (edge) =>
+        sandboxFolderOf(edge.from) === "persistence" &&
+        sandboxFolderOf(edge.to) !== "persistence" &&
+        !["lib/sandbox/errors.ts", "lib/sandbox/defaults.ts"].includes(edge.to),
+    );
+    expect(outward.map(describeEdge)).toEqual([]);
+  });
+
+  it("keeps lib/sandbox's shared top-level files below every folder: they import none", () => {
+    const SHARED = ["errors", "error-mapping", "error-hints", "defaults", "call-options", "deadline", "metadata"];
+    const upward = sandboxEdges.filter(
+      (edge) => SHARED.some((name) => edge.from === `lib/sandbox/${name}.ts`) && sandboxFolderOf(edge.to) !== undefined,
+    );
+    expect(sandboxEdges.some((edge) => edge.from === "lib/sandbox/deadline.ts")).toBe(true);
+    expect(upward.map(describeEdge)).toEqual([]);
+  });
+
   it("keeps lib/internal a leaf: it imports nothing else from lib/", () => {
     const outward = edges.filter((edge) => layerOf(edge.from) === "internal" && layerOf(edge.to) !== "internal");
     expect(outward.map(describeEdge)).toEqual([]);

@@ -1,5 +1,6 @@
 // Ours: lib/acp-http's AcpHttpClient, configured for the 0.4.2 server, driven through its public API.
 import { AcpHttpClient, isNotification } from "../../lib/acp-http/index.js";
+import { SANDBOX_AGENT_HEADER } from "../../spec/support/sandbox-agent-transport.js";
 import type { BenchConnection, ConnectOptions, Contender } from "./contender.js";
 
 export const ours: Contender = {
@@ -8,6 +9,7 @@ export const ours: Contender = {
     const client = new AcpHttpClient({
       baseUrl: options.baseUrl,
       path: options.path,
+      ...SANDBOX_AGENT_HEADER,
       ...(options.bootstrapQuery ? { bootstrapQuery: options.bootstrapQuery } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       closeTimeoutMs: 2000,

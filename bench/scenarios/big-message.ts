@@ -13,7 +13,8 @@ import { Subject } from "rxjs";
 import WebSocket from "ws";
 import { AcpHttpClient, isResponse, type AcpEnvelope } from "../../lib/acp-http/index.js";
 import { toTranscript, type SandboxEvent, type Transcript } from "../../lib/sandbox/index.js";
-import { envelopeToEvent } from "../../lib/sandbox/events.js";
+import { SANDBOX_AGENT_HEADER } from "../../spec/support/sandbox-agent-transport.js";
+import { envelopeToEvent } from "../../lib/sandbox/events/events.js";
 import { collect, Stopwatch, sleep, type Sample } from "../support/measure.js";
 
 export type BigPath = "sse" | "post" | "ws";
@@ -98,6 +99,7 @@ export async function bigMessage(path: BigPath, text: string, chunk: number): Pr
   const client = new AcpHttpClient({
     baseUrl: "http://bench.invalid",
     path: "/v1/acp/big",
+    ...SANDBOX_AGENT_HEADER,
     fetch: fetchImpl as typeof fetch,
     maxMessageBytes: MAX_MESSAGE_BYTES,
     closeTimeoutMs: 500,
@@ -186,6 +188,7 @@ async function bigOverWebSocket(text: string, chunk: number): Promise<BigResult>
   const client = new AcpHttpClient({
     baseUrl: `http://127.0.0.1:${port}`,
     path: "/v1/acp/big",
+    ...SANDBOX_AGENT_HEADER,
     transport: "websocket",
     WebSocket: WebSocket as never,
     maxMessageBytes: MAX_MESSAGE_BYTES,

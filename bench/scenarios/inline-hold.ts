@@ -6,6 +6,7 @@
 import { tmpdir } from "node:os";
 import { AcpHttpClient, isNotification } from "../../lib/acp-http/index.js";
 import { startV2ContractServer } from "../../spec/support/v2-contract-server.js";
+import { SANDBOX_AGENT_V2 } from "../../spec/support/sandbox-agent-transport.js";
 import { median, sleep } from "../support/measure.js";
 
 const agentMeta = { "sandboxagent.dev": { agent: "mock" } };
@@ -30,7 +31,7 @@ async function time(call: () => Promise<unknown>): Promise<number> {
 /** `requests` of each kind on a quiet stream, then as many while another session streams. */
 export async function inlineHold(requests: number): Promise<InlineHoldResult> {
   const server = await startV2ContractServer({ mockChunkDelayMs: CHUNK_DELAY_MS });
-  const client = new AcpHttpClient({ baseUrl: server.baseUrl, closeTimeoutMs: 1000 });
+  const client = new AcpHttpClient({ baseUrl: server.baseUrl, ...SANDBOX_AGENT_V2, closeTimeoutMs: 1000 });
   try {
     let frames = 0;
     client.envelopes$.subscribe((envelope) => {

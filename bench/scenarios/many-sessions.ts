@@ -11,6 +11,7 @@ import { AcpHttpClient } from "../../lib/acp-http/index.js";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 export { sessionsBody } from "../../spec/support/sessions-push-server.js";
 import { pushServer } from "../../spec/support/sessions-push-server.js";
+import { SANDBOX_AGENT_HEADER } from "../../spec/support/sandbox-agent-transport.js";
 import { memoryAfterGc, sleep, Stopwatch, whenCount } from "../support/measure.js";
 
 export type ManySessionsMode = "acp" | "events" | "transcript";
@@ -40,7 +41,7 @@ export async function manySessions(mode: ManySessionsMode, sessions: number, bod
   let close: () => Promise<void>;
   let heapPerIdleSession = Number.NaN;
   if (mode === "acp") {
-    const client = new AcpHttpClient({ baseUrl: "http://bench.invalid", path: "/v1/acp/many", fetch: server.fetch, closeTimeoutMs: 500 });
+    const client = new AcpHttpClient({ baseUrl: "http://bench.invalid", path: "/v1/acp/many", ...SANDBOX_AGENT_HEADER, fetch: server.fetch, closeTimeoutMs: 500 });
     await client.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     client.envelopes$.subscribe(() => {
       seen++;

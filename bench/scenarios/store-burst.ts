@@ -84,7 +84,7 @@ export async function storeBurst(server: BenchServer, inner: SessionStore, count
   client.storeErrors$.subscribe((error) => {
     if (!measuring) return;
     storeErrors++;
-    if (error.kind === "store_backlog") backlogErrors++;
+    if (error.kind === "store-backlog") backlogErrors++;
   });
   const seen = new Set<string>();
   let lastAt = 0;

@@ -6,7 +6,7 @@
 // of a delivery. Heap: the final snapshot held, after full collections, against the text it holds.
 import { Subject } from "rxjs";
 import { forSession, toTranscript, type MessageEntry, type SandboxEvent, type Transcript } from "../../lib/sandbox/index.js";
-import { envelopeToEvent } from "../../lib/sandbox/events.js";
+import { envelopeToEvent } from "../../lib/sandbox/events/events.js";
 import { collect, memoryAfterGc, Stopwatch } from "../support/measure.js";
 
 const SESSION = "bench-session";

@@ -1,5 +1,5 @@
-// Starts the real sandbox-agent 0.4.2 server for one benchmark scenario with the demo's launcher
-// (examples/demo/server.ts): a free loopback port, a throwaway XDG_DATA_HOME and HOME, its own
+// Starts the real sandbox-agent 0.4.2 server for one benchmark scenario with the local launcher
+// (spec/support/local-server.ts): a free loopback port, a throwaway XDG_DATA_HOME and HOME, its own
 // process group (so the agents it spawns die with it).
 // Server facts relied on (see the 0.4.2 HTTP contract): it runs
 // `$XDG_DATA_HOME/sandbox-agent/bin/agent_processes/mock-acp` for `?agent=mock`, writes that file
@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchSandboxAgent, signal, type LocalServer } from "../../examples/demo/server.js";
+import { launchSandboxAgent, signal, type LocalServer } from "../../spec/support/local-server.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const SERVER_BINARY = join(repoRoot, "node_modules", "@sandbox-agent", "cli-linux-x64", "bin", "sandbox-agent");

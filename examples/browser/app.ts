@@ -1,6 +1,6 @@
 // The browser page's logic: connect, stream a session into the page, and ask the user before the
 // agent acts. Bundled for the browser by build.ts; `?server=URL&agent=NAME` prefills the form.
-import { SandboxAgentClient, type PermissionReply, type PermissionRequest, type SandboxEvent } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, type PermissionReply, type PermissionRequest, type SandboxEvent } from "sandbox-agent-rx";
 import type { Subscription } from "rxjs";
 
 function element<T extends HTMLElement>(selector: string): T {

@@ -1,5 +1,8 @@
 // Bundles the page's script for the browser: app.ts plus the SDK and its dependencies (rxjs, ky,
-// valibot, eventsource-parser) from node_modules, into dist/app.js next to index.html.
+// valibot, eventsource-parser) from node_modules, into dist/app.js next to index.html. The page
+// imports the SDK by its package name, as an application would; esbuild resolves the name through
+// the `paths` of examples/tsconfig.json (the repository's tsconfig.json), to the sources in lib/, so
+// no build of the package comes first.
 //
 //   node --import tsx examples/browser/build.ts
 import { build } from "esbuild";
@@ -18,6 +21,7 @@ export async function buildBrowserExample(): Promise<string> {
     target: "es2022",
     sourcemap: true,
     logLevel: "warning",
+    tsconfig: fileURLToPath(new URL("../tsconfig.json", import.meta.url)),
   });
   return outfile;
 }

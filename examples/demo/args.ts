@@ -6,6 +6,10 @@ export interface DemoArgs {
   /** The agent to drive; defaults to `mock`, which is the demo agent on the local server. */
   agent: string;
   token: string | undefined;
+  /** The session's working directory on that server; the client's default when absent. */
+  cwd: string | undefined;
+  /** An authentication method of the agent to use before the session (`authenticate`), e.g. Codex's. */
+  auth: string | undefined;
   prompt: string;
   /** Approve permission requests without asking. */
   yes: boolean;
@@ -21,9 +25,10 @@ export const USAGE = `Usage: npm start -- [options]
                   the demo agent reacts to "quick" (no delays) and "fail" (errors)
   --yes           approve permission requests without asking
   --url URL       use your own sandbox-agent server instead of starting one
-  --agent NAME    agent to drive on that server (default: mock); without --url, \`claude\` or
-                  \`codex\` runs that real agent locally against a scripted model (offline, no key)
+  --agent NAME    agent to drive on that server (default: mock)
   --token TOKEN   bearer token for that server (or SANDBOX_AGENT_TOKEN)
+  --cwd DIR       the session's working directory on that server
+  --auth METHOD   authenticate with this method of the agent first (Codex: openai-api-key)
   --debug         log what the client does (tokens are never logged)
   --help          show this text`;
 
@@ -32,6 +37,8 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     url: undefined,
     agent: "mock",
     token: env.SANDBOX_AGENT_TOKEN || undefined,
+    cwd: undefined,
+    auth: undefined,
     prompt: DEFAULT_PROMPT,
     yes: false,
     debug: false,
@@ -57,6 +64,12 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         break;
       case "--token":
         args.token = value();
+        break;
+      case "--cwd":
+        args.cwd = value();
+        break;
+      case "--auth":
+        args.auth = value();
         break;
       case "--prompt":
         args.prompt = value();

@@ -1,18 +1,21 @@
 // The live demo: `npm start`. Starts a real sandbox-agent server with the demo agent through the
 // `local()` provider (or uses the server given with --url), runs one prompt turn and renders it.
-import { SandboxAgentClient, type PermissionContext, type PermissionRequest } from "../../lib/sandbox/index.js";
+import {
+  SandboxAgentClient,
+  startSandbox,
+  type PermissionContext,
+  type PermissionRequest,
+  type StartedSandbox,
+} from "sandbox-agent-rx";
+import { demoAgent, local } from "sandbox-agent-rx/local";
 import { parseArgs, USAGE, type DemoArgs } from "./args.js";
 import { askPermission, replyFor, StreamLines, type Decision } from "./permission.js";
 import { TerminalRenderer } from "./render.js";
-import { demoAgent, local } from "../../lib/providers/local/index.js";
-import { startSandbox, type StartedSandbox } from "../../lib/sandbox/index.js";
-import { REAL_AGENTS, startRealAgentDemo, type RealAgentDemo } from "./real-agent.js";
 
 async function main(args: DemoArgs): Promise<number> {
   const out = new TerminalRenderer(process.stdout);
   const { bold, dim, green, red } = out.style;
   let sandbox: StartedSandbox | undefined;
-  let realAgent: RealAgentDemo | undefined;
   let client: SandboxAgentClient | undefined;
   // Created at the first question: reading stdin earlier would keep a demo run with --yes waiting on it.
   let answers: StreamLines | undefined;
@@ -25,7 +28,6 @@ async function main(args: DemoArgs): Promise<number> {
       answers?.close();
       await client?.disconnect().catch(() => undefined);
       await sandbox?.destroy();
-      await realAgent?.stop();
     })());
   const interrupt = (): void => {
     out.line(red("Interrupted; shutting down."));
@@ -57,19 +59,7 @@ async function main(args: DemoArgs): Promise<number> {
   try {
     const onPermissionRequest = async (request: PermissionRequest, context: PermissionContext) =>
       replyFor(request, await decide(request, context));
-    if (args.url === undefined && REAL_AGENTS.includes(args.agent)) {
-      const agent = args.agent as "claude" | "codex";
-      out.line(dim(`Starting a local sandbox-agent server with ${agent} (installing it the first time)...`));
-      realAgent = await startRealAgentDemo(agent);
-      const where = `${realAgent.baseUrl}${dim(` (local, pid ${realAgent.pid})`)}`;
-      out.line(`${bold("Server")} ${where}  ${bold("agent")} ${agent}`);
-      out.line(`${bold("Model")} scripted, offline, no key: a canned turn, not a real model`);
-      client = new SandboxAgentClient({ baseUrl: realAgent.baseUrl, agent, cwd: realAgent.home, debug: args.debug,
-        onPermissionRequest });
-      await client.ready;
-      // Codex takes its API key through `authenticate`; the scripted model accepts any key.
-      if (agent === "codex") await client.request("authenticate", { methodId: "openai-api-key" });
-    } else if (args.url === undefined) {
+    if (args.url === undefined) {
       out.line(dim("Starting a local sandbox-agent server with the demo agent..."));
       const provider = local({ mockAgent: demoAgent });
       sandbox = await startSandbox({ sandbox: provider, agent: args.agent, debug: args.debug, onPermissionRequest });
@@ -83,6 +73,7 @@ async function main(args: DemoArgs): Promise<number> {
         baseUrl: args.url,
         agent: args.agent,
         ...(args.token ? { token: args.token } : {}),
+        ...(args.cwd ? { cwd: args.cwd } : {}),
         debug: args.debug,
         onPermissionRequest,
       });
@@ -90,6 +81,8 @@ async function main(args: DemoArgs): Promise<number> {
     const info = sandbox?.connectInfo ?? (await client.ready);
     out.line(`${bold("Connected")} ${info?.agentInfo ? `${info.agentInfo.name} ${info.agentInfo.version ?? ""}`.trim() : args.agent} ${dim(`(${info?.api ?? "?"} API)`)}`);
     client.parseErrors$.subscribe((error) => out.line(red(`parse error (${error.source}): ${error.error}`)));
+    // Some agents take their key through `authenticate` (Codex: openai-api-key, read from the server's env).
+    if (args.auth) await client.request("authenticate", { methodId: args.auth });
 
     const session = await client.newSession({ metadata: { title: "Demo session", variant: "demo" } });
     out.line(`${bold("Session")} ${session.sessionId}`);

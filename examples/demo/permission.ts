@@ -4,7 +4,7 @@
 // ends without an answer (no terminal, nothing piped), the request is rejected: an agent never gets
 // an approval nobody gave.
 import { createInterface, type Interface } from "node:readline";
-import type { PermissionReply, PermissionRequest } from "../../lib/sandbox/index.js";
+import type { PermissionReply, PermissionRequest } from "sandbox-agent-rx";
 
 export type Decision = "allow" | "reject";
 

@@ -1,7 +1,7 @@
 // Renders a session's events in a terminal: text streams in place, thoughts are dimmed, the plan is
 // a checklist, tool calls carry a status icon, and a spinner runs while the turn is busy. ANSI
 // escapes are only written to a TTY, so piped output (and the tests) read as plain text.
-import type { PlanEntry, SandboxEvent, SessionListing, SessionUpdate } from "../../lib/sandbox/index.js";
+import type { PlanEntry, SandboxEvent, SessionListing, SessionUpdate } from "sandbox-agent-rx";
 
 export interface Output {
   write(text: string): unknown;

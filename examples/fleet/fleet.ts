@@ -2,9 +2,15 @@
 // mergeMap(…, concurrency), results gathered, and every sandbox destroyed at the end, even when a
 // start or a prompt fails. The provider is a parameter: local(), docker(), or a remote one.
 import { Observable, defer, filter, from, lastValueFrom, map, mergeMap, range, reduce, toArray } from "rxjs";
-import type { PermissionReply, PermissionRequest, PromptEvent } from "../../lib/sandbox/index.js";
-import { startSandbox } from "../../lib/sandbox/index.js";
-import type { SandboxProvider, StartSandboxOptions, StartedSandbox } from "../../lib/sandbox/index.js";
+import {
+  startSandbox,
+  type PermissionReply,
+  type PermissionRequest,
+  type PromptEvent,
+  type SandboxProvider,
+  type StartSandboxOptions,
+  type StartedSandbox,
+} from "sandbox-agent-rx";
 
 export interface FleetOptions {
   provider: SandboxProvider;

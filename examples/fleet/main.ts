@@ -2,7 +2,7 @@
 // Starts local() sandboxes with the demo agent, fans the prompts out, prints each result and a
 // summary, and destroys every sandbox at the end (also on failure or Ctrl-C).
 import { parseArgs } from "node:util";
-import { demoAgent, local } from "../../lib/providers/local/index.js";
+import { demoAgent, local } from "sandbox-agent-rx/local";
 import { runFleet } from "./fleet.js";
 
 const { values } = parseArgs({

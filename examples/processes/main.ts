@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { lastValueFrom, takeWhile, tap } from "rxjs";
 import WebSocket from "ws";
-import { SandboxAgentClient } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient } from "sandbox-agent-rx";
 
 const { values } = parseArgs({
   options: {

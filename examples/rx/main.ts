@@ -21,7 +21,7 @@ import {
   timeout,
   toArray,
 } from "rxjs";
-import { SandboxAgentClient, type PromptEvent, type SandboxEvent } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, type PromptEvent, type SandboxEvent } from "sandbox-agent-rx";
 
 const { values } = parseArgs({
   options: {

@@ -4,7 +4,7 @@
 //
 // Against the demo agent (`npm start` uses it), use a prompt containing "quick" to skip its delays.
 import { parseArgs } from "node:util";
-import { SandboxAgentClient } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient } from "sandbox-agent-rx";
 
 const { values } = parseArgs({
   options: {

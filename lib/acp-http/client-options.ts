@@ -11,16 +11,16 @@ import { ACP_DEFAULTS } from "./defaults.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
-import type { PendingOptions, ResponseEcho } from "./json-rpc.js";
-import { normalizeWatchdogPolicy, type NormalizedWatchdogPolicy } from "./ws-transport.js";
+import type { PendingOptions } from "./call-correlation.js";
+import type { ResponseEcho } from "./response-order.js";
 
 /** The options of `new AcpHttpClient(options)`: only `baseUrl` is required; each default is on its option. */
 export interface AcpHttpClientOptions {
   /** Server origin (and any path prefix), e.g. `http://127.0.0.1:2468`. */
   baseUrl: string;
-  /** Endpoint path for POST, GET and DELETE. Default `/v2/rpc`. */
+  /** Endpoint path for POST, GET and DELETE. Default `/acp` (the ACP transport RFD's). */
   path?: string;
-  /** Header that carries the connection id. Default `x-acp-connection-id`. */
+  /** Header that carries the connection id. Default `Acp-Connection-Id` (the RFD's). */
   connectionIdHeader?: string;
   /** Resume an existing connection (e.g. after a page reload) instead of waiting to learn one. */
   connectionId?: string;
@@ -119,7 +119,7 @@ export interface AcpHttpClientOptions {
    * When the server no longer knows the connection (HTTP 404, a WebSocket that dropped), start a
    * new one: re-`initialize`, then `session/load` each session opened here if the agent advertises
    * `loadSession`; in-flight requests fail with `AcpInterruptedError`, each recovery is on
-   * `recoveries$`. Default true for `websocket`, false for `http` (a 404 closes as `connection-lost`).
+   * `recoveries$`. Default false, on both transports: a lost connection closes as `connection-lost`.
    */
   recover?: boolean;
   /**
@@ -143,7 +143,6 @@ type Defaulted =
   | "closeTimeoutMs"
   | "logger"
   | "contiguousEventIds"
-  | "transport"
   | "maxMessageBytes"
   | "cancelRequests"
   | "recover";
@@ -158,8 +157,6 @@ export type ResolvedClientOptions = Omit<AcpHttpClientOptions, Defaulted | "cook
     /** Sent from the first request: set only when resuming a stored `connectionId`. */
     protocolVersion: number | string | undefined;
     reconnectPolicy: NormalizedReconnectPolicy;
-    /** The WebSocket watchdog (`transport: "websocket"` only). */
-    watchdog: NormalizedWatchdogPolicy | undefined;
   };
 
 /**
@@ -167,7 +164,6 @@ export type ResolvedClientOptions = Omit<AcpHttpClientOptions, Defaulted | "cook
  * values (a negative delay) throw here, at construction, before anything is sent.
  */
 export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedClientOptions {
-  const transport = options.transport ?? "http";
   const cookies = options.cookies === false ? undefined : (options.cookies ?? defaultCookieStore());
   return {
     ...options,
@@ -182,15 +178,12 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
     closeTimeoutMs: options.closeTimeoutMs ?? ACP_DEFAULTS.closeTimeoutMs,
     logger: options.logger ?? debugLogger("acp-http"),
     contiguousEventIds: options.contiguousEventIds ?? true,
-    transport,
     cookies,
     ownCookies: !options.cookies && cookies !== undefined,
     maxMessageBytes: options.maxMessageBytes ?? ACP_DEFAULTS.maxMessageBytes,
     cancelRequests: options.cancelRequests ?? false,
-    recover: options.recover ?? transport === "websocket",
+    recover: options.recover ?? ACP_DEFAULTS.recover,
     reconnectPolicy: normalizeReconnectPolicy(options.reconnect, ACP_DEFAULTS.reconnect),
-    watchdog:
-      transport === "websocket" ? normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket) : undefined,
   };
 }
 

@@ -1,6 +1,6 @@
 // The public client: typed ACP methods over the connection, the observables users read, and calls
 // as cold observables. A call's `{ signal, timeoutMs }` travels down unchanged and becomes one
-// deadline signal with one timer where the call is registered (RpcCorrelator.register, json-rpc.ts).
+// deadline signal with one timer where the call is registered (RpcCorrelator.register, call-correlation.ts).
 import * as v from "valibot";
 import { type Observable as Obs, Observable } from "rxjs";
 import {
@@ -44,7 +44,8 @@ import { Connection } from "./connection.js";
 import type { AcpEnvelope } from "./envelope.js";
 import { AcpHttpError, AcpProtocolError, AcpUnsupportedError } from "./errors.js";
 import type { EventGap } from "./event-stream.js";
-import type { AcpParseError, PendingOptions } from "./json-rpc.js";
+import type { PendingOptions } from "./call-correlation.js";
+import type { AcpParseError } from "./response-order.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import { type AcpRecovery, attachSession, type AttachSessionOptions } from "./recovery.js";
 import type { AcpConnectionState } from "./connection.js";

@@ -1,5 +1,6 @@
 // One connection wired together: transports (chosen and built here), streams, the JSON-RPC core,
-// the agent's requests, the connection state, session conflicts (409) and the close policy.
+// the agent's requests, the connection state, the calls and the close policy (what a call does to the
+// record of its sessions is call-bookkeeping.ts's).
 import { BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
 import { LazySubject } from "../internal/lazy-subject.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
@@ -8,7 +9,7 @@ import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
-import { isErrorResponse, sessionOf, type AcpRequest, type JsonRpcId } from "./envelope.js";
+import { isErrorResponse, type AcpRequest, type AcpResponse, type JsonRpcId } from "./envelope.js";
 import {
   AcpConnectionClosedError,
   AcpHttpError,
@@ -18,19 +19,13 @@ import {
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
 import { HttpTransport, type AcpCookieStore } from "./http-transport.js";
-import {
-  FrameIntake,
-  Inbound,
-  RpcCorrelator,
-  StreamWaits,
-  type CorrelatorOwner,
-  type FrameSink,
-  type InboundOwner,
-} from "./json-rpc.js";
-import { Outbox, type OutboxOwner, type Transport } from "./outbox.js";
+import { CallBookkeeping } from "./call-bookkeeping.js";
+import { RpcCorrelator, type CorrelatorOwner } from "./call-correlation.js";
+import { FrameIntake, Inbound, type FrameSink, type InboundOwner } from "./response-order.js";
+import { Outbox, SENT_AT_ONCE, type OutboxOwner, type Transport } from "./outbox.js";
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
-import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
+import { WebSocketTransport, normalizeWatchdogPolicy, type SocketOwner } from "./ws-transport.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -44,8 +39,9 @@ import { WebSocketTransport, type SocketOwner } from "./ws-transport.js";
  * connection, it tells through a small interface the connection implements, each in its own
  * section below: `SocketOwner` (the WebSocket), `StreamsOwner` (the event streams), `OutboxOwner`
  * (a send that failed for the whole connection), `RecoveryOwner` (rebuilding a lost one),
- * `InboundOwner` and `CorrelatorOwner` (the JSON-RPC core). Methods, not callbacks: an idle
- * connection keeps whatever it was handed, and a callback per part costs each connection a closure.
+ * `InboundOwner` and `CorrelatorOwner` (the JSON-RPC core). Methods, not callbacks, for what an idle
+ * connection keeps: bench scenario 5b holds that budget (bench/README.md, "Targets": ≤ 21 KB of heap
+ * per idle connection; `bench/idle-heap-probe.ts` measures it).
  */
 export class Connection
   implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner
@@ -69,9 +65,9 @@ export class Connection
   /** Every envelope goes out through it: the HTTP transport, or the socket for `transport: "websocket"`. */
   readonly #transport: Transport;
   readonly #lifetime = new AbortController();
-  readonly #conflicts = new SessionConflicts();
-  readonly #streamWaits = new StreamWaits();
   readonly #recovery: ConnectionRecovery;
+  /** Sessions refused with 409, calls waiting on a session's stream, the recovery ledger. */
+  readonly #calls: CallBookkeeping;
   readonly #closeTimeoutMs: number;
   readonly #isConnectionGone: ResolvedClientOptions["isConnectionGone"];
   /** The default cookie store is ours to clear on close; a caller's is not. */
@@ -122,6 +118,12 @@ export class Connection
     const agentRequestSettings = { handlers: options.handlers, lifetime: this.#lifetime.signal };
     this.#agentRequests = new AgentRequests(agentRequestSettings, this.#outbox);
     this.#recovery = new ConnectionRecovery(options.recover, { policy, signal: this.#lifetime.signal, logger }, this);
+    this.#calls = new CallBookkeeping({
+      correlator: this.#correlator,
+      outbox: this.#outbox,
+      streams: this.streams,
+      ledger: this.#recovery.ledger,
+    });
   }
 
   /** Why the connection closed; undefined while it is not closed. */
@@ -146,39 +148,35 @@ export class Connection
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
     this.#assertOpen(method);
-    const conflict = this.#conflicts.blocking(method, params);
-    if (conflict) throw conflict;
+    this.#calls.admit(method, params);
     const id = this.#correlator.nextId();
     const registered = this.#correlator.register(id, method, options, this.#transport.abortable);
     const { response, postSignal, postFinished } = registered;
-    this.#conflicts.track(id, params);
+    const call = this.#calls.sending(id, method, params, postSignal !== undefined);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    const reject = (error: unknown) => this.#correlator.reject(id, error);
-    this.streams.beforeSend(method, params);
-    // RFD: an answer that only the session's stream can bring is lost with a stream that cannot be replayed.
-    const session = postSignal ? this.streams.answeredOn(method, params) : undefined;
-    if (session !== undefined) this.#streamWaits.sent(id, method, session);
-    const sent = this.#outbox.post(envelope, method, postSignal, reject, deferStream);
-    if (session !== undefined) {
-      const finished = (outcome: unknown) => {
-        postFinished();
-        if (outcome === true && this.#streamWaits.accepted(id)) this.#streamLost(id, method, undefined);
-      };
-      void sent.then(finished, postFinished);
-    } else if (postSignal) void sent.then(postFinished, postFinished); // no POST (WebSocket): nothing to finish
-    let answer;
+    const sent = this.#outbox.post({ envelope, method, signal: postSignal, deferStream });
+    // A frame that went out at once on an open socket: no POST to finish, nothing more to hear.
+    if (sent !== SENT_AT_ONCE) {
+      void sent.then(
+        (outcome) => {
+          postFinished();
+          this.#calls.posted(call, outcome);
+        },
+        (error: unknown) => {
+          postFinished();
+          this.#correlator.reject(id, error);
+        },
+      );
+    }
+    let answer: AcpResponse | undefined;
     try {
       answer = await response;
     } finally {
-      if (session !== undefined) this.#streamWaits.settled(id);
-      const ok = answer !== undefined && !isErrorResponse(answer);
-      this.#conflicts.settled(id, method, params, ok);
-      if (!ok) this.streams.afterError(method, params);
+      this.#calls.settled(call, answer);
     }
     if (isErrorResponse(answer)) throw new AcpRpcError(method, answer.error);
     if (method === "initialize") this.#initialized(answer.result);
-    this.#recovery.ledger.note(method, params, answer.result);
-    this.streams.afterResult(method, params, answer.result);
+    this.#calls.succeeded(call, answer.result);
     return answer.result;
   }
 
@@ -196,12 +194,16 @@ export class Connection
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
     // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered `cancelled`).
     if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
-    let failure: unknown;
     const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
-    // The connection's lifetime signal: a close aborts a notification the server is holding.
-    const delivered = await this.#outbox.post(envelope, method, this.#lifetime.signal, (error) => (failure = error));
-    if (failure !== undefined) throw failure;
-    if (!delivered) throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
+    try {
+      // The connection's lifetime signal: a close aborts a notification the server is holding.
+      await this.#outbox.post({ envelope, method, signal: this.#lifetime.signal });
+    } catch (error) {
+      // Withdrawn by the close (the lifetime's own reason): the closed error, as for any call.
+      const lifetime = this.#lifetime.signal;
+      if (!lifetime.aborted || error !== lifetime.reason) throw error;
+      throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
+    }
   }
 
   /**
@@ -242,15 +244,6 @@ export class Connection
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
     this.gaps.complete();
     this.state.set("closed");
-  }
-
-  /**
-   * A request accepted without an answer whose session stream was lost unreplayable: it fails, and
-   * the agent is told it was given up (`$/cancel_request`, with `cancelRequests`), as for an abort.
-   */
-  #streamLost(id: JsonRpcId, method: string, cause: unknown): void {
-    const failed = this.#correlator.reject(id, new AcpInterruptedError(method, cause, "stream-lost"));
-    if (failed) this.#outbox.cancelRequest(id);
   }
 
   // --- SocketOwner, StreamsOwner, OutboxOwner: what the transports, streams and outbox report ---
@@ -296,12 +289,12 @@ export class Connection
   /** The session's stream or POST got 409: that session fails until it is loaded again. */
   sessionConflict(sessionId: string, error: AcpHttpError): void {
     this.#logger.warn("session refused with 409 (held elsewhere) until session/load", { session: sessionId });
-    this.#conflicts.fail(sessionId, error, (id, cause) => this.#correlator.reject(id, cause));
+    this.#calls.sessionConflict(sessionId, error);
   }
 
-  /** The requests waiting on that session's stream for their answers fail (`#streamLost`). */
+  /** The requests waiting on that session's stream for their answers fail. */
   sessionStreamLost(sessionId: string, cause: Error): void {
-    for (const [id, method] of this.#streamWaits.lost(sessionId)) this.#streamLost(id, method, cause);
+    this.#calls.sessionStreamLost(sessionId, cause);
   }
 
   connectionGone(error: AcpHttpError): boolean {
@@ -386,7 +379,8 @@ export interface Transports {
 }
 
 /**
- * The one place the `transport` option is read. The HTTP transport (always: DELETE and the RFD GETs
+ * The one place the `transport` option is read (default `http`), with the WebSocket's watchdog
+ * settings (`reconnect.webSocket`). The HTTP transport (always: DELETE and the RFD GETs
  * use it) and, for `transport: "websocket"`, the socket, sharing one cookie store; `transport` is the
  * one envelopes go out through. Without a store (a browser) the page's cookie jar serves, with
  * fetch's credentials mode as the caller set it.
@@ -409,7 +403,7 @@ export function createTransports(options: ResolvedClientOptions, inbound: Inboun
     protocolVersion: options.protocolVersion,
     maxMessageBytes,
   });
-  if (options.transport !== "websocket" || !options.watchdog) {
+  if (options.transport !== "websocket") {
     const sink = new FrameIntake(inbound, maxMessageBytes, "stream");
     return { http, transport: http, sink, sessionHeader: options.sessionStreams?.header };
   }
@@ -423,7 +417,7 @@ export function createTransports(options: ResolvedClientOptions, inbound: Inboun
       token: options.token,
       cookies,
       maxMessageBytes,
-      watchdog: options.watchdog,
+      watchdog: normalizeWatchdogPolicy((options.reconnect || undefined)?.webSocket),
       logger,
       sink,
     },
@@ -467,48 +461,5 @@ export class ConnectionStateMachine {
     this.#value = next;
     this.#subject?.next(next);
     if (next === "closed") this.#subject?.complete();
-  }
-}
-
-/** Requests that attach a session anew: they are how a conflicted session comes back. */
-const REATTACH = new Set(["session/load", "session/resume"]);
-
-/**
- * Sessions the server refused with 409 (the RFD's "stream held elsewhere"): only that session
- * fails, the connection lives on. Its in-flight requests are failed with the 409, new ones
- * fail at once, until a `session/load` or `session/resume` of it succeeds.
- */
-export class SessionConflicts {
-  // Both made on first use: a connection without sessions, or one never refused, needs neither.
-  #failed: Map<string, AcpHttpError> | undefined;
-  /** Request id → the session its params name, while it is in flight. */
-  #inFlight: Map<number, string> | undefined;
-
-  /** The 409 that blocks this request, if its session is conflicted and it does not reattach it. */
-  blocking(method: string, params: unknown): AcpHttpError | undefined {
-    const sessionId = sessionOf(params);
-    return sessionId === undefined || REATTACH.has(method) ? undefined : this.#failed?.get(sessionId);
-  }
-
-  track(id: number, params: unknown): void {
-    const sessionId = sessionOf(params);
-    if (sessionId !== undefined) (this.#inFlight ??= new Map()).set(id, sessionId);
-  }
-
-  /** The request settled; a successful reattach clears its session. */
-  settled(id: number, method: string, params: unknown, ok: boolean): void {
-    this.#inFlight?.delete(id);
-    const sessionId = sessionOf(params);
-    if (ok && sessionId !== undefined && REATTACH.has(method)) this.#failed?.delete(sessionId);
-  }
-
-  /** Marks the session conflicted and fails its in-flight requests through `reject`. */
-  fail(sessionId: string, error: AcpHttpError, reject: (id: number, error: AcpHttpError) => void): void {
-    (this.#failed ??= new Map()).set(sessionId, error);
-    for (const [id, session] of [...(this.#inFlight ?? [])]) {
-      if (session !== sessionId) continue;
-      this.#inFlight?.delete(id);
-      reject(id, error);
-    }
   }
 }

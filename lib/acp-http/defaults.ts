@@ -1,16 +1,27 @@
 // Every default of the protocol layer's options, and the bounds more than one part reads, in one
-// module that imports nothing, so that any part can read it without an import cycle (json-rpc.ts and
-// client-options.ts import each other's types, so the values cannot live in client-options.ts).
-// `resolveClientOptions` (client-options.ts) applies the options' defaults once per client. What is
-// not an option and belongs to one mechanism stays beside it (the hold windows in json-rpc.ts, the
-// stream-loss verdict bound in session-streams.ts, the remembered-id bounds of dedupe).
+// module that imports nothing, so that any part can read it without an import cycle (response-order.ts
+// reads a default and client-options.ts imports its types, so the values cannot live in
+// client-options.ts). `resolveClientOptions` (client-options.ts) applies the options' defaults once
+// per client. What is not an option and belongs to one mechanism stays beside it (the hold windows in
+// response-order.ts, the stream-loss verdict bound in session-streams.ts, the remembered-id bounds of
+// dedupe).
 
-/** The defaults of the protocol client (`AcpHttpClient`), each documented on its option too. */
+/**
+ * The defaults of the protocol client (`AcpHttpClient`), each documented on its option too. The
+ * endpoint and the connection id header are the ACP transport RFD's; a server that differs (sandbox-agent:
+ * `/v2/rpc`, `x-acp-connection-id`) is given its values by whoever knows it (the sandbox layer's profiles).
+ */
 export const ACP_DEFAULTS = {
-  /** `path`: sandbox-agent's v2 endpoint (`RFD_PROFILE` sets `/acp`). */
-  path: "/v2/rpc",
-  /** `connectionIdHeader`. */
-  connectionIdHeader: "x-acp-connection-id",
+  /** `path`: the RFD's endpoint. */
+  path: "/acp",
+  /** `connectionIdHeader`: the RFD's. */
+  connectionIdHeader: "Acp-Connection-Id",
+  /**
+   * `recover`: off on both transports. Rebuilding a lost connection re-sends `initialize` and
+   * `session/load`s every session, which a caller must choose: without it a lost connection (a 404
+   * after the bootstrap, a dropped socket) closes as `connection-lost`, whichever the transport.
+   */
+  recover: false,
   /** `closeTimeoutMs`: the upper bound of the DELETE `disconnect()` sends. */
   closeTimeoutMs: 2000,
   /** `maxMessageBytes`: one message (an SSE event, a POST body, a WebSocket frame), 32 MiB. */

@@ -131,8 +131,8 @@ export function idKey(id: JsonRpcId): string {
  * `id`, `method`, `params`, or `result`/`error`), then the other keys, without `__proto__`,
  * `prototype` or `constructor`, and `params` and `error` copied the same way. It is written out
  * rather than built from a generic validator, which cost about a quarter more CPU per inbound
- * envelope (bench scenario 1); spec/acp-http/unit/envelope-check.spec.ts holds it to a valibot
- * model of JSON-RPC 2.0 (spec/support/envelope-schemas.ts) on random and odd input.
+ * envelope (bench scenario 1); spec/acp-http/unit/envelope-rule-against-schema.spec.ts holds it to a
+ * valibot model of JSON-RPC 2.0 (spec/support/envelope-schemas.ts) on random and odd input.
  */
 const hasOwn = Object.prototype.hasOwnProperty;
 

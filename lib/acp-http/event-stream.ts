@@ -6,7 +6,7 @@ import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 import { readSseBody, type SseFrame, type SseReadCallbacks } from "../internal/sse.js";
 import { afterPendingIo } from "../internal/abort.js";
-import type { FrameSink } from "./json-rpc.js";
+import type { FrameSink } from "./response-order.js";
 
 /** Events a stream could not deliver because the server no longer had them. */
 export interface EventGap {
@@ -308,7 +308,8 @@ class StreamDelivery {
 /**
  * One attempt of a stream: its GET's abort, whether it has ended, whether its first frame is still
  * to come, and the stall watchdog; the body reader's callbacks and the attempt's teardown. A class,
- * not closures: an idle connection keeps its stream's attempt for as long as the GET stays open.
+ * not closures: an idle connection keeps its stream's attempt while the GET is open, and bench
+ * scenario 5b holds the heap an idle connection may keep (bench/README.md, "Targets").
  *
  * The watchdog: `arm` when we start waiting for bytes, `pause` when they arrive. When the timer
  * fires it looks once more after pending I/O has run: an event loop blocked by other work may hold

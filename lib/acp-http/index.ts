@@ -19,7 +19,7 @@ export type { WebSocketConstructor, WebSocketLike } from "../internal/web-socket
 export type { AcpConnectionState } from "./connection.js";
 export type { AcpReconnectAttempt, ReconnectOption, ReconnectPolicy } from "../internal/backoff.js";
 export type { TokenSource } from "../internal/http.js";
-export type { AcpParseError, ResponseEcho } from "./json-rpc.js";
+export type { AcpParseError, ResponseEcho } from "./response-order.js";
 export type { CursorAdvance, EventGap } from "./event-stream.js";
 export type { AcpClientHandlers, HandlerContext } from "./agent-requests.js";
 export { consoleLogger, type AcpLogger } from "../internal/logger.js";

@@ -2,19 +2,46 @@
 // implement), the POST's answer body handed to the inbound, and what a failed send means.
 import type { AcpLogger } from "../internal/logger.js";
 import { sessionOf, type JsonRpcId } from "./envelope.js";
-import { AcpConnectionClosedError, AcpHttpError, AcpInterruptedError, AcpProtocolError } from "./errors.js";
-import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./json-rpc.js";
-
-const SENT = Promise.resolve(true);
+import {
+  AcpConnectionClosedError,
+  AcpHttpError,
+  AcpInterruptedError,
+  AcpProtocolError,
+} from "./errors.js";
+import { requestIdOf, takeBody, type Inbound, type SentEnvelope } from "./response-order.js";
 
 /**
- * How a send ended: false (failed, told to `onError`), true (accepted), `"answered"` (its POST's body
- * held the answer).
+ * How an accepted send ended: `accepted` (nothing came back with it: a 202, an empty body, a socket
+ * frame), `answered` (its POST's body held the answer, handed to the inbound). A send that failed
+ * rejects instead, with the typed error: that is the one way a failure reaches the caller.
  */
-export type SendOutcome = boolean | "answered";
+export type SendOutcome = "accepted" | "answered";
+
+/**
+ * The outcome of every send that went out at once and came back empty (an open socket's frame): one
+ * shared promise, which a caller may compare with to skip waiting on it (nothing can follow).
+ */
+export const SENT_AT_ONCE: Promise<SendOutcome> = Promise.resolve("accepted");
 
 /** An envelope the connection sends: a request, a notification or an answer to the agent. */
 export type Envelope = SentEnvelope & Record<string, unknown>;
+
+/** One send: the envelope and how it goes out. */
+export interface Send {
+  readonly envelope: Envelope;
+  /** What the send is called in errors and logs: the method, or `answer to <method>`. */
+  readonly method: string;
+  /**
+   * Withdraws the send: a request's POST signal (from the correlator), or the connection's lifetime.
+   * A send withdrawn so rejects with the signal's own `reason`: its caller already has its answer
+   * (a call settled or given up, a closed connection), so no error is made for it.
+   */
+  readonly signal: AbortSignal | undefined;
+  /** An answer in the POST body opens no event stream (the caller opens it once it has read the answer). */
+  readonly deferStream?: boolean;
+  /** Routes an envelope without params (an answer to the agent) to its session. */
+  readonly sessionId?: string | undefined;
+}
 
 /** What a transport gives back for an accepted send: a POST's answer body, if any (a socket has none). */
 export interface Sent {
@@ -115,19 +142,13 @@ export class Outbox {
   }
 
   /**
-   * Sends one envelope; failures go to `onError`. Resolves true once the server accepted it
-   * (`"answered"` when the POST's body held an answer, which has then been handed to the inbound).
-   * `sessionId` routes an envelope without params (an answer to the agent) to its session.
+   * Sends one envelope. Resolves once the server accepted it (`"answered"` when the POST's body held
+   * an answer, which has then been handed to the inbound); rejects with the typed error otherwise,
+   * a body that is not the request's answer included.
    */
-  post(
-    envelope: Envelope,
-    method: string,
-    signal: AbortSignal | undefined,
-    onError: (error: unknown) => void,
-    deferStream = false,
-    sessionId?: string,
-  ): Promise<SendOutcome> {
+  post(send: Send): Promise<SendOutcome> {
     const { state, streams, transport } = this.#settings;
+    const { envelope, sessionId } = send;
     if (state.value === "idle") state.set("connecting");
     let body: string;
     let headers: Record<string, string>;
@@ -135,62 +156,59 @@ export class Outbox {
     try {
       headers = streams.headersFor(envelope.params ?? (sessionId === undefined ? undefined : { sessionId }));
       body = JSON.stringify(envelope);
-      sending = transport.send(body, method, signal, headers);
+      sending = transport.send(body, send.method, send.signal, headers);
     } catch (error) {
-      return Promise.resolve(this.#failed(error, envelope, method, signal, onError, sessionId));
+      return Promise.reject(this.#failed(error, send));
     }
     // A frame on an open socket went out synchronously: no async function, one shared promise.
     if (!(sending instanceof Promise)) {
-      const outcome = this.#accepted(sending, envelope, method, onError, deferStream);
-      return outcome === true ? SENT : Promise.resolve(outcome);
+      try {
+        const outcome = this.#accepted(sending, send);
+        return outcome === "accepted" ? SENT_AT_ONCE : Promise.resolve(outcome);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
-    return this.#delivered(sending, body, envelope, method, signal, headers, onError, deferStream, sessionId);
+    return this.#delivered(sending, body, headers, send);
   }
 
   async #delivered(
     sending: Promise<Sent>,
     body: string,
-    envelope: Envelope,
-    method: string,
-    signal: AbortSignal | undefined,
     headers: Record<string, string>,
-    onError: (error: unknown) => void,
-    deferStream: boolean,
-    sessionId: string | undefined,
+    send: Send,
   ): Promise<SendOutcome> {
+    let sent: Sent;
     try {
-      const sent = await this.#authorized(sending, body, method, signal, headers);
-      return this.#accepted(sent, envelope, method, onError, deferStream);
+      sent = await this.#authorized(sending, body, headers, send);
     } catch (error) {
-      return this.#failed(error, envelope, method, signal, onError, sessionId);
+      throw this.#failed(error, send);
     }
+    return this.#accepted(sent, send);
   }
 
-  /** An accepted send: the connection stream may open, and a POST's body goes to the inbound. */
-  #accepted(
-    sent: Sent,
-    envelope: Envelope,
-    method: string,
-    onError: (error: unknown) => void,
-    deferStream: boolean,
-  ): SendOutcome {
+  /**
+   * An accepted send: the connection stream may open, and a POST's body goes to the inbound. Throws
+   * when the body cannot be the answer (too large, not an envelope, another request's answer).
+   */
+  #accepted(sent: Sent, send: Send): SendOutcome {
     const { streams, inbound } = this.#settings;
-    if (!deferStream || sent.json === undefined) streams.openConnection();
+    const { envelope, method } = send;
+    if (!send.deferStream || sent.json === undefined) streams.openConnection();
     if (sent.tooLarge) {
       const { bytes, head } = sent.tooLarge;
-      onError(inbound.tooLarge("response-body", head, bytes, this.#settings.maxMessageBytes));
-      return true;
+      throw inbound.tooLarge("response-body", head, bytes, this.#settings.maxMessageBytes);
     }
-    if (sent.json === undefined) return true;
+    if (sent.json === undefined) return "accepted";
     const verdict = takeBody(inbound, sent.json, envelope);
     // A body is the answer the server chose to give: one that is not this request's answer means
     // none will come (and `initialize` opens no stream to bring one), so the request fails now.
     const request = requestIdOf(envelope);
-    if (verdict === "unparseable" && "id" in envelope) onError(notAnAnswer(method, "was not a JSON-RPC envelope"));
-    else if (verdict === "mismatched" && request !== undefined) {
-      onError(notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`));
+    if (verdict === "unparseable" && "id" in envelope) throw notAnAnswer(method, "was not a JSON-RPC envelope");
+    if (verdict === "mismatched" && request !== undefined) {
+      throw notAnAnswer(method, `holds a response to another id than the request's (${JSON.stringify(request)})`);
     }
-    else if (verdict === "other" && request !== undefined) onError(notAnAnswer(method, "held no JSON-RPC response"));
+    if (verdict === "other" && request !== undefined) throw notAnAnswer(method, "held no JSON-RPC response");
     return "answered";
   }
 
@@ -200,14 +218,9 @@ export class Outbox {
    * connection was made): a refused request was not processed, so sending it again is safe. A
    * static token cannot change, so it gets no second try.
    */
-  async #authorized(
-    sending: Promise<Sent>,
-    body: string,
-    method: string,
-    signal: AbortSignal | undefined,
-    headers: Record<string, string>,
-  ): Promise<Sent> {
+  async #authorized(sending: Promise<Sent>, body: string, headers: Record<string, string>, send: Send): Promise<Sent> {
     const { transport } = this.#settings;
+    const { method, signal } = send;
     try {
       return await sending;
     } catch (error) {
@@ -223,49 +236,44 @@ export class Outbox {
 
   /**
    * Sorts a failed send: recover on a lost connection, close on refused credentials, fail a session
-   * on 409; false always.
+   * on 409. Returns the error the send fails with.
    */
-  #failed(
-    error: unknown,
-    envelope: Envelope,
-    method: string,
-    signal: AbortSignal | undefined,
-    onError: (error: unknown) => void,
-    sessionId: string | undefined,
-  ): boolean {
-    if (signal?.aborted) return false;
+  #failed(error: unknown, send: Send): unknown {
+    const { envelope, method, signal } = send;
+    // Withdrawn: its caller has its answer already (an abort, a deadline, the close, an answer on the stream).
+    if (signal?.aborted) return signal.reason;
     const { bootstrapped } = this.#settings.transport;
     const gone = error instanceof AcpHttpError && error.status === 404 && this.#owner.connectionGone(error);
     if (gone && bootstrapped) {
       const recovering = this.#owner.lost(error);
-      onError(
-        recovering
-          ? new AcpInterruptedError(method, error)
-          : new AcpConnectionClosedError("connection-lost", { method, cause: error }),
-      );
-      return false;
+      return recovering
+        ? new AcpInterruptedError(method, error)
+        : new AcpConnectionClosedError("connection-lost", { method, cause: error });
     }
     if (isRefusal(error) && bootstrapped) {
       // The credentials are no good any more (a token function, if any, was asked again): every
       // later request would be refused too, so the connection ends and what is pending fails.
-      onError(new AcpConnectionClosedError("unauthorized", { method, cause: error }));
+      const closed = new AcpConnectionClosedError("unauthorized", { method, cause: error });
       this.#owner.unauthorized(error);
-      return false;
+      return closed;
     }
     if (error instanceof AcpHttpError && error.status === 409) {
-      const session = sessionOf(envelope.params) ?? sessionId;
+      const session = sessionOf(envelope.params) ?? send.sessionId;
       if (session !== undefined) this.#owner.sessionConflict(session, error);
     }
-    onError(error);
-    return false;
+    return error;
   }
 
   /** Delivers an answer to the agent's request; a failure is logged, not thrown. */
-  answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<SendOutcome> {
+  async answer(answer: Envelope, method: string, sessionId: string | undefined): Promise<void> {
     const { logger, lifetime } = this.#settings;
-    const onError = (error: unknown) =>
+    try {
+      await this.post({ envelope: answer, method: `answer to ${method}`, signal: lifetime, sessionId });
+    } catch (error) {
+      // Withdrawn by the close: there is no one left to answer.
+      if (lifetime.aborted && error === lifetime.reason) return;
       logger.warn("could not deliver an answer to the agent", { method, error: (error as Error).message });
-    return this.post(answer, `answer to ${method}`, lifetime, onError, false, sessionId);
+    }
   }
 
   /**
@@ -273,11 +281,14 @@ export class Outbox {
    * or past its deadline), so it can stop working on it. Best effort: a failure is only logged.
    */
   cancelRequest(id: JsonRpcId): void {
-    if (!this.#settings.cancelRequests || this.#settings.lifetime.aborted) return;
+    const { cancelRequests, lifetime, logger } = this.#settings;
+    if (!cancelRequests || lifetime.aborted) return;
     const envelope = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } };
-    void this.post(envelope, "$/cancel_request", this.#settings.lifetime, (error) =>
-      this.#settings.logger.debug("could not send $/cancel_request", { error: (error as Error).message }),
-    );
+    this.post({ envelope, method: "$/cancel_request", signal: lifetime }).catch((error: unknown) => {
+      if (!lifetime.aborted || error !== lifetime.reason) {
+        logger.debug("could not send $/cancel_request", { error: (error as Error).message });
+      }
+    });
   }
 }
 

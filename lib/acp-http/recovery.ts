@@ -6,7 +6,7 @@ import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
 import type { CloseInfo } from "./client-options.js";
 import { AcpAbortError, AcpConnectionClosedError, AcpInterruptedError, AcpTimeoutError } from "./errors.js";
-import type { PendingOptions } from "./json-rpc.js";
+import type { PendingOptions } from "./call-correlation.js";
 import { SessionStreamStoppedError, type SessionStreams } from "./session-streams.js";
 import { sleep, startDeadline } from "../internal/abort.js";
 

@@ -1,7 +1,7 @@
 // The set of event streams of one connection: the connection stream and, in the RFD profile, one
 // stream per session (opened early for session/load and session/resume, stopped when a session
 // closes), and the verdict on a session whose stream was lost.
-import type { FrameSink } from "./json-rpc.js";
+import type { FrameSink } from "./response-order.js";
 import { type CloseReason, AcpHttpError } from "./errors.js";
 import {
   EventStream,
@@ -422,7 +422,7 @@ export class StreamLosses {
   /** Made on first use (see EarlyLoadStreams). */
   #pending: Map<string, LossPending> | undefined;
   readonly #maxWaitMs: number;
-  /** Told the verdict (`sessionStreamLost`): an object, not a callback, kept by every connection. */
+  /** Told the verdict (`sessionStreamLost`): an object, not a callback (the idle-heap budget, bench 5b). */
   readonly #owner: Pick<StreamsOwner, "sessionStreamLost">;
 
   constructor(maxWaitMs: number, owner: Pick<StreamsOwner, "sessionStreamLost">) {

@@ -1,6 +1,6 @@
 // The WebSocket transport: one socket to the same endpoint, one JSON text frame per message, and a
 // liveness watchdog for half-open sockets. Frames go to the same inbound as SSE frames.
-import type { FrameSink } from "./json-rpc.js";
+import type { FrameSink } from "./response-order.js";
 import { headersFrom, type AcpCookieStore } from "./http-transport.js";
 import { AcpNetworkError } from "./errors.js";
 import { assertHeaders, mergeHeaders, resolveToken, type TokenSource } from "../internal/http.js";

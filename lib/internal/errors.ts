@@ -4,7 +4,9 @@
 
 /**
  * What went wrong, for code that branches without `instanceof`; each {@link AcpError} subclass
- * sets one (an interrupted request one of two):
+ * sets one (an interrupted request one of two), and the base has no default. A closed union, so a
+ * `switch` over it is checked for exhaustiveness: what a server said (an HTTP status, a problem
+ * body's type, a JSON-RPC code) is a field of the error, never a kind.
  * - `aborted`: the caller's `AbortSignal` fired, or it unsubscribed (`AcpAbortError`).
  * - `timeout`: the request's own `timeoutMs` passed (`AcpTimeoutError`).
  * - `closed`: the connection is gone, see its `reason` (`AcpConnectionClosedError`).

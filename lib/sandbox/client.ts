@@ -1,32 +1,32 @@
 import { distinctUntilChanged, share, type Observable } from "rxjs";
 import type * as v from "valibot";
-import { agentHandlers, inputDesk, permissionDesk, type PermissionDesk } from "./agent-handlers.js";
+import { agentHandlers, inputDesk, permissionDesk, type PermissionDesk } from "./connection/agent-handlers.js";
 import { resolveClientOptions, type ClientSettings } from "./client-options.js";
 import type { CallOptions } from "./call-options.js";
 import { Bound } from "./deadline.js";
-import { parseErrorsOnly, sessionEndedOnly } from "./events.js";
-import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events.js";
-import { ConnectionLifecycle } from "./lifecycle.js";
+import { parseErrorsOnly, sessionEndedOnly } from "./events/events.js";
+import type { SandboxEvent, SandboxParseError, SessionEnded } from "./events/events.js";
+import { ConnectionLifecycle } from "./connection/lifecycle.js";
 import type { SessionMetadata } from "./metadata.js";
-import { SessionRecording } from "./persistence/session-recording.js";
+import { SessionRecording } from "./sessions/session-recording.js";
 import type { StoreError } from "./errors.js";
 import type { LeaseLost } from "./persistence/lease-keeper.js";
-import type { RestoreOptions, ResumedSession } from "./persistence/resume.js";
-import { rawRequest, type RawRequestOptions, type RequestResult } from "./raw-request.js";
-import { launchSandbox, type Launched, type StartSandboxOptions } from "./launch.js";
-import type { SandboxCallOptions, SandboxInfo } from "./provider-contract.js";
-import type { HealthWaitResult, ServerConfig } from "./config/index.js";
-import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./control-schemas.js";
-import type { ServerConnection } from "./control-schemas.js";
-import type { Desktop } from "./desktop/index.js";
-import type { FileSystem } from "./file-system.js";
-import type { Processes } from "./processes/index.js";
-import { ServerContract } from "./server-contract.js";
-import { ServerRoutes } from "./server-routes.js";
-import { SessionSettings } from "./session-config.js";
-import type { SessionConfigOption, SessionModes } from "./session-config.js";
-import type * as sessions from "./session-calls.js";
-import { Sessions } from "./sessions.js";
+import type { RestoreOptions, ResumedSession } from "./sessions/resume.js";
+import { rawRequest, type RawRequestOptions, type RequestResult } from "./connection/raw-request.js";
+import { launchSandbox, type Launched, type StartSandboxOptions } from "./start/launch.js";
+import type { SandboxCallOptions, SandboxInfo } from "./start/provider-contract.js";
+import type { HealthWaitResult, ServerConfig } from "./server/config/index.js";
+import type { AgentInfo, AgentQueryOptions, Health, InstallOptions, InstallResult } from "./server/control-schemas.js";
+import type { ServerConnection } from "./server/control-schemas.js";
+import type { Desktop } from "./server/desktop/index.js";
+import type { FileSystem } from "./server/file-system.js";
+import type { Processes } from "./server/processes/index.js";
+import { ServerContract } from "./server/server-contract.js";
+import { ServerRoutes } from "./server/server-routes.js";
+import { SessionSettings } from "./sessions/session-config.js";
+import type { SessionConfigOption, SessionModes } from "./sessions/session-config.js";
+import type * as sessions from "./sessions/session-calls.js";
+import { Sessions } from "./sessions/sessions.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
 import type {
   HealthWaitBounds,
@@ -156,7 +156,7 @@ export class SandboxAgentClient {
 
   /**
    * Opens the one connection (initialize with the agent selection). Throws a `SandboxAgentError`
-   * of kind `already_connected` when one exists; `signal` cancels the attempt (`CallAbortedError`),
+   * of kind `already-connected` when one exists; `signal` cancels the attempt (`CallAbortedError`),
    * `timeoutMs` bounds it (`CallTimeoutError`), including the wait for the server that
    * `waitForServer` asks for.
    */

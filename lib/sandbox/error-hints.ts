@@ -44,7 +44,7 @@ export async function withKnownAgents(
   error: unknown,
   knownAgents: (signal: AbortSignal) => Promise<string[]>,
 ): Promise<unknown> {
-  if (!(error instanceof SandboxAgentHttpError) || error.kind !== "unsupported_agent") return error;
+  if (!(error instanceof SandboxAgentHttpError) || error.code !== "unsupported_agent") return error;
   const ids = await knownAgents(AbortSignal.timeout(LOOKUP_MS)).catch(() => undefined);
   if (!ids || ids.length === 0) return error;
   const asked = typeof error.problem?.agent === "string" ? `"${error.problem.agent}" ` : "";
@@ -62,16 +62,16 @@ export async function explainConnectFailure(error: unknown, context: ConnectFail
   if (error instanceof CallAbortedError || error instanceof CallTimeoutError) return error;
   const { agent, baseUrl } = context;
   if (error instanceof SandboxAgentHttpError) {
-    if (error.kind === "unsupported_agent") return withKnownAgents(error, context.knownAgents);
+    if (error.code === "unsupported_agent") return withKnownAgents(error, context.knownAgents);
     // The released server's words for a launcher it cannot run (missing: os error 2; not executable: 13).
     if (error.status === 502 && /failed to start agent process/i.test(error.problem?.detail ?? "")) {
       const hint =
         `The server could not start agent "${agent}": its program is not installed on that server, or cannot ` +
         `be run there. Install it with installAgent("${agent}"); for a local sandbox, ` +
         'local({ mockAgent: "/path/to/agent" }) runs a program of your own as the "mock" agent';
-      return rebuilt(error, { kind: "agent_start_failed", hint });
+      return rebuilt(error, { kind: "agent-start-failed", hint });
     }
-    if (error.kind === "agent_not_installed" && typeof error.problem?.agent !== "string") {
+    if (error.code === "agent_not_installed" && typeof error.problem?.agent !== "string") {
       const hint =
         `The server runs only agents installed beforehand: install "${agent}" first with installAgent("${agent}")`;
       return rebuilt(error, { hint });

@@ -1,6 +1,6 @@
 // How a failure becomes one of errors.ts's: a protocol-layer error by its `kind` (a table, reading
-// the error's fields, never its message), an HTTP answer by status and problem kind, a request that
-// never reached the server.
+// the error's fields, never its message), an HTTP answer by status and the server's problem code,
+// a request that never reached the server.
 import {
   AcpError,
   type AcpAbortError,
@@ -75,7 +75,7 @@ const FROM_PROTOCOL: FromProtocol = {
   "invalid-header": (error, method) =>
     new SandboxAgentError(`${method}: header "${error.header}" has a CR or LF character; refusing to send it`, {
       cause: error,
-      kind: "invalid_header",
+      kind: "invalid-header",
     }),
   unsupported: (error, method) =>
     new UnsupportedFeatureError(method, `the agent does not advertise ${error.capability}`),
@@ -85,7 +85,7 @@ const FROM_PROTOCOL: FromProtocol = {
   "message-too-large": (error) => error,
   // No WebSocket (Node 20 without `ws`): the same advice, as this layer's error.
   "websocket-unavailable": (error) =>
-    new SandboxAgentError(error.message, { cause: error, kind: "websocket_unavailable" }),
+    new SandboxAgentError(error.message, { cause: error, kind: "websocket-unavailable" }),
 };
 
 /**
@@ -99,7 +99,7 @@ export function toSandboxError(error: unknown, method: string): unknown {
 }
 
 /**
- * An HTTP failure refined by its status and problem kind (`code` for the desktop's own problems):
+ * An HTTP failure refined by its status and the server's problem code (`SandboxAgentHttpError.code`):
  * a `NotFoundError` for any 404 and the filesystem's missing path, a
  * `DesktopDependenciesMissingError` for its problem; `refined` adds the client's finer reading
  * (a process's or a stream's kind, a process id). Anything already refined, and non-HTTP errors,
@@ -107,16 +107,16 @@ export function toSandboxError(error: unknown, method: string): unknown {
  */
 export function refineHttpError(error: unknown, refined: Omit<HttpErrorOptions, "cause"> = {}): unknown {
   if (!(error instanceof SandboxAgentHttpError) || error.constructor !== SandboxAgentHttpError) return error;
-  const kind = typeof error.problem?.code === "string" ? error.problem.code : error.kind;
+  const { code } = error;
   const target =
-    kind === "desktop_dependencies_missing"
+    code === "desktop_dependencies_missing"
       ? DesktopDependenciesMissingError
-      : isMissingPath(error, kind) || (error.status === 404 && kind !== "invalid_request")
+      : isMissingPath(error) || (error.status === 404 && code !== "invalid_request")
         ? NotFoundError
         : undefined;
   // The filesystem's missing path is a 400 `invalid_request` on the wire; its kind here says what it is.
-  if (target === NotFoundError && kind === "invalid_request" && refined.kind === undefined) {
-    refined = { ...refined, kind: "path_not_found" };
+  if (target === NotFoundError && code === "invalid_request" && refined.kind === undefined) {
+    refined = { ...refined, kind: "path-not-found" };
   }
   const same = Object.keys(refined).length === 0;
   if (!target && same) return error;
@@ -126,7 +126,7 @@ export function refineHttpError(error: unknown, refined: Omit<HttpErrorOptions, 
 
 /**
  * A 401 to a client that has no token (nor an `authorization` header of its own) is the token's
- * absence, not its invalidity (the server says "token invalid" either way): kind `token_missing`,
+ * absence, not its invalidity (the server says "token invalid" either way): kind `token-missing`,
  * with the way out. Anything else passes.
  */
 export function credentialsReading(
@@ -136,19 +136,20 @@ export function credentialsReading(
   const authorization = Object.keys(sent.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
   const tokenGiven = sent.token !== undefined || authorization;
   if (tokenGiven || !(error instanceof SandboxAgentHttpError) || error.status !== 401) return error;
-  if (error.kind === "token_missing") return error;
+  if (error.kind === "token-missing") return error;
   const Class = error.constructor as typeof SandboxAgentHttpError;
   const { operation, status, problem, bodyText } = error;
-  return new Class(operation, status, problem, bodyText, { cause: error.cause ?? error, kind: "token_missing" });
+  return new Class(operation, status, problem, bodyText, { cause: error.cause ?? error, kind: "token-missing" });
 }
 
 /**
  * The filesystem's "not found" (both contracts): a 400 `invalid_request` whose detail is
  * `invalid request: path not found: <path>`, not a 404. Its other 400s (not a file, not a
- * directory, exists) are about a path that is there, and stay `invalid_request` errors.
+ * directory, exists) are about a path that is there, and stay `invalid-request` errors.
  */
-function isMissingPath(error: SandboxAgentHttpError, kind: string | undefined): boolean {
-  return error.status === 400 && kind === "invalid_request" && /\bpath not found\b/i.test(error.problem?.detail ?? "");
+function isMissingPath(error: SandboxAgentHttpError): boolean {
+  const detail = error.problem?.detail ?? "";
+  return error.status === 400 && error.code === "invalid_request" && /\bpath not found\b/i.test(detail);
 }
 
 /**

@@ -16,94 +16,110 @@
 // - StoreError (`sessionId`, `eventId`, `issues` on `storeErrors$`) and LeaseLostError (a worker
 //   branches on losing its session; `generation`).
 // Folded into the base (or into SandboxAgentHttpError) as kinds, because they were a message and a
-// kind and nothing else a caller needs: `already_connected`, `connection_lost` (the protocol
-// error with its close reason is the `cause`), `agent_exited` (the exit code is in the message and
-// on the `agent-exited` event), `protocol`, `network`, `terminal` / `terminal_server` (a terminal's
-// local failure / the server's error frame), `sandbox_provider` / `sandbox_not_found`; and HTTP
-// 409s and 400/415/422s, which are `SandboxAgentHttpError`s with their `status` and the server's
-// kind (`conflict` / `invalid_request` when it sent none; `process_running`,
-// `desktop_runtime_inactive`, `desktop_streamer_missing`, ...). The small functions beside the
-// classes (alreadyConnected, connectionLost, agentExited, terminalError, providerError,
-// sandboxNotFound) build the folded kinds with their messages; they are not part of the public API.
+// kind and nothing else a caller needs: `already-connected`, `connection-lost` (the protocol
+// error with its close reason is the `cause`), `agent-exited` (the exit code is in the message and
+// on the `agent-exited` event), `protocol`, `network`, `terminal` / `terminal-server` (a terminal's
+// local failure / the server's error frame), `sandbox-provider` / `sandbox-not-found`; and HTTP
+// 409s and 400/415/422s, which are `SandboxAgentHttpError`s with their `status`, the client's
+// reading as the kind (`conflict`, `invalid-request`, `process-running`, ...) and the server's own
+// problem code as `code`. The small functions beside the classes (alreadyConnected, connectionLost,
+// agentExited, terminalError, providerError, sandboxNotFound) build the folded kinds with their
+// messages; they are not part of the public API.
 
 /**
- * What went wrong, for code that branches without `instanceof`. The client's own kinds are listed;
- * an HTTP error's kind is the server's problem kind where it sent one (`token_invalid`,
- * `session_not_found`, `desktop_runtime_inactive`, ...), so the set is open. The kinds that have no
- * class of their own (a plain `SandboxAgentError`):
- * - `already_connected`: `connect()` while a connection exists or is being made;
- * - `connection_lost`: the connection ended under a call (the protocol error, with its close
+ * What went wrong, for code that branches without `instanceof`: one closed set, in kebab-case like
+ * the protocol layer's kinds and the events' (a `switch` over it is checked for exhaustiveness).
+ * The server's own problem codes (`token_invalid`, `session_not_found`, ...) are not kinds: they
+ * are data on the error (`SandboxAgentHttpError.code`). The kinds that have no class of their own
+ * (a plain `SandboxAgentError`):
+ * - `already-connected`: `connect()` while a connection exists or is being made;
+ * - `no-agent`: `connect()` with no agent, neither in the options nor as its argument;
+ * - `connection-lost`: the connection ended under a call (the protocol error, with its close
  *   reason, is the `cause`); also `DisconnectInfo.error`;
- * - `agent_exited`: the agent process is gone (its exit code in the message): `disconnect()`, then
+ * - `agent-exited`: the agent process is gone (its exit code in the message): `disconnect()`, then
  *   `connect()`;
  * - `protocol`: the server answered with something this client cannot read;
  * - `network`: the server could not be reached (refused, reset, DNS);
- * - `invalid_header`: a header value with CR or LF; nothing was sent;
- * - `websocket_unavailable`: a terminal needs a WebSocket and the runtime has none (Node 20): install
+ * - `invalid-header`: a header value with CR or LF (or otherwise not a valid header); nothing was sent;
+ * - `websocket-unavailable`: a terminal needs a WebSocket and the runtime has none (Node 20): install
  *   `ws` and pass it as the client's `WebSocket` option;
  * - `terminal`: a terminal's socket failed or closed before the process exited;
- *   `terminal_server`: the server's error frame on `errors$` (the socket stays open);
- * - `log_stream`: `logs$` gave up reconnecting;
- * - `sandbox_provider`: a provider's engine failed; `sandbox_not_found`: it has no such sandbox;
+ *   `terminal-server`: the server's error frame on `errors$` (the socket stays open);
+ * - `log-stream`: `logs$` gave up reconnecting;
+ * - `sandbox-provider`: a provider's engine failed; `sandbox-not-found`: it has no such sandbox;
  * - `cors`: in a browser, the server is there but did not allow this page's origin.
- * The client's finer readings of HTTP answers: `token_missing` (a 401 to a client with no token),
- * `path_not_found` (a missing file or directory), `agent_start_failed` (the server could not start
- * the agent's program: not installed there, or not executable).
+ * An HTTP answer's kind is the client's reading of it (see `SandboxAgentHttpError`).
  */
 export type SandboxErrorKind =
-  | "not_connected"
-  | "already_connected"
-  | "connection_lost"
-  | "agent_exited"
+  | "not-connected"
+  | "already-connected"
+  | "no-agent"
+  | "connection-lost"
+  | "agent-exited"
   | "agent"
   | "timeout"
   | "aborted"
   | "protocol"
   | "network"
-  | "invalid_header"
-  | "websocket_unavailable"
+  | "invalid-header"
+  | "websocket-unavailable"
   | "unsupported"
-  | "http"
-  | "not_found"
-  | "path_not_found"
-  | "token_missing"
-  | "agent_start_failed"
   | "cors"
-  | "conflict"
-  | "invalid_request"
-  | "process_not_found"
-  | "process_running"
-  | "process_not_running"
-  | "not_a_terminal"
-  | "spawn_failed"
-  | "desktop_runtime_inactive"
-  | "desktop_streamer_missing"
+  | HttpErrorKind
   | "terminal"
-  | "terminal_server"
-  | "log_stream"
-  | "sandbox_start"
-  | "sandbox_provider"
-  | "sandbox_not_found"
-  | StoreErrorKind
-  | (string & {});
+  | "terminal-server"
+  | "log-stream"
+  | "sandbox-start"
+  | "sandbox-provider"
+  | "sandbox-not-found"
+  | StoreErrorKind;
+
+/**
+ * The client's reading of an HTTP answer (`SandboxAgentHttpError.kind`): by status (`http`,
+ * `unauthorized` for a 401, `forbidden` for a 403, `not-found`, `conflict` for a 409,
+ * `invalid-request` for a 400, 415 or 422), or finer where the client knows more: `token-missing`
+ * (a 401 to a client with no token), `path-not-found` (a missing file or directory),
+ * `agent-start-failed` (the server could not start the agent's program), `process-not-found`,
+ * `process-running`, `process-not-running`, `not-a-terminal`, `spawn-failed`,
+ * `desktop-runtime-inactive` (the desktop is not started), `desktop-streamer-missing` (no `neko`),
+ * `desktop-dependencies-missing` (`DesktopDependenciesMissingError`).
+ */
+export type HttpErrorKind =
+  | "http"
+  | "unauthorized"
+  | "forbidden"
+  | "not-found"
+  | "conflict"
+  | "invalid-request"
+  | "token-missing"
+  | "path-not-found"
+  | "agent-start-failed"
+  | "process-not-found"
+  | "process-running"
+  | "process-not-running"
+  | "not-a-terminal"
+  | "spawn-failed"
+  | "desktop-runtime-inactive"
+  | "desktop-streamer-missing"
+  | "desktop-dependencies-missing";
 
 /** The kinds of a `StoreError`. */
 export type StoreErrorKind =
   | "store"
-  | "invalid_cursor"
-  | "invalid_record"
-  | "store_write"
-  | "store_backlog"
-  | "lease_lost";
+  | "invalid-cursor"
+  | "invalid-record"
+  | "store-write"
+  | "store-backlog"
+  | "lease-lost";
 
 /** The base of every error the sandbox client throws; `kind` says which failure it is. */
 export class SandboxAgentError extends Error {
   override name = "SandboxAgentError";
   readonly kind: SandboxErrorKind;
 
-  constructor(message: string, options?: { cause?: unknown; kind?: SandboxErrorKind }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.kind = options?.kind ?? "error";
+  constructor(message: string, options: { cause?: unknown; kind: SandboxErrorKind }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = options.kind;
   }
 }
 
@@ -115,7 +131,7 @@ export type NotConnectedReason = "connect-failed" | "connection-ended";
 /**
  * A session method was called with no live connection. The message says why when the client knows
  * (the connect failed, with its reason, or the connection ended) and what to do; `cause` is that
- * connect's error or the connection's error of kind `connection_lost`.
+ * connect's error or the connection's error of kind `connection-lost`.
  */
 export class NotConnectedError extends SandboxAgentError {
   override name = "NotConnectedError";
@@ -125,7 +141,7 @@ export class NotConnectedError extends SandboxAgentError {
   constructor(method: string, options?: { cause?: unknown; reason?: NotConnectedReason }) {
     super(notConnectedMessage(method, options?.reason, options?.cause), {
       cause: options?.cause,
-      kind: "not_connected",
+      kind: "not-connected",
     });
     this.method = method;
     this.reason = options?.reason;
@@ -146,19 +162,19 @@ function notConnectedMessage(method: string, reason: NotConnectedReason | undefi
 
 /**
  * `connect()` was called while a connection exists or is being made (auto-connect: await
- * `client.ready`): kind `already_connected`.
+ * `client.ready`): kind `already-connected`.
  */
 export function alreadyConnected(): SandboxAgentError {
   return new SandboxAgentError(
     "already connected (or connecting); one client holds one connection; " +
       "call disconnect() first, or await client.ready",
-    { kind: "already_connected" },
+    { kind: "already-connected" },
   );
 }
 
 /**
  * The connection ended while a call was pending, or under it (server gone, stream could not come
- * back): kind `connection_lost`. `reason` is the protocol layer's close reason.
+ * back): kind `connection-lost`. `reason` is the protocol layer's close reason.
  */
 export function connectionLost(
   reason: string,
@@ -167,17 +183,17 @@ export function connectionLost(
 ): SandboxAgentError {
   return new SandboxAgentError(`${method ? `${method}: ` : ""}connection lost (${reason})`, {
     cause: options?.cause,
-    kind: "connection_lost",
+    kind: "connection-lost",
   });
 }
 
-/** The agent process behind this connection has exited; its sessions are gone: kind `agent_exited`. */
+/** The agent process behind this connection has exited; its sessions are gone: kind `agent-exited`. */
 export function agentExited(exitCode: number | null, method?: string): SandboxAgentError {
   return new SandboxAgentError(
     `${method ? `${method}: ` : ""}the agent process exited` +
       `${exitCode === null ? " (killed by a signal)" : ` with code ${exitCode}`}` +
       "; call disconnect() and connect() to start a new one",
-    { kind: "agent_exited" },
+    { kind: "agent-exited" },
   );
 }
 
@@ -236,7 +252,7 @@ export class UnsupportedFeatureError extends SandboxAgentError {
 
 // --- HTTP problems ---------------------------------------------------------------------
 
-/** RFC 7807 problem details from the server (`type` is `urn:sandbox-agent:error:<kind>`). */
+/** RFC 7807 problem details from the server (`type` is `urn:sandbox-agent:error:<code>`). */
 export interface Problem {
   type?: string;
   title?: string;
@@ -248,11 +264,11 @@ export interface Problem {
 /** What an HTTP error was about beyond its answer: a process (its id, or the command that did not start). */
 export interface HttpErrorOptions {
   cause?: unknown;
-  /** The client's reading where it is finer than the server's (`process_running`); default the problem's kind. */
-  kind?: SandboxErrorKind;
+  /** The client's reading where it is finer than the status's (`process-running`); default by status. */
+  kind?: HttpErrorKind;
   /** The process the call was about. */
   processId?: string;
-  /** The command that could not be started (kind `spawn_failed`). */
+  /** The command that could not be started (kind `spawn-failed`). */
   command?: string;
   /** What the client adds to the server's words, where it knows better than `problemHint` (which agent, how). */
   hint?: string;
@@ -261,27 +277,35 @@ export interface HttpErrorOptions {
 /**
  * A non-2xx answer from the server, with its problem+json details when it sent them. The message
  * names the call, the status and the server's words, then what the client knows to add (which
- * agent, where to look, the way out; see `problemHint`). `kind` is the client's finer reading where
- * it has one, else the server's problem kind, else the status's (the lists below):
- * - 409 (the request is valid but the server's state refuses it): `process_running`,
- *   `process_not_running`, `not_a_terminal` (with `processId`), `desktop_runtime_inactive` (a
- *   desktop not started), `desktop_streamer_missing` (no `neko` for `desktop.stream.start`),
+ * agent, where to look, the way out; see `problemHint`). `kind` is the client's reading
+ * (`HttpErrorKind`): its finer one where it has one, else the status's (the lists below); `code` is
+ * the server's own problem code, as it spells it (`token_invalid`, `install_failed`, ...):
+ * - 409 (the request is valid but the server's state refuses it): `process-running`,
+ *   `process-not-running`, `not-a-terminal` (with `processId`), `desktop-runtime-inactive` (a
+ *   desktop not started), `desktop-streamer-missing` (no `neko` for `desktop.stream.start`),
  *   `conflict` (e.g. a recording already running);
  * - 400, 415, 422 (the server refused the request's shape; its words are in `problem` or
- *   `bodyText`, and in the message): the server's kind, else `invalid_request`;
- * - a command that could not start: `spawn_failed` (with `command`);
- * - anything else: the server's kind (`token_invalid`, `install_failed`, ...), else `http`.
+ *   `bodyText`, and in the message): `invalid-request`;
+ * - 401: `token-missing` (this client sent no token) or `unauthorized`; 403: `forbidden`;
+ * - a command that could not start: `spawn-failed` (with `command`);
+ * - anything else: `http`.
  */
 export class SandboxAgentHttpError extends SandboxAgentError {
   override name = "SandboxAgentHttpError";
+  override readonly kind: HttpErrorKind;
   readonly status: number;
   readonly problem: Problem | undefined;
+  /**
+   * The server's own code for the problem, as it spells it: the desktop's `code`, else the last part
+   * of the problem's `type` (`urn:sandbox-agent:error:token_invalid` gives `token_invalid`).
+   */
+  readonly code: string | undefined;
   /** The body when it was not JSON (plain text, HTML), capped. */
   readonly bodyText: string | undefined;
   readonly operation: string;
   /** The process the call was about (process routes and terminals). */
   readonly processId: string | undefined;
-  /** The command that could not be started (`spawn_failed`). */
+  /** The command that could not be started (`spawn-failed`). */
   readonly command: string | undefined;
 
   constructor(
@@ -292,12 +316,15 @@ export class SandboxAgentHttpError extends SandboxAgentError {
     options?: HttpErrorOptions,
   ) {
     const summary = problem?.detail ?? problem?.title ?? bodyText?.slice(0, 200);
-    const problemKind = problem?.type?.split(":").pop();
-    const hint = options?.hint ?? problemHint(status, options?.kind ?? problemKind, problem);
+    const code = problemCode(problem);
+    const kind = options?.kind ?? CODE_KINDS[code ?? ""] ?? statusKind(status);
+    const hint = options?.hint ?? problemHint(status, kind, code, problem);
     super(`${operation} failed with HTTP ${status}${summary ? `: ${summary}` : ""}${hint ? `. ${hint}` : ""}`, {
       cause: options?.cause,
-      kind: options?.kind ?? problemKind ?? statusKind(status),
+      kind,
     });
+    this.kind = kind;
+    this.code = code;
     this.operation = operation;
     this.status = status;
     this.problem = problem;
@@ -307,21 +334,35 @@ export class SandboxAgentHttpError extends SandboxAgentError {
   }
 }
 
-/** The kind of an HTTP answer whose problem names none: what its status says. */
-function statusKind(status: number): SandboxErrorKind {
-  if (status === 404) return "not_found";
+/** The server's own code of a problem: the desktop's `code`, else the last part of its `type`. */
+function problemCode(problem: Problem | undefined): string | undefined {
+  if (typeof problem?.code === "string") return problem.code;
+  return problem?.type?.split(":").pop() || undefined;
+}
+
+/** The server's codes that the client reads as a kind of its own (a caller branches on them). */
+const CODE_KINDS: Record<string, HttpErrorKind | undefined> = {
+  desktop_runtime_inactive: "desktop-runtime-inactive",
+  desktop_dependencies_missing: "desktop-dependencies-missing",
+};
+
+/** The kind of an HTTP answer the client has no finer reading of: what its status says. */
+function statusKind(status: number): HttpErrorKind {
+  if (status === 401) return "unauthorized";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not-found";
   if (status === 409) return "conflict";
-  if (status === 400 || status === 415 || status === 422) return "invalid_request";
+  if (status === 400 || status === 415 || status === 422) return "invalid-request";
   return "http";
 }
 
 /**
  * The thing named does not exist: any 404 from the server (a process, a config entry, a recording,
  * a window, an app on the sandbox's PATH, an agent not installed, a session), and the filesystem's
- * 400 "path not found". `kind` tells which (`process_not_found` with `processId`, `not_found`,
- * `session_not_found` for config entries, `window_not_found`, `app_not_found`, `no_focused_window`,
- * `agent_not_installed`, `client_not_found`, `path_not_found` for a file or directory, which the
- * server answers with a 400); `status` is the server's own.
+ * 400 "path not found". `kind` is `not-found`, `process-not-found` (with `processId`) or
+ * `path-not-found` (a file or directory, which the server answers with a 400); `code` is the
+ * server's (`session_not_found` for config entries, `window_not_found`, `app_not_found`,
+ * `no_focused_window`, `agent_not_installed`, `client_not_found`, ...); `status` is the server's own.
  */
 export class NotFoundError extends SandboxAgentHttpError {
   override name = "NotFoundError";
@@ -357,9 +398,20 @@ const QUOTE_CHARS = 300;
  * failed: claude"): which agent, the server's reason where it sent one, and the way out. Undefined
  * for problems whose detail already says enough.
  */
-function problemHint(status: number, kind: string | undefined, problem: Problem | undefined): string | undefined {
+function problemHint(
+  status: number,
+  kind: HttpErrorKind,
+  code: string | undefined,
+  problem: Problem | undefined,
+): string | undefined {
   const agent = typeof problem?.agent === "string" ? problem.agent : undefined;
-  switch (kind) {
+  if (kind === "token-missing") {
+    return (
+      "The server requires a token and this client sent none: pass the server's token (its --token) in the " +
+      "token option"
+    );
+  }
+  switch (code) {
     case "install_failed": {
       const stderr = (problem?.details as { stderr?: unknown } | undefined)?.stderr;
       const reason = typeof stderr === "string" && stderr.trim() ? `: ${quote(stderr)}` : "";
@@ -372,11 +424,6 @@ function problemHint(status: number, kind: string | undefined, problem: Problem 
       return `The server runs only agents installed beforehand: install it first with installAgent("${agent ?? "?"}")`;
     case "unsupported_agent":
       return "listAgents() lists the agents this server knows";
-    case "token_missing":
-      return (
-        "The server requires a token and this client sent none: pass the server's token (its --token) in the " +
-        "token option"
-      );
     case "token_invalid":
       return "The server refused the token this client sent: pass the server's token (its --token) in the token option";
   }
@@ -393,7 +440,7 @@ function quote(text: string): string {
 // --- processes' streams ----------------------------------------------------------------
 
 /**
- * A terminal WebSocket problem: the server sent an error frame (kind `terminal_server`: the socket
+ * A terminal WebSocket problem: the server sent an error frame (kind `terminal-server`: the socket
  * stays open), or the socket failed or closed before the process exited (kind `terminal`).
  */
 export function terminalError(
@@ -403,7 +450,7 @@ export function terminalError(
 ): SandboxAgentError {
   return new SandboxAgentError(`terminal ${processId}: ${message}`, {
     cause: options.cause,
-    kind: options.fromServer ? "terminal_server" : "terminal",
+    kind: options.fromServer ? "terminal-server" : "terminal",
   });
 }
 
@@ -432,7 +479,7 @@ export class SandboxStartError extends SandboxAgentError {
   ) {
     super(`${provider}: ${detail}${output ? `\n--- server output (tail) ---\n${output}` : ""}`, {
       cause: options?.cause,
-      kind: "sandbox_start",
+      kind: "sandbox-start",
     });
     this.provider = provider;
     this.reason = reason;
@@ -442,7 +489,7 @@ export class SandboxStartError extends SandboxAgentError {
 
 /**
  * The engine behind a provider failed an operation (`create`, `destroy`, `reconnect`, ...: the
- * Docker API refused, a binary is missing): kind `sandbox_provider`.
+ * Docker API refused, a binary is missing): kind `sandbox-provider`.
  */
 export function providerError(
   provider: string,
@@ -452,37 +499,37 @@ export function providerError(
 ): SandboxAgentError {
   return new SandboxAgentError(`${provider}.${operation}: ${detail}`, {
     cause: options?.cause,
-    kind: "sandbox_provider",
+    kind: "sandbox-provider",
   });
 }
 
 /**
  * `reconnect`, `pause` or `resume` was asked for a sandbox the provider does not have (any more):
- * kind `sandbox_not_found`.
+ * kind `sandbox-not-found`.
  */
 export function sandboxNotFound(provider: string, sandboxId: string, options?: { cause?: unknown }): SandboxAgentError {
   return new SandboxAgentError(`${provider}.find: no sandbox ${sandboxId}`, {
     cause: options?.cause,
-    kind: "sandbox_not_found",
+    kind: "sandbox-not-found",
   });
 }
 
 // --- the session store -----------------------------------------------------------------
 
 /**
- * A session store rejected a call or returned data that does not validate. `kind`: `invalid_cursor`
- * (a page cursor this store did not issue), `invalid_record` (a value that does not match its
- * schema, `issues` says how), `store_write` (the recorder could not store an event; it was still
- * delivered), `store_backlog` (the recorder's queue was full: the event was not stored), or `store`.
+ * A session store rejected a call or returned data that does not validate. `kind`: `invalid-cursor`
+ * (a page cursor this store did not issue), `invalid-record` (a value that does not match its
+ * schema, `issues` says how), `store-write` (the recorder could not store an event; it was still
+ * delivered), `store-backlog` (the recorder's queue was full: the event was not stored), or `store`.
  */
 export class StoreError extends SandboxAgentError {
   override name = "StoreError";
   override readonly kind: StoreErrorKind;
-  /** The session of the event (`store_write`, `store_backlog`), or of the lease (`lease_lost`). */
+  /** The session of the event (`store-write`, `store-backlog`), or of the lease (`lease-lost`). */
   readonly sessionId: string | undefined;
-  /** The event that was not stored (`store_write`, `store_backlog`). */
+  /** The event that was not stored (`store-write`, `store-backlog`). */
   readonly eventId: string | undefined;
-  /** How a value failed its schema (`invalid_record`). */
+  /** How a value failed its schema (`invalid-record`). */
   readonly issues: string | undefined;
 
   constructor(
@@ -499,20 +546,20 @@ export class StoreError extends SandboxAgentError {
   /** A page cursor that this store did not issue (or that belongs to another listing). */
   static invalidCursor(): StoreError {
     return new StoreError("invalid page cursor: pass the nextCursor of a previous page of the same listing", {
-      kind: "invalid_cursor",
+      kind: "invalid-cursor",
     });
   }
 
   /** A value given to a store, or read back from one, does not match its schema. */
   static invalidRecord(what: string, issues: string): StoreError {
-    return new StoreError(`invalid ${what}: ${issues}`, { kind: "invalid_record", issues });
+    return new StoreError(`invalid ${what}: ${issues}`, { kind: "invalid-record", issues });
   }
 
   /** The recorder could not store an event; the event was still delivered to subscribers. */
   static writeFailed(sessionId: string, eventId: string, cause: unknown): StoreError {
     return new StoreError(`could not store event ${eventId} of session ${sessionId}`, {
       cause,
-      kind: "store_write",
+      kind: "store-write",
       sessionId,
       eventId,
     });
@@ -541,7 +588,7 @@ export class StoreError extends SandboxAgentError {
   /** The store fell so far behind that the recorder's queue was full: this event was not stored. */
   static backlog(sessionId: string, eventId: string, limit: number): StoreError {
     const message = `recorder queue full (${limit} events): event ${eventId} of session ${sessionId} was not stored`;
-    return new StoreError(message, { kind: "store_backlog", sessionId, eventId });
+    return new StoreError(message, { kind: "store-backlog", sessionId, eventId });
   }
 }
 
@@ -558,7 +605,7 @@ export class LeaseLostError extends StoreError {
 
   constructor(sessionId: string, generation: number, detail = "another worker holds it now") {
     super(`lease on session ${sessionId} (generation ${generation}) lost: ${detail}`, {
-      kind: "lease_lost",
+      kind: "lease-lost",
       sessionId,
     });
     this.sessionId = sessionId;

@@ -29,15 +29,15 @@ export type {
   PromptInput,
   PromptOutcome,
   SessionListing,
-} from "./session-calls.js";
+} from "./sessions/session-calls.js";
 export type { SessionView, PromptEvent, PermissionReply, PermissionContext } from "./types.js";
 export type { InputRequest, InputReply } from "./types.js";
-export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events.js";
-export { forSession } from "./events.js";
-export { isEvent, isUpdate, ofKind, ofUpdate, type UpdateEvent } from "./event-filters.js";
-export type { SessionUpdate, Content, PlanEntry } from "./events.js";
+export type { SandboxEvent, SessionEnded, PermissionRequest } from "./events/events.js";
+export { forSession } from "./events/events.js";
+export { isEvent, isUpdate, ofKind, ofUpdate, type UpdateEvent } from "./events/event-filters.js";
+export type { SessionUpdate, Content, PlanEntry } from "./events/events.js";
 export type { SessionMetadata } from "./metadata.js";
-export type { SessionModes, SessionConfigOption } from "./session-config.js";
+export type { SessionModes, SessionConfigOption } from "./sessions/session-config.js";
 
 // --- transcripts -------------------------------------------------------------------------
 export {
@@ -54,14 +54,14 @@ export {
   type InputEntry,
   type TranscriptNote,
   type TranscriptSource,
-} from "./transcript.js";
+} from "./transcript/index.js";
 
 // --- the server's own routes ---------------------------------------------------------------
-export type { Health, AgentInfo, FsEntry } from "./control-schemas.js";
-export type { FileSystem } from "./file-system.js";
-export { Processes, Terminal, type ProcessInfo } from "./processes/index.js";
-export { Desktop } from "./desktop/index.js";
-export { ServerConfig } from "./config/index.js";
+export type { Health, AgentInfo, FsEntry } from "./server/control-schemas.js";
+export type { FileSystem } from "./server/file-system.js";
+export { Processes, Terminal, type ProcessInfo } from "./server/processes/index.js";
+export { Desktop } from "./server/desktop/index.js";
+export { ServerConfig } from "./server/config/index.js";
 
 // --- errors --------------------------------------------------------------------------------
 export {
@@ -96,10 +96,10 @@ export {
   type SessionRecord,
   type SessionEvent,
   type NewSessionEvent,
-  type ResumedSession,
 } from "./persistence/index.js";
+export type { ResumedSession } from "./sessions/resume.js";
 
 // --- sandboxes -----------------------------------------------------------------------------
 export { startSandbox, type StartedSandbox } from "./client.js";
-export type { StartSandboxOptions } from "./launch.js";
-export type { SandboxProvider, SandboxInfo } from "./provider-contract.js";
+export type { StartSandboxOptions } from "./start/launch.js";
+export type { SandboxProvider, SandboxInfo } from "./start/provider-contract.js";

@@ -3,15 +3,15 @@ import type { Observable } from "rxjs";
 import type { ReconnectOption, TokenSource } from "../acp-http/index.js";
 import type { CallOptions, Logger } from "./call-options.js";
 import type { SandboxAgentError } from "./errors.js";
-import type { InputRequest, PermissionRequest, SandboxEvent } from "./events.js";
+import type { InputRequest, PermissionRequest, SandboxEvent } from "./events/events.js";
 
 export type { InputRequest };
 import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
-import type { ServerApi } from "./profiles.js";
-import type { PromptInput, PromptOutcome } from "./session-calls.js";
-import type { Transcript } from "./transcript.js";
+import type { ServerApi } from "./server/profiles.js";
+import type { PromptInput, PromptOutcome } from "./sessions/session-calls.js";
+import type { Transcript } from "./transcript/index.js";
 
 export type { CallOptions, Logger };
 
@@ -151,7 +151,7 @@ export interface ConnectInfo {
 export interface DisconnectInfo {
   reason: "disconnected" | "connection-lost" | "retries-exhausted" | "unauthorized" | "stream-rejected"
     | "initialize-failed";
-  /** Absent for `disconnect()`; otherwise the error that ended the connection (kind `connection_lost`). */
+  /** Absent for `disconnect()`; otherwise the error that ended the connection (kind `connection-lost`). */
   error?: SandboxAgentError;
 }
 

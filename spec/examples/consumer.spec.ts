@@ -63,7 +63,7 @@ console.log(JSON.stringify({
   stopReason,
   text,
   kinds: [...new Set(kinds)],
-  errorsShareABase: new SandboxAgentError("x") instanceof Error,
+  errorsShareABase: new SandboxAgentError("x", { kind: "protocol" }) instanceof Error,
   protocolClient: typeof protocolClient,
   rfdPath: typeof RFD_PROFILE.path,
 }));

@@ -1,5 +1,6 @@
-// `npm start -- --agent claude` and `--agent codex`: the demo drives the real agent behind a local
-// server, against the scripted model (offline, no key), says so, and leaves nothing running.
+// `npm run demo:real-agent -- --agent claude` and `--agent codex`: the demo (examples/demo, through
+// --url) drives the real agent behind a local server, against the scripted model (offline, no key),
+// says so, and leaves nothing running.
 import { isRunning, runExample } from "./run-example.js";
 import { realAgentComponent } from "../support/real-agents.js";
 import { describeWith } from "../support/system-component.js";
@@ -10,7 +11,7 @@ for (const agent of ["claude", "codex"] as const) {
   describeWith([realAgentComponent(agent)])(`the live demo with --agent ${agent}`, () => {
     it("runs the real agent against the scripted model, labelled as such, and cleans up", async () => {
       const args = ["--agent", agent, "--yes"];
-      const result = await runExample("examples/demo/main.ts", args, { timeoutMs: TIMEOUT - 5000 });
+      const result = await runExample("spec/support/real-agent-demo.ts", args, { timeoutMs: TIMEOUT - 5000 });
       const out = result.stdout;
       if (result.code !== 0) throw new Error(`demo exited ${result.code}\nstdout:\n${out}\nstderr:\n${result.stderr}`);
       expect(out).toContain("Model scripted, offline, no key: a canned turn, not a real model");

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
-import { freePort } from "../../lib/providers/local/ports.js";
+import { freePort } from "../support/ports.js";
 import { launchChromium } from "../support/chromium.js";
 import { serveStatic } from "../support/static-server.js";
 import { CHROMIUM, describeWith } from "../support/system-component.js";

@@ -61,7 +61,7 @@ describe("createRecorder with a batching store", () => {
     for (let i = 1; i <= 1500; i++) recorder.enqueue(event("s", i));
     expect(recorder.pending()).toHaveLength(1000);
     expect(errors).toHaveLength(500);
-    expect(errors.every((error) => error.kind === "store_backlog")).toBe(true);
+    expect(errors.every((error) => error.kind === "store-backlog")).toBe(true);
     await recorder.flush();
   });
 

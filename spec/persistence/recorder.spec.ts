@@ -55,8 +55,8 @@ describe("createRecorder", () => {
       return [error.constructor, error.kind, eventId, (error.cause as Error).message];
     });
     expect(described).toEqual([
-      [StoreError, "store_write", event("s", 2).id, "disk on fire"],
-      [StoreError, "store_write", event("s", 3).id, "quota exceeded"],
+      [StoreError, "store-write", event("s", 2).id, "disk on fire"],
+      [StoreError, "store-write", event("s", 3).id, "quota exceeded"],
     ]);
     expect((await inner.listEvents({ sessionId: "s" })).items.map(n)).toEqual([1, 4]);
   });
@@ -89,8 +89,8 @@ describe("createRecorder", () => {
     const delivered = await lastValueFrom(source.pipe(recorder.record(same), toArray()));
     expect(delivered.map(n)).toEqual([1, 2, 3, 4, 5]);
     expect(errors.map((error) => [error.constructor, error.kind, error.eventId])).toEqual([
-      [StoreError, "store_backlog", event("s", 4).id],
-      [StoreError, "store_backlog", event("s", 5).id],
+      [StoreError, "store-backlog", event("s", 4).id],
+      [StoreError, "store-backlog", event("s", 5).id],
     ]);
     store.inserts.open();
     await recorder.flush();

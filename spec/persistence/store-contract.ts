@@ -134,17 +134,17 @@ export const storeChecks: Record<string, StoreCheck> = {
     const page = await store.listEvents({ sessionId: "s", limit: 1 });
     if (!page.nextCursor) fail("expected a next cursor");
     const other = store.listEvents({ sessionId: "other", cursor: page.nextCursor });
-    await rejectsWith(other, "invalid_cursor", "other session");
-    await rejectsWith(store.listSessions({ cursor: page.nextCursor }), "invalid_cursor", "sessions listing");
-    await rejectsWith(store.listEvents({ sessionId: "s", cursor: "%%%" }), "invalid_cursor", "garbage");
+    await rejectsWith(other, "invalid-cursor", "other session");
+    await rejectsWith(store.listSessions({ cursor: page.nextCursor }), "invalid-cursor", "sessions listing");
+    await rejectsWith(store.listEvents({ sessionId: "s", cursor: "%%%" }), "invalid-cursor", "garbage");
   },
 
   "rejects invalid events and records without storing anything": async (make) => {
     const { store } = await make();
-    await rejectsWith(store.insertEvent("s", event("t", 1)), "invalid_record", "session mismatch");
+    await rejectsWith(store.insertEvent("s", event("t", 1)), "invalid-record", "session mismatch");
     const bad = { ...event("s", 1), payload: { hello: 1 } } as unknown as NewSessionEvent;
-    await rejectsWith(store.insertEvent("s", bad), "invalid_record", "not an envelope");
-    await rejectsWith(store.updateSession({ id: "" } as SessionRecord), "invalid_record", "bad record");
+    await rejectsWith(store.insertEvent("s", bad), "invalid-record", "not an envelope");
+    await rejectsWith(store.updateSession({ id: "" } as SessionRecord), "invalid-record", "bad record");
     same((await store.listEvents({ sessionId: "s" })).items, [], "nothing stored");
     same((await store.insertEvent("s", event("s", 1))).event?.eventIndex, 1, "first valid event gets index 1");
   },

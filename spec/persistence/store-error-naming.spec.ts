@@ -65,7 +65,7 @@ describe("store failures name the user's call", () => {
     const c = client({ ...store, listSessions: () => Promise.reject(invalid) });
     const error = (await failure(c.restoreSessions({ claim: true }))) as StoreError;
     expect(error.message).toMatch(/^restoreSessions: /);
-    expect(error.kind).toBe("invalid_record");
+    expect(error.kind).toBe("invalid-record");
     expect(error.issues).toBe("id: missing");
   });
 

@@ -83,7 +83,7 @@ describeWith([DOCKER])("docker() provider", () => {
     await daemon.docker.getContainer(started.info.id).kill();
     const info: DisconnectInfo = await lost;
     expect(info.reason).not.toBe("disconnected");
-    expect(info.error).toMatchObject({ name: "SandboxAgentError", kind: "connection_lost" });
+    expect(info.error).toMatchObject({ name: "SandboxAgentError", kind: "connection-lost" });
     expect(await pending).toBeInstanceOf(SandboxAgentError);
     // A live sandbox of this provider survives the sweep; the dead one goes.
     const alive = await provider.create();

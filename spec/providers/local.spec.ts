@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { local } from "../../lib/providers/local/index.js";
 import { watchdogPid } from "../../lib/providers/local/watchdog.js";
-import { freePort } from "../../lib/providers/local/ports.js";
+import { freePort } from "../support/ports.js";
 import { CallAbortedError, SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { } from "../../lib/sandbox/errors.js";
 import { SandboxStartError } from "../../lib/sandbox/errors.js";
@@ -208,7 +208,7 @@ describe("local() provider", () => {
     } finally {
       await provider.destroy(info.id);
     }
-    await expect(provider.resume?.(info.id)).rejects.toMatchObject({ name: "SandboxAgentError", kind: "sandbox_not_found" });
+    await expect(provider.resume?.(info.id)).rejects.toMatchObject({ name: "SandboxAgentError", kind: "sandbox-not-found" });
   }, 30_000);
 
   it("20 start/destroy cycles leave no process, port, dir or watchdog behind", async () => {

@@ -95,7 +95,7 @@ describe("startSandbox()", () => {
       await expect(reattaching).rejects.toBeInstanceOf(SandboxStartError);
       expect(provider.calls).toEqual(["reconnect sbx-1"]);
       const noReconnect = startSandbox({ sandbox: recording(down.url), agent: "mock", sandboxId: "x" });
-      await expect(noReconnect).rejects.toMatchObject({ name: "SandboxAgentError", kind: "sandbox_provider" });
+      await expect(noReconnect).rejects.toMatchObject({ name: "SandboxAgentError", kind: "sandbox-provider" });
     });
   });
 });

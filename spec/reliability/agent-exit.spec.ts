@@ -41,14 +41,14 @@ describe("agent process crash / exit mid-prompt", () => {
     report(`agent ${verb}`, { ms: result.at - started, error: result.ok ? "resolved" : String(result.error), ended });
     expect(result.ok).toBe(false);
     if (!result.ok) {
-      expect(result.error).toMatchObject({ name: "SandboxAgentError", kind: "agent_exited" });
+      expect(result.error).toMatchObject({ name: "SandboxAgentError", kind: "agent-exited" });
       // The exit code is in the message ("killed by a signal" when there is none).
       const code = exitCode === null ? /killed by a signal/ : new RegExp(`exited with code ${exitCode}\\b`);
       expect((result.error as Error).message).toMatch(code);
     }
     // A prompt on another session of the same agent fails the same way, instead of hanging.
     expect(other.ok).toBe(false);
-    if (!other.ok) expect(other.error).toMatchObject({ name: "SandboxAgentError", kind: "agent_exited" });
+    if (!other.ok) expect(other.error).toMatchObject({ name: "SandboxAgentError", kind: "agent-exited" });
     // Well before the server's own 120 s request timeout.
     expect(result.at - started).toBeLessThan(5000);
     expect(events.filter((event) => event.kind === "agent-exited")).toEqual([{ kind: "agent-exited", exitCode, success: exitCode === 0 }]);
@@ -61,7 +61,7 @@ describe("agent process crash / exit mid-prompt", () => {
     expect(completed).toBe(true);
     expect(sessionEvents.at(-1)).toMatchObject({ kind: "session-ended", sessionId: b.sessionId });
     // Later calls fail fast, typed.
-    await expect(client.prompt(a.sessionId, "chunks 1")).rejects.toMatchObject({ name: "SandboxAgentError", kind: "agent_exited" });
+    await expect(client.prompt(a.sessionId, "chunks 1")).rejects.toMatchObject({ name: "SandboxAgentError", kind: "agent-exited" });
     await client.disconnect();
   }, 30_000);
 });

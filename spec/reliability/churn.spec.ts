@@ -9,6 +9,7 @@ import { runInNewContext } from "node:vm";
 import { filter, firstValueFrom } from "rxjs";
 import { AcpHttpClient } from "../../lib/acp-http/index.js";
 import { startV2ContractServer, type V2ContractServer } from "../support/v2-contract-server.js";
+import { SANDBOX_AGENT_V2 } from "../support/sandbox-agent-transport.js";
 import { report, sleep, waitFor } from "./support/helpers.js";
 
 const CYCLES = process.env.RELIABILITY_SOAK === "1" ? 5000 : 1000;
@@ -54,7 +55,7 @@ async function heapUsed(): Promise<number> {
 }
 
 async function cycle(): Promise<void> {
-  const client = new AcpHttpClient({ baseUrl: server.baseUrl, closeTimeoutMs: 1000 });
+  const client = new AcpHttpClient({ baseUrl: server.baseUrl, ...SANDBOX_AGENT_V2, closeTimeoutMs: 1000 });
   await client.initialize({ _meta: { "sandboxagent.dev": { agent: "mock" } } });
   // The event stream is up before we leave: a full connect, not just a POST.
   await firstValueFrom(client.state$.pipe(filter((state) => state === "open")));

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { report, sleep } from "./support/helpers.js";
+import { listedInstances, report, sleep } from "./support/helpers.js";
 
 let server: SandboxAgentServer;
 
@@ -25,17 +25,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function listedInstances(): Promise<string[]> {
-  const response = await fetch(`${server.baseUrl}/v1/acp`);
-  const body = (await response.json()) as { servers: { serverId: string }[] };
-  return body.servers.map((s) => s.serverId);
-}
-
 /** The server's listing once it is empty, or as it is at the deadline. */
 async function drained(timeoutMs: number): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const listed = await listedInstances();
+    const listed = await listedInstances(server.baseUrl);
     if (listed.length === 0 || Date.now() > deadline) return listed;
     await sleep(100);
   }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { mulberry32 } from "../support/prng.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { report, sleep, waitFor } from "./support/helpers.js";
+import { listedInstances, report, sleep, waitFor } from "./support/helpers.js";
 
 const RUNS = 50;
 const BATCH = 5;
@@ -23,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-async function listedInstances(): Promise<string[]> {
-  const response = await fetch(`${server.baseUrl}/v1/acp`);
-  const body = (await response.json()) as { servers: { serverId: string }[] };
-  return body.servers.map((s) => s.serverId);
-}
 
 /** Live (non-zombie) processes in the server's process group other than the server: its agents. */
 function agentProcesses(): number[] {
@@ -53,7 +47,7 @@ function agentProcesses(): number[] {
 async function drained(timeoutMs: number): Promise<{ listed: string[]; alive: number[] }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = { listed: await listedInstances(), alive: agentProcesses() };
+    const left = { listed: await listedInstances(server.baseUrl), alive: agentProcesses() };
     if ((left.listed.length === 0 && left.alive.length === 0) || Date.now() > deadline) return left;
     await sleep(100);
   }

@@ -1,6 +1,7 @@
 /** A request answered after 10 minutes, under fake time: nothing in the client fires on its own. */
 import { describe, expect, it, jest } from "@jest/globals";
 import { AcpHttpClient } from "../../lib/acp-http/index.js";
+import { SANDBOX_AGENT_V2 } from "../support/sandbox-agent-transport.js";
 
 describe("a request answered after 10 minutes (fake time)", () => {
   it("stays pending and then resolves; nothing in the client fires on its own", async () => {
@@ -21,7 +22,7 @@ describe("a request answered after 10 minutes (fake time)", () => {
           setTimeout(() => resolve(Response.json({ jsonrpc: "2.0", id: body.id, result: { late: true } })), 10 * 60_000);
         });
       };
-      const client = new AcpHttpClient({ baseUrl: "http://fake.test", fetch: fetchFn });
+      const client = new AcpHttpClient({ baseUrl: "http://fake.test", ...SANDBOX_AGENT_V2, fetch: fetchFn });
       await client.initialize();
       // The clock is faked from here: the ten minutes below pass in no time.
       jest.useFakeTimers({ doNotFake: ["nextTick", "setImmediate", "queueMicrotask"] });

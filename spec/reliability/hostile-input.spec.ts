@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/glob
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AcpEnvelope } from "../../lib/acp-http/index.js";
-import { envelopeToEvent } from "../../lib/sandbox/events.js";
+import { envelopeToEvent } from "../../lib/sandbox/events/events.js";
 import { SandboxAgentClient, type SandboxEvent, type SessionMetadata } from "../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { sessionParams, v1Client, waitFor } from "./support/helpers.js";

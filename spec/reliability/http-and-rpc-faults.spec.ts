@@ -13,6 +13,7 @@ import {
 } from "../../lib/acp-http/index.js";
 import { createFakeFetch, jsonResponse, type FakeFetch } from "./support/fake-fetch.js";
 import { outcome, report, sleep, waitFor } from "./support/helpers.js";
+import { SANDBOX_AGENT_V2 } from "../support/sandbox-agent-transport.js";
 
 const STATUSES = [400, 401, 403, 404, 406, 409, 415, 500, 502, 504] as const;
 const BODIES = ["problem+json", "html", "empty"] as const;
@@ -30,7 +31,7 @@ const frame = (id: number, envelope: unknown): string => `id: ${id}\ndata: ${JSO
 
 async function connected(handlers?: AcpClientHandlers): Promise<{ fake: FakeFetch; client: AcpHttpClient; envelopes: AcpEnvelope[] }> {
   const fake = createFakeFetch();
-  const client = new AcpHttpClient({ baseUrl: "http://faults.test", fetch: fake.fetch, reconnect: { maxRetries: 0 }, ...(handlers ? { handlers } : {}) });
+  const client = new AcpHttpClient({ baseUrl: "http://faults.test", ...SANDBOX_AGENT_V2, fetch: fake.fetch, reconnect: { maxRetries: 0 }, ...(handlers ? { handlers } : {}) });
   const envelopes: AcpEnvelope[] = [];
   client.envelopes$.subscribe((envelope) => envelopes.push(envelope));
   await client.initialize();

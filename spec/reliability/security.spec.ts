@@ -9,6 +9,7 @@ import { SandboxAgentClient, type Logger } from "../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 import { createFakeFetch } from "./support/fake-fetch.js";
 import { outcome, report, sessionParams, textPrompt, v1Client, waitFor } from "./support/helpers.js";
+import { SANDBOX_AGENT_V2 } from "../support/sandbox-agent-transport.js";
 
 const TOKEN = `tok-${"S3CR3T".repeat(4)}-${process.pid}`;
 
@@ -95,7 +96,7 @@ describe("CR/LF in header values", () => {
 
   it.each(evil)("static header %j: refused before any request", async (value) => {
     const fake = createFakeFetch();
-    expect(() => new AcpHttpClient({ baseUrl: "http://h.test", fetch: fake.fetch, headers: { "x-custom": value } })).toThrow(AcpInvalidHeaderError);
+    expect(() => new AcpHttpClient({ baseUrl: "http://h.test", ...SANDBOX_AGENT_V2, fetch: fake.fetch, headers: { "x-custom": value } })).toThrow(AcpInvalidHeaderError);
     const sandbox = await outcome(
       (async () => {
         const client = new SandboxAgentClient({ baseUrl: "http://h.test", agent: "mock", serverApi: "v1", fetch: fake.fetch, headers: { "x-custom": value }, autoConnect: false });
@@ -109,7 +110,7 @@ describe("CR/LF in header values", () => {
 
   it.each(evil)("token function yielding %j: the request rejects typed, no request made", async (value) => {
     const fake = createFakeFetch();
-    const client = new AcpHttpClient({ baseUrl: "http://h.test", fetch: fake.fetch, token: () => value });
+    const client = new AcpHttpClient({ baseUrl: "http://h.test", ...SANDBOX_AGENT_V2, fetch: fake.fetch, token: () => value });
     const result = await outcome(client.initialize());
     expect(result.ok).toBe(false);
     if (!result.ok) {
@@ -125,7 +126,7 @@ describe("token rotation and 401", () => {
   it("a function-form token is read before every request, so it can rotate", async () => {
     const fake = createFakeFetch();
     let current = "first-token";
-    const client = new AcpHttpClient({ baseUrl: "http://rot.test", fetch: fake.fetch, token: () => current });
+    const client = new AcpHttpClient({ baseUrl: "http://rot.test", ...SANDBOX_AGENT_V2, fetch: fake.fetch, token: () => current });
     await client.initialize();
     await waitFor(() => fake.streams.length === 1, 2000, "the stream");
     current = "second-token";

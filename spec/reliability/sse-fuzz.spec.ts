@@ -8,6 +8,7 @@ import { AcpHttpClient, type AcpEnvelope, type AcpParseError } from "../../lib/a
 import { createFakeFetch } from "./support/fake-fetch.js";
 import { report, waitFor } from "./support/helpers.js";
 import { mulberry32, randomInt } from "../support/prng.js";
+import { SANDBOX_AGENT_V2 } from "../support/sandbox-agent-transport.js";
 
 const SEEDS = process.env.RELIABILITY_SOAK === "1" ? [1, 2, 3, 4, 5, 6, 7, 8] : [0xf00d, 42];
 const FRAMES = 2000;
@@ -122,7 +123,7 @@ function chunk(bytes: Uint8Array, random: () => number): { chunks: Uint8Array[];
 describe("SSE fuzzing", () => {
   it.each(SEEDS)("seed %p: envelopes equal the reference parse, one parse error per bad frame, the stream lives on", async (seed) => {
     const fake = createFakeFetch();
-    const client = new AcpHttpClient({ baseUrl: "http://fuzz.test", fetch: fake.fetch, reconnect: { maxRetries: 0 } });
+    const client = new AcpHttpClient({ baseUrl: "http://fuzz.test", ...SANDBOX_AGENT_V2, fetch: fake.fetch, reconnect: { maxRetries: 0 } });
     const envelopes: AcpEnvelope[] = [];
     const errors: AcpParseError[] = [];
     client.envelopes$.subscribe((envelope) => envelopes.push(envelope));

@@ -1,5 +1,6 @@
 /** Pieces shared by the lib/acp-http integration tests and the reliability suite. */
 import { AcpHttpClient, isNotification, type AcpEnvelope, type AcpHttpClientOptions, type PromptParams } from "../../lib/acp-http/index.js";
+import { SANDBOX_AGENT_HEADER } from "./sandbox-agent-transport.js";
 
 let counter = 0;
 
@@ -14,6 +15,7 @@ export function sandboxClient(baseUrl: string, label: string, extra: Partial<Acp
   return new AcpHttpClient({
     baseUrl,
     path: `/v1/acp/${encodeURIComponent(uniqueServerId(label))}`,
+    ...SANDBOX_AGENT_HEADER,
     bootstrapQuery: { agent: "mock" },
     responseEcho: true,
     closeTimeoutMs: 500,

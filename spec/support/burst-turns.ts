@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { AcpHttpClient } from "../../lib/acp-http/index.js";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { messageChunk } from "./acp-http-helpers.js";
+import { SANDBOX_AGENT_V2 } from "./sandbox-agent-transport.js";
 import { startV2ContractServer, type V2ContractServer } from "./v2-contract-server.js";
 
 /** Updates the agent writes per turn. */
@@ -76,7 +77,7 @@ async function timedTurns(
 
 /** `responseEcho` left at its default ("auto"): the server never echoes, so answers are held as for `false`. */
 async function acpTurns(baseUrl: string, turns: number): Promise<TurnTally> {
-  const client = new AcpHttpClient({ baseUrl, closeTimeoutMs: 1000 });
+  const client = new AcpHttpClient({ baseUrl, ...SANDBOX_AGENT_V2, closeTimeoutMs: 1000 });
   try {
     await client.initialize({ _meta: agentMeta });
     const { sessionId } = await client.newSession({ cwd: tmpdir(), mcpServers: [], _meta: agentMeta });

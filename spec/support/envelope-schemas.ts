@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 envelopes as valibot schemas: the independent model that the library's one envelope
-// rule (`checkEnvelope` in lib/acp-http/envelope.ts) is held to in envelope-check.spec.ts. Top
-// level strict, below it loose; loose objects keep unknown keys.
+// rule (`checkEnvelope` in lib/acp-http/envelope.ts) is held to in
+// spec/acp-http/unit/envelope-rule-against-schema.spec.ts. Top level strict, below it loose; loose
+// objects keep unknown keys.
 import * as v from "valibot";
 
 export const JsonRpcIdSchema = v.union([v.string(), v.number(), v.null()]);

@@ -8,7 +8,7 @@ import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { freePort } from "../../examples/demo/server.js";
+import { freePort } from "./ports.js";
 import type { SystemComponent } from "./system-component.js";
 
 /** The directory holding initdb and postgres, or undefined. */

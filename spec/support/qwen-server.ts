@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { startFakeOpenAi } from "./fake-openai.js";
 import { ensureInstalled } from "./interop-install.js";
 import type { FakeOpenAi } from "./fake-openai.js";
-import { settlesWithin } from "../../examples/demo/server.js";
+import { settlesWithin } from "./local-server.js";
 import { readEntry } from "../../lib/providers/local/process-tree.js";
 
 export interface QwenServeOptions {

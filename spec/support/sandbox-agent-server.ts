@@ -4,16 +4,14 @@
 // for `?agent=mock` but never creates that file itself; it logs to
 // `$XDG_DATA_HOME/sandbox-agent/logs/log-*` rather than stdout/stderr; it exits with status 1 when
 // its port is taken; and it does not signal its agents when it dies.
-// Spawning, the health wait and stopping the process group are those of the demo's launcher
-// (examples/demo/server.ts); this adds restarts, port retries, the server log and the process registry.
+// Spawning, the health wait and stopping the process group are those of the local launcher
+// (local-server.ts); this adds restarts, port retries, the server log and the process registry.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   createServerDirs,
-  freePort,
   installMockAgent,
-  portIsFree,
   sandboxAgentBinary,
   serverArgs,
   serverEnv,
@@ -24,7 +22,8 @@ import {
   waitForHealth,
   type CorsOptions,
   type ServerProcess,
-} from "../../examples/demo/server.js";
+} from "./local-server.js";
+import { freePort, portIsFree } from "./ports.js";
 
 export { installMockAgent, sandboxAgentBinary, type CorsOptions };
 

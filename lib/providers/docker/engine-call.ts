@@ -4,7 +4,7 @@ import { providerError } from "../../sandbox/kit.js";
 
 const PROVIDER = "docker";
 
-/** `run()`, with an engine failure turned into a `sandbox_provider` error naming `operation`. */
+/** `run()`, with an engine failure turned into a `sandbox-provider` error naming `operation`. */
 export async function engineCall<T>(operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();

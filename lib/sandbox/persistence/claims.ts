@@ -7,7 +7,7 @@ import type { SessionStore } from "./store.js";
 /** The session a refused write was for, when the store refused it for a lost lease. */
 function refusedSession(error: StoreError): string | undefined {
   if (error instanceof LeaseLostError) return error.sessionId;
-  const refusedWrite = error instanceof StoreError && error.kind === "store_write";
+  const refusedWrite = error instanceof StoreError && error.kind === "store-write";
   if (refusedWrite && error.cause instanceof LeaseLostError) return error.cause.sessionId;
   return undefined;
 }

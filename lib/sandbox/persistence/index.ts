@@ -20,6 +20,5 @@ export { createRecorder, type Recorder, type RecorderOptions } from "./recorder.
 export { history$, type HistoryEvent, type HistoryOptions } from "./history.js";
 export { buildReplayText, replayFromStore, type ReplayText, type ReplayOptions, type ReplaySource } from "./replay.js";
 export { StoreError, LeaseLostError, type StoreErrorKind } from "../errors.js";
-export type { ResumedSession, ResumeMethod, RestoreOptions } from "./resume.js";
 export { localLeases, type SessionLease, type SessionLeases, type ClaimRequest } from "./lease.js";
 export { LeaseKeeper, DEFAULT_LEASE_TTL_MS, type ClaimOptions, type LeaseLost } from "./lease-keeper.js";

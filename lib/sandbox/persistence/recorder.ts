@@ -7,7 +7,7 @@ import { PERSISTENCE_DEFAULTS } from "../defaults.js";
 export interface RecorderOptions {
   /**
    * Events waiting for the store at most; past it new events are reported (a `StoreError` of kind
-   * `store_backlog`), not queued. Default 10000, or 100000 with a store that has `insertEvents`: a burst of 100,000
+   * `store-backlog`), not queued. Default 10000, or 100000 with a store that has `insertEvents`: a burst of 100,000
    * updates arrives in one to three seconds, faster than any store writes while the same event loop
    * parses it, and is written off in large batches afterwards (tens of MB at most).
    */
@@ -39,7 +39,7 @@ export interface Recorder {
   readonly accepted$: Observable<NewSessionEvent>;
   /** Every event the store inserted (not the ones it already had), with its `eventIndex`. */
   readonly stored$: Observable<SessionEvent>;
-  /** Why an event was not stored: a `StoreError` of kind `store_write` or `store_backlog`, or one from `toEvent`. */
+  /** Why an event was not stored: a `StoreError` of kind `store-write` or `store-backlog`, or one from `toEvent`. */
   readonly storeErrors$: Observable<StoreError>;
   /** The events accepted and not yet written, oldest first (optionally of one session). */
   pending(sessionId?: string): NewSessionEvent[];

@@ -5,6 +5,7 @@
  */
 import { AcpHttpClient, isResponse, type AcpEnvelope } from "../../../lib/acp-http/index.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
+import { SANDBOX_AGENT_V2 } from "../../support/sandbox-agent-transport.js";
 import { chunkTexts, newSessionParams, record, textPrompt, waitFor } from "./helpers.js";
 
 const agentMeta = { "sandboxagent.dev": { agent: "mock" } };
@@ -40,7 +41,7 @@ async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; value: T 
 
 describe("inline responses while another session streams (v2 contract, responseEcho auto)", () => {
   it("calls on another session and non-session calls resolve at once; the streaming turn stays ordered", async () => {
-    client = new AcpHttpClient({ baseUrl: server.baseUrl, closeTimeoutMs: 1000 });
+    client = new AcpHttpClient({ baseUrl: server.baseUrl, ...SANDBOX_AGENT_V2, closeTimeoutMs: 1000 });
     const seen = record(client);
     await client.initialize({ _meta: agentMeta });
     const chatty = await client.newSession(newSessionParams({ _meta: agentMeta }));

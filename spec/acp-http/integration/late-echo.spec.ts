@@ -6,6 +6,7 @@
  */
 import { AcpHttpClient, isResponse, type AcpEnvelope } from "../../../lib/acp-http/index.js";
 import { startLateEchoServer, type LateEchoServer } from "../../support/late-echo-server.js";
+import { SANDBOX_AGENT_HEADER } from "../../support/sandbox-agent-transport.js";
 import { chunkTexts, range, record, textPrompt } from "./helpers.js";
 
 const LAG_MS = 2500;
@@ -26,6 +27,7 @@ function connect(baseUrl: string, path: string): AcpHttpClient {
   return new AcpHttpClient({
     baseUrl,
     path,
+    ...SANDBOX_AGENT_HEADER,
     responseEcho: true,
     reconnect: { initialDelayMs: 20, maxDelayMs: 50, jitter: 0, maxRetries: 2 },
     closeTimeoutMs: 500,

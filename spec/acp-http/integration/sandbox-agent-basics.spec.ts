@@ -13,6 +13,7 @@ import {
   type RequestPermissionParams,
 } from "../../../lib/acp-http/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
+import { SANDBOX_AGENT_HEADER } from "../../support/sandbox-agent-transport.js";
 import {
   chunkTexts,
   isNotificationNamed,
@@ -176,6 +177,7 @@ describe("AcpHttpClient against sandbox-agent 0.4.2", () => {
     const acp = new AcpHttpClient({
       baseUrl: server.baseUrl,
       path: `/v1/acp/${serverId}`,
+      ...SANDBOX_AGENT_HEADER,
       bootstrapQuery: { agent: "mock" },
       responseEcho: true,
       closeTimeoutMs: 500,

@@ -9,6 +9,7 @@ import {
   type AcpHttpClientOptions,
 } from "../../../lib/acp-http/index.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
+import { SANDBOX_AGENT_V2 } from "../../support/sandbox-agent-transport.js";
 import { chunkTexts, newSessionParams, record, settle, textPrompt } from "./helpers.js";
 
 const CONNECTION_HEADER = "x-acp-connection-id";
@@ -43,7 +44,7 @@ function recordingFetch(seen: SeenRequest[]): typeof fetch {
 }
 
 function client(options: Partial<AcpHttpClientOptions> = {}): AcpHttpClient {
-  const created = new AcpHttpClient({ baseUrl: server.baseUrl, closeTimeoutMs: 1000, ...options });
+  const created = new AcpHttpClient({ baseUrl: server.baseUrl, ...SANDBOX_AGENT_V2, closeTimeoutMs: 1000, ...options });
   clients.push(created);
   return created;
 }

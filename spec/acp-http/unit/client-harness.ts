@@ -1,6 +1,7 @@
 import { jest } from "@jest/globals";
 import { AcpHttpClient, isResponse, type AcpEnvelope, type AcpHttpClientOptions, type AcpLogger } from "../../../lib/acp-http/index.js";
 import { FakeAcpServer, bodyOf, rpcResult, accepted, type FakeAcpServerOptions, type FakeSseStream, type RecordedRequest } from "../../support/fake-acp-server.js";
+import { SANDBOX_AGENT_V2 } from "../../support/sandbox-agent-transport.js";
 
 export const BASE_URL = "http://agent.test";
 export const CONNECTION_ID = "acp_conn_1";
@@ -40,6 +41,8 @@ export function createHarness(options: Partial<AcpHttpClientOptions> = {}, serve
   };
   const client = new AcpHttpClient({
     baseUrl: BASE_URL,
+    // The fake answers as sandbox-agent's v2 contract does, unless a test passes other values.
+    ...SANDBOX_AGENT_V2,
     fetch: server.fetch,
     logger,
     reconnect: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetries: 3 },

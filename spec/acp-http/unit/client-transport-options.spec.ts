@@ -7,6 +7,7 @@ import {
   type AcpParseError,
   type AcpReconnectAttempt,
 } from "../../../lib/acp-http/index.js";
+import { resolveClientOptions } from "../../../lib/acp-http/client-options.js";
 import { accepted, bodyOf, rpcResult, sseEvent } from "../../support/fake-acp-server.js";
 import { CONNECTION_ID, bootstrap, createHarness, disconnectAll, settle, watch } from "./client-harness.js";
 
@@ -22,6 +23,29 @@ const answerInitialize = (extra: Record<string, string> = {}) => (request: Param
   }
   return accepted(extra);
 };
+
+describe("AcpHttpClient: defaults", () => {
+  it("speaks the ACP transport RFD's endpoint and connection id header unless given others", async () => {
+    const h = createHarness(
+      { path: undefined, connectionIdHeader: undefined },
+      { connectionId: CONNECTION_ID, connectionIdHeader: "Acp-Connection-Id" },
+    );
+    await bootstrap(h);
+    const [post] = h.server.requestsOf("POST");
+    const [get] = h.server.requestsOf("GET");
+    expect(post?.url.pathname).toBe("/acp");
+    expect(get?.url.pathname).toBe("/acp");
+    expect(get?.headers.get("Acp-Connection-Id")).toBe(CONNECTION_ID);
+    expect(h.client.connectionId).toBe(CONNECTION_ID);
+  });
+
+  it("recovers a lost connection only when asked, over either transport", () => {
+    for (const transport of ["http", "websocket"] as const) {
+      expect(resolveClientOptions({ baseUrl: "http://agent.test", transport }).recover).toBe(false);
+      expect(resolveClientOptions({ baseUrl: "http://agent.test", transport, recover: true }).recover).toBe(true);
+    }
+  });
+});
 
 describe("AcpHttpClient: cookies", () => {
   it("returns a Set-Cookie on every later POST, GET and DELETE; the default store is cleared after the DELETE", async () => {

@@ -52,6 +52,35 @@ describe("protocol error kinds", () => {
     expect(exported.filter((cls) => !covered.has(cls)).map((cls) => cls.name)).toEqual([]);
   });
 
+  it("has one class (an example above) for every member of the closed AcpErrorKind union", () => {
+    // Keyed by the union: adding a kind fails to compile here until it is listed.
+    const every: Record<AcpErrorKind, true> = {
+      aborted: true,
+      timeout: true,
+      closed: true,
+      "connection-rebuilt": true,
+      "stream-lost": true,
+      http: true,
+      rpc: true,
+      protocol: true,
+      network: true,
+      "message-too-large": true,
+      "invalid-header": true,
+      "websocket-unavailable": true,
+      unsupported: true,
+    };
+    expect(new Set(examples.map(([, kind]) => kind))).toEqual(new Set(Object.keys(every)));
+    for (const kind of Object.keys(every)) expect(kind).toMatch(/^[a-z]+(-[a-z]+)*$/);
+  });
+
+  it("keeps the server's own codes as data, not as kinds", () => {
+    const rpc = new AcpRpcError("session/prompt", { code: -32002, message: "no such session" });
+    expect([rpc.kind, rpc.code]).toEqual(["rpc", -32002]);
+    const problem = { type: "urn:example:gone", title: "gone", status: 410 };
+    const http = new AcpHttpError("POST /acp", new Response(null, { status: 410 }), problem, undefined);
+    expect([http.kind, http.status, http.problem]).toEqual(["http", 410, problem]);
+  });
+
   it("keeps the interrupted kinds users branch on", () => {
     const kinds = examples.filter(([error]) => error instanceof AcpInterruptedError).map(([error]) => error.kind);
     expect(kinds).toEqual(["connection-rebuilt", "stream-lost"]);

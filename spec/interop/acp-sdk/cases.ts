@@ -360,7 +360,8 @@ export const CASES: readonly InteropCase[] = [
   {
     name: "a dropped TCP connection: the session still works afterwards",
     run: async ({ connect, server, transport }) => {
-      const client = connect({ reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      // Over a WebSocket the connection ends with its socket: only a recovery brings the session back.
+      const client = connect({ recover: true, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
       const sessionId = await openSession(client);
       const connectionId = client.connectionId;
       server.dropSockets();

@@ -68,6 +68,7 @@ describe("interop: AcpServer over WebSocket, a black-holed socket", () => {
       baseUrl: proxy.baseUrl,
       ...RFD_PROFILE,
       transport: "websocket",
+      recover: true,
       WebSocket: WebSocketClass as WebSocketConstructor,
       closeTimeoutMs: 500,
       reconnect: { initialDelayMs: 20, ...reconnect },

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { AcpHttpClient, isNotification, type AcpEnvelope } from "../../../lib/acp-http/index.js";
 import { createRecorder, eventIdentity, type NewSessionEvent } from "../../../lib/sandbox/persistence/index.js";
 import { sqliteStore } from "../../../lib/sqlite/index.js";
+import { SANDBOX_AGENT_HEADER, SANDBOX_AGENT_V2 } from "../../support/sandbox-agent-transport.js";
 
 const [mode, api, baseUrl, dbFile, promptText, lastText, dieAtArg] = process.argv.slice(2) as string[] as [
   string, string, string, string, string, string, string,
@@ -24,8 +25,13 @@ const SERVER_ID = "kill-restore-1";
 const BOOTSTRAP = { agent: "mock" };
 const transport = (resume: boolean) =>
   api === "v1"
-    ? { path: `/v1/acp/${SERVER_ID}`, responseEcho: true as const, ...(resume ? {} : { bootstrapQuery: BOOTSTRAP }) }
-    : {};
+    ? {
+        path: `/v1/acp/${SERVER_ID}`,
+        ...SANDBOX_AGENT_HEADER,
+        responseEcho: true as const,
+        ...(resume ? {} : { bootstrapQuery: BOOTSTRAP }),
+      }
+    : SANDBOX_AGENT_V2;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const store = sqliteStore({ database: dbFile });

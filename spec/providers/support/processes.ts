@@ -1,6 +1,6 @@
 // Helpers for "nothing left behind" assertions: processes, ports, polling with a bound.
 import { readdirSync, readFileSync } from "node:fs";
-import { portIsFree } from "../../../lib/providers/local/ports.js";
+import { portIsFree } from "../../support/ports.js";
 
 /** Whether a process is still running (a zombie counts as gone). */
 export function isRunning(pid: number): boolean {

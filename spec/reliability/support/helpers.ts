@@ -34,3 +34,10 @@ export async function outcome<T>(promise: Promise<T>): Promise<{ ok: true; value
 export function report(title: string, figures: Record<string, unknown>): void {
   process.stdout.write(`[reliability] ${title}: ${JSON.stringify(figures)}\n`);
 }
+
+/** The server ids the 0.4.2 server lists (`GET /v1/acp`): its live agent instances. */
+export async function listedInstances(baseUrl: string): Promise<string[]> {
+  const response = await fetch(`${baseUrl}/v1/acp`);
+  const body = (await response.json()) as { servers: { serverId: string }[] };
+  return body.servers.map((s) => s.serverId);
+}

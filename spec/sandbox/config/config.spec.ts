@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/config/index.js";
+import type { ServerConfig, McpServerConfig } from "../../../lib/sandbox/server/config/index.js";
 import { SandboxAgentClient } from "../../../lib/sandbox/index.js";
 import { NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -69,7 +69,7 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
       expect(missing).toBeInstanceOf(NotFoundError);
       expect(missing).toBeInstanceOf(SandboxAgentHttpError);
       expect((missing as NotFoundError).status).toBe(404);
-      expect((missing as NotFoundError).kind).toBe("session_not_found");
+      expect((missing as NotFoundError).code).toBe("session_not_found");
       await config.deleteMcpConfig({ directory: dir, name: "fs" });
       await config.deleteMcpConfig({ directory: dir, name: "fs" });
       expect(await rejection(config.getMcpConfig({ directory: dir, name: "fs" }))).toBeInstanceOf(NotFoundError);
@@ -79,7 +79,7 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
     it("a shape the server cannot read is an invalid_request error with the server's reason", async () => {
       const bogus = { type: "bogus" } as unknown as McpServerConfig;
       const variant = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, bogus));
-      expect(variant).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request", status: 422 });
+      expect(variant).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid-request", status: 422 });
       expect((variant as SandboxAgentHttpError).message).toContain("unknown variant `bogus`");
       const noCommand = { type: "local" } as McpServerConfig;
       const field = await rejection(config.setMcpConfig({ directory: dir, name: "b" }, noCommand));
@@ -102,7 +102,7 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
       expect(missing).toBeInstanceOf(NotFoundError);
       expect((missing as NotFoundError).problem?.detail).toBe("session not found: skills:nope");
       const shape = await rejection(config.setSkillsConfig({ directory: dir, name: "s2" }, {} as { sources: [] }));
-      expect(shape).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request" });
+      expect(shape).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid-request" });
       expect((shape as SandboxAgentHttpError).message).toContain("missing field `sources`");
       await config.deleteSkillsConfig({ directory: dir, name: "s1" });
       expect(await rejection(config.getSkillsConfig({ directory: dir, name: "s1" }))).toBeInstanceOf(NotFoundError);
@@ -135,7 +135,7 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
 
     it("an unknown agent is a 400 of kind unsupported_agent", async () => {
       const error = await rejection(agents.getAgent("no-such-agent"));
-      expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 400, kind: "unsupported_agent" });
+      expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 400, code: "unsupported_agent" });
     });
   });
 

@@ -1,9 +1,9 @@
 // waitForHealth against the real 0.4.2 server (up, down then up again, wrong token) and the v2
 // contract server; inspectorUrl fetched from the real server's /ui/.
-import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
-import { inspectorUrl, waitForHealth } from "../../../lib/sandbox/config/index.js";
+import { ControlPlaneHttp } from "../../../lib/sandbox/server/control-plane.js";
+import { inspectorUrl, waitForHealth } from "../../../lib/sandbox/server/config/index.js";
 import { CallAbortedError, CallTimeoutError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
-import { freePort } from "../../../examples/demo/server.js";
+import { freePort } from "../../support/ports.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
 import { rejection } from "../../support/rejection.js";

@@ -1,6 +1,6 @@
 // connect({ waitForServer }) and the client's config/agent/desktop members, against the real
 // 0.4.2 server: the client is created while its server is down and connects once it is back.
-import { freePort } from "../../../examples/demo/server.js";
+import { freePort } from "../../support/ports.js";
 import {
   CallTimeoutError,
   NotFoundError,
@@ -66,7 +66,7 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     const skills = c.config.getSkillsConfig({ directory: server.home, name: "none" });
     await expect(skills).rejects.toBeInstanceOf(NotFoundError);
     expect(await c.inspectorUrl()).toBe(`${server.baseUrl}/ui/`);
-    await expect(c.desktop.displayInfo()).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    await expect(c.desktop.displayInfo()).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-runtime-inactive" });
     await expect(c.getAgent("no-such-agent")).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 400 });
   });
 
@@ -78,12 +78,12 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
   it("process errors are catchable by kind: not found is a NotFoundError, still running a 409 of kind process_running", async () => {
     const c = client!;
     const missing = await c.processes.get("no-such-process").catch((error: unknown) => error);
-    expect(missing).toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    expect(missing).toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
     expect(missing).toBeInstanceOf(NotFoundError);
     const sleeper = await c.processes.spawn({ command: "sleep", args: ["30"] });
     try {
       const running = await c.processes.remove(sleeper.id).catch((error: unknown) => error);
-      expect(running).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process_running" });
+      expect(running).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process-running" });
       expect(running).toBeInstanceOf(SandboxAgentHttpError);
     } finally {
       await c.processes.kill(sleeper.id).catch(() => undefined);

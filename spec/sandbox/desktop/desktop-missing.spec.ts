@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
 import WebSocket from "ws";
-import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import type { Desktop } from "../../../lib/sandbox/server/desktop/index.js";
 import { DesktopDependenciesMissingError, SandboxAgentHttpError, NotFoundError } from "../../../lib/sandbox/errors.js";
 import { rejection } from "../../support/rejection.js";
 import type { SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -19,7 +19,7 @@ function expectMissing(error: unknown): void {
   expect(error).toBeInstanceOf(SandboxAgentHttpError);
   const missing = error as DesktopDependenciesMissingError;
   expect(missing.status).toBe(503);
-  expect(missing.kind).toBe("desktop_dependencies_missing");
+  expect(missing.kind).toBe("desktop-dependencies-missing");
   expect(missing.missingDependencies).toEqual(MISSING);
   expect(missing.installCommand).toBe("sandbox-agent install desktop --yes");
   expect(`${missing.message} ${String(missing)} ${JSON.stringify(missing)}`).not.toContain(TOKEN);
@@ -69,7 +69,7 @@ describe("desktop without its programs (real 0.4.2 server, empty PATH)", () => {
     expect(await rejection(desktop.recordings.get("rec_1"))).toBeInstanceOf(NotFoundError);
     expect(await desktop.stream.status()).toEqual({ active: false });
     const error = await rejection(desktop.stream.start());
-    expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-runtime-inactive" });
   });
 
   it("the stream's signaling WebSocket takes the token as a header only", async () => {

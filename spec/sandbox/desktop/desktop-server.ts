@@ -1,7 +1,7 @@
 // The set-up the desktop suites share: a real 0.4.2 server with a Desktop over its control plane,
 // and a teardown that also ends the desktop helpers that outlive the server.
-import { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
-import { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import { ControlPlaneHttp } from "../../../lib/sandbox/server/control-plane.js";
+import { Desktop } from "../../../lib/sandbox/server/desktop/index.js";
 import {
   startSandboxAgent,
   type SandboxAgentServer,

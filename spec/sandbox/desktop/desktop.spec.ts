@@ -5,8 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
-import type { Desktop } from "../../../lib/sandbox/desktop/index.js";
+import type { ControlPlaneHttp } from "../../../lib/sandbox/server/control-plane.js";
+import type { Desktop } from "../../../lib/sandbox/server/desktop/index.js";
 import { CallAbortedError, NotFoundError, SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { rejection } from "../../support/rejection.js";
@@ -79,7 +79,7 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     const region = await desktop.screenshotRegion({ x: 10, y: 20, width: 100, height: 50 });
     expect(pngSize(region)).toEqual({ width: 100, height: 50 });
     const error = await rejection(desktop.screenshot({ format: "gif" as "png" }));
-    expect(error).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request" });
+    expect(error).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid-request" });
     expect((error as SandboxAgentHttpError).message).toContain("unknown variant `gif`");
   });
 
@@ -143,7 +143,7 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     expect(app).toBeInstanceOf(NotFoundError);
     expect((app as NotFoundError).problem?.code).toBe("app_not_found");
     const button = await rejection(desktop.mouse.click(1, 1, { button: "side" as "left" }));
-    expect(button).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request" });
+    expect(button).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid-request" });
     expect((button as SandboxAgentHttpError).status).toBe(422);
   });
 
@@ -209,7 +209,7 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     expect(await desktop.stream.status()).toEqual({ active: false });
     const error = await rejection(desktop.stream.start());
     expect(error).toBeInstanceOf(SandboxAgentHttpError);
-    expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_streamer_missing" });
+    expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-streamer-missing" });
     expect(await desktop.stream.stop()).toEqual({ active: false });
   });
 
@@ -219,8 +219,8 @@ describeWith([DESKTOP])("desktop against the real 0.4.2 server", () => {
     expect(status.processes).toEqual([]);
     expect((await desktop.stop()).state).toBe("inactive");
     const info = await rejection(desktop.displayInfo());
-    expect(info).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    expect(info).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-runtime-inactive" });
     expect(info).toBeInstanceOf(SandboxAgentHttpError);
-    expect(await rejection(desktop.screenshot())).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    expect(await rejection(desktop.screenshot())).toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-runtime-inactive" });
   });
 });

@@ -1,6 +1,6 @@
 // What a process launched on the desktop printed, read through the server's process log route.
 import * as v from "valibot";
-import type { ControlPlaneHttp } from "../../../lib/sandbox/control-plane.js";
+import type { ControlPlaneHttp } from "../../../lib/sandbox/server/control-plane.js";
 
 const LogsSchema = v.looseObject({ entries: v.array(v.looseObject({ data: v.string() })) });
 

@@ -2,7 +2,7 @@
 // the loop instead of piling requests up, and unsubscribing aborts the request in flight.
 import { jest } from "@jest/globals";
 import { firstValueFrom, take, toArray } from "rxjs";
-import type { Desktop, ScreenFrame } from "../../../lib/sandbox/desktop/index.js";
+import type { Desktop, ScreenFrame } from "../../../lib/sandbox/server/desktop/index.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { describeWith } from "../../support/system-component.js";
 import { DESKTOP, freeDisplayNumber } from "./desktop-component.js";
@@ -64,7 +64,7 @@ describeWith([DESKTOP])("desktop.screen$ against the real 0.4.2 server", () => {
   });
 
   it("errors with a desktop_runtime_inactive 409 before the desktop is started", async () => {
-    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop_runtime_inactive" });
+    await expect(firstValueFrom(desktop.screen$({ intervalMs: 10 }))).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "desktop-runtime-inactive" });
     await desktop.start({ width: 320, height: 200, displayNum: freeDisplayNumber(process.pid + 211) });
   });
 

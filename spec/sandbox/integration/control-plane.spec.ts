@@ -88,7 +88,7 @@ describe("control plane against the real 0.4.2 server", () => {
   it("getAgent of an unknown agent is a 400 unsupported_agent problem", async () => {
     const error = await httpError(client.getAgent("nosuch"));
     expect(error.status).toBe(400);
-    expect(error.kind).toBe("unsupported_agent");
+    expect(error.code).toBe("unsupported_agent");
     expect(error.problem?.type).toMatch(/unsupported_agent$/);
   });
 
@@ -142,7 +142,7 @@ describe("control plane against the real 0.4.2 server", () => {
     const error = await httpError(client.fs.readFile(join(dir, "missing.txt")));
     expect(error.status).toBe(400);
     expect(error.problem?.type).toMatch(/invalid_request$/);
-    expect(error.kind).toBe("path_not_found");
+    expect(error.kind).toBe("path-not-found");
   });
 });
 
@@ -162,7 +162,7 @@ describe("token auth against the real 0.4.2 server", () => {
     const client = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", autoConnect: false, serverApi: "v1", token: wrong });
     const error = await httpError(client.listAgents());
     expect(error.status).toBe(401);
-    expect(error.kind).toBe("token_invalid");
+    expect(error).toMatchObject({ kind: "unauthorized", code: "token_invalid" });
     expect(error.message).not.toContain(wrong);
     expect(error.message).not.toContain(TOKEN);
   });
@@ -199,7 +199,7 @@ describe("control plane against the v2 contract server", () => {
     expect(decode(await client.fs.readFile(file))).toBe("v2 bytes");
     const error = await httpError(client.fs.readFile(join(dir, "nope.txt")));
     expect(error.status).toBe(400);
-    expect(error.kind).toBe("path_not_found");
+    expect(error.kind).toBe("path-not-found");
   });
 
   it("listAgents, getAgent, installAgent, stat, mkdir, listEntries through extensions", async () => {
@@ -213,6 +213,6 @@ describe("control plane against the v2 contract server", () => {
     expect(await client.fs.stat(join(sub, "f.txt"))).toMatchObject({ entryType: "file", size: 3 });
     expect((await client.fs.listEntries(sub)).map((e) => e.name)).toEqual(["f.txt"]);
     const error = await httpError(client.getAgent("nosuch"));
-    expect(error.kind).toBe("unsupported_agent");
+    expect(error.code).toBe("unsupported_agent");
   });
 });

@@ -26,7 +26,7 @@ describe("disconnected$: why a connection ended", () => {
     await server.stop();
     const info: DisconnectInfo = await lost;
     expect(info.reason).toBe("retries-exhausted");
-    expect(info.error).toMatchObject({ name: "SandboxAgentError", kind: "connection_lost" });
+    expect(info.error).toMatchObject({ name: "SandboxAgentError", kind: "connection-lost" });
     expect(client.state).toBe("disconnected");
     const failure = await client.newSession().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NotConnectedError);
@@ -42,7 +42,7 @@ describe("disconnected$: why a connection ended", () => {
       await server.restart();
       const [info] = await ends;
       expect(info?.reason).toBe("connection-lost");
-      expect(info?.error).toMatchObject({ name: "SandboxAgentError", kind: "connection_lost" });
+      expect(info?.error).toMatchObject({ name: "SandboxAgentError", kind: "connection-lost" });
       await client.connect();
       const { sessionId } = await client.newSession();
       expect(sessionId).toMatch(/^sess-/);

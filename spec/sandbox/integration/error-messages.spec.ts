@@ -152,7 +152,7 @@ describe("agents the released server cannot provide", () => {
     const client = make({ baseUrl: server.baseUrl, agent: "claude", autoConnect: false });
     const error = await rejection(client.installAgent("claude"));
     expect(error).toBeInstanceOf(SandboxAgentHttpError);
-    expect((error as SandboxAgentHttpError).kind).toBe("install_failed");
+    expect((error as SandboxAgentHttpError).code).toBe("install_failed");
     const { message } = error as Error;
     expect(message).toMatch(/^installAgent failed with HTTP 500: install failed: claude\./);
     expect(message).toContain('could not install agent "claude"');

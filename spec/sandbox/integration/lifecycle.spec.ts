@@ -73,11 +73,11 @@ describe.each(BOTH)("lifecycle against the $name", (factory) => {
   it("holds one connection: connect() twice throws an already_connected error", async () => {
     const c = client({ autoConnect: false });
     await c.connect();
-    await expect(c.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already_connected" });
+    await expect(c.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already-connected" });
     expect(c.state).toBe("connected");
     // A connect() while auto-connect is in flight is refused too.
     const auto = client();
-    await expect(auto.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already_connected" });
+    await expect(auto.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already-connected" });
     await expect(auto.ready).resolves.toMatchObject({ agent: "mock" });
   });
 

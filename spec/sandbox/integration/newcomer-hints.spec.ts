@@ -52,13 +52,13 @@ describe("the real server", () => {
     const client = make({ baseUrl: server.baseUrl, agent: "claud", token: "right-token" });
     const connectError = (await rejection(client.ready)) as SandboxAgentHttpError;
     expect(connectError).toBeInstanceOf(SandboxAgentHttpError);
-    expect(connectError.kind).toBe("unsupported_agent");
+    expect(connectError.code).toBe("unsupported_agent");
     expect(connectError.message).toMatch(/^connect failed with HTTP 400: unsupported agent: claud\. /);
     expect(connectError.message).toMatch(/The agent "claud" is not one this server knows; it knows [a-z, ]*\bclaude\b/);
     expect(connectError.message).toContain("mock");
     for (const call of [client.getAgent("claud"), client.installAgent("claud")]) {
       const error = (await rejection(call)) as SandboxAgentHttpError;
-      expect(error.kind).toBe("unsupported_agent");
+      expect(error.code).toBe("unsupported_agent");
       expect(error.message).toContain("it knows ");
       expect(error.message).toContain("mock");
     }
@@ -67,14 +67,14 @@ describe("the real server", () => {
   it("no token at all is token_missing and says none was sent; a wrong one is token_invalid", async () => {
     const none = make({ baseUrl: server.baseUrl, agent: "mock" });
     const missing = (await rejection(none.ready)) as SandboxAgentHttpError;
-    expect(missing).toMatchObject({ status: 401, kind: "token_missing" });
+    expect(missing).toMatchObject({ status: 401, kind: "token-missing" });
     expect(missing.message).toContain("this client sent none");
     const listing = (await rejection(none.listAgents())) as SandboxAgentHttpError;
-    expect(listing).toMatchObject({ status: 401, kind: "token_missing" });
+    expect(listing).toMatchObject({ status: 401, kind: "token-missing" });
 
     const wrong = make({ baseUrl: server.baseUrl, agent: "mock", token: "wrong-token" });
     const invalid = (await rejection(wrong.ready)) as SandboxAgentHttpError;
-    expect(invalid).toMatchObject({ status: 401, kind: "token_invalid" });
+    expect(invalid).toMatchObject({ status: 401, kind: "unauthorized", code: "token_invalid" });
     expect(invalid.message).toContain("refused the token this client sent");
     expect(invalid.message).not.toContain("wrong-token");
   });
@@ -83,7 +83,7 @@ describe("the real server", () => {
     const client = make({ baseUrl: server.baseUrl, agent: "mock", token: "right-token", autoConnect: false });
     const error = (await rejection(client.fs.readFile(join(server.home, "no-such-file.txt")))) as NotFoundError;
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error.kind).toBe("path_not_found");
+    expect(error.kind).toBe("path-not-found");
     expect(error.status).toBe(400);
   });
 
@@ -93,7 +93,7 @@ describe("the real server", () => {
     const client = make({ baseUrl: server.baseUrl, agent: "mock", token: "right-token" });
     const error = (await rejection(client.ready)) as SandboxAgentHttpError;
     expect(error).toBeInstanceOf(SandboxAgentHttpError);
-    expect(error).toMatchObject({ status: 502, kind: "agent_start_failed" });
+    expect(error).toMatchObject({ status: 502, kind: "agent-start-failed" });
     expect(error.message).toContain("failed to start agent process");
     expect(error.message).toContain('could not start agent "mock"');
     expect(error.message).toContain("not installed on that server");

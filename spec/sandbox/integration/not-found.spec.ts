@@ -60,10 +60,10 @@ describe("not found, across areas, against the real sandbox-agent 0.4.2", () => 
   it("filesystem: a path that exists but is the wrong kind is not a NotFoundError", async () => {
     await client.fs.writeFile(join(dir, "plain.txt"), "x");
     const listed = await rejection(client.fs.listEntries(join(dir, "plain.txt")));
-    expect(listed).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request" });
+    expect(listed).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid-request" });
     expect(listed).not.toBeInstanceOf(NotFoundError);
     const read = await rejection(client.fs.readFile(dir));
-    expect(read).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid_request" });
+    expect(read).toMatchObject({ name: "SandboxAgentHttpError", kind: "invalid-request" });
     expect(read).not.toBeInstanceOf(NotFoundError);
   });
 
@@ -80,7 +80,7 @@ describe("not found, across areas, against the real sandbox-agent 0.4.2", () => 
     ];
     for (const [operation, call] of calls) {
       const error = await notFound(call, operation);
-      expect(error).toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+      expect(error).toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
       expect((error as SandboxAgentHttpError).processId).toBe(id);
     }
     const followed = await rejection(firstValueFrom(client.processes.logs$(id).pipe(toArray())));
@@ -127,7 +127,7 @@ describe("not found: an agent the server does not have installed (released serve
     const c = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "claude", autoConnect: false });
     clients.push(c);
     const error = await notFound(c.connect({ timeoutMs: 20_000 }), "connect");
-    expect(error.kind).toBe("agent_not_installed");
+    expect(error.code).toBe("agent_not_installed");
     expect(error.status).toBe(404);
   });
 });
@@ -149,7 +149,7 @@ describe("not found against the v2 contract server (extension routes)", () => {
     await c.ready;
     // The server answers this 404 as it answers one for an unknown connection, naming the session.
     const error = await notFound(c.setMetadata("no-such-session", { title: "x" }), "setMetadata");
-    expect(error.kind).toBe("client_not_found");
+    expect(error.code).toBe("client_not_found");
     expect(error.problem?.sessionId).toBe("no-such-session");
     expect(c.state).toBe("connected");
     const { sessionId } = await c.newSession();

@@ -8,7 +8,7 @@ import {
   type SandboxEvent,
   type SessionEnded,
 } from "../../../lib/sandbox/index.js";
-import type { SandboxParseError } from "../../../lib/sandbox/events.js";
+import type { SandboxParseError } from "../../../lib/sandbox/events/events.js";
 import { BOTH, next, realFactory, recordingFetch, serverWithClients, sleep, v2Factory, type TestServer } from "./servers.js";
 
 const SANDBOX = "sandboxagent.dev";
@@ -307,14 +307,14 @@ describe("the real 0.4.2 server: agent-provided extensions and agent process fai
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toMatchObject({ name: "SandboxAgentError", kind: "agent_exited" });
+    expect(error).toMatchObject({ name: "SandboxAgentError", kind: "agent-exited" });
     expect((error as Error).message).toMatch(/exited with code 3\b/);
     expect(await ended).toMatchObject({ sessionId, reason: "error", terminatedBy: "agent", exitCode: 3 });
     const later = await c.newSession().then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(later).toMatchObject({ name: "SandboxAgentError", kind: "agent_exited" });
+    expect(later).toMatchObject({ name: "SandboxAgentError", kind: "agent-exited" });
     expect((later as Error).message).toMatch(/connect\(\)/);
     await c.disconnect();
     await c.connect();

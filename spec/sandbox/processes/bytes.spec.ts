@@ -1,4 +1,4 @@
-import { fromBase64, portableFromBase64, portableToBase64, toBase64 } from "../../../lib/sandbox/processes/bytes.js";
+import { fromBase64, portableFromBase64, portableToBase64, toBase64 } from "../../../lib/sandbox/server/processes/bytes.js";
 import { mulberry32 } from "../../support/prng.js";
 
 describe("base64 for process data", () => {

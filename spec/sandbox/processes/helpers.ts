@@ -1,9 +1,9 @@
 /** Builds the process API the way the client will (a ControlPlaneHttp plus its settings), for the specs. */
 import WebSocket from "ws";
 import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
-import { ControlPlaneHttp, type HttpSettings } from "../../../lib/sandbox/control-plane.js";
-import { Processes, type ProcessesOptions } from "../../../lib/sandbox/processes/index.js";
-import type { ProcessInfo } from "../../../lib/sandbox/processes/schemas.js";
+import { ControlPlaneHttp, type HttpSettings } from "../../../lib/sandbox/server/control-plane.js";
+import { Processes, type ProcessesOptions } from "../../../lib/sandbox/server/processes/index.js";
+import type { ProcessInfo } from "../../../lib/sandbox/server/processes/schemas.js";
 
 export const wsConstructor = WebSocket as unknown as WebSocketConstructor;
 

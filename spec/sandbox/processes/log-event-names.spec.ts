@@ -1,5 +1,5 @@
 import { readSseBody, type SseFrame } from "../../../lib/internal/sse.js";
-import { unnameEvents } from "../../../lib/sandbox/processes/log-follow.js";
+import { unnameEvents } from "../../../lib/sandbox/server/processes/log-follow.js";
 
 function body(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

@@ -1,8 +1,8 @@
 import { firstValueFrom, toArray, type Subscription } from "rxjs";
-import { followLogs, type LogFollowDeps } from "../../../lib/sandbox/processes/log-follow.js";
-import { toLogEntry } from "../../../lib/sandbox/processes/log-entry.js";
-import type { ProcessInfo } from "../../../lib/sandbox/processes/schemas.js";
-import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/processes/index.js";
+import { followLogs, type LogFollowDeps } from "../../../lib/sandbox/server/processes/log-follow.js";
+import { toLogEntry } from "../../../lib/sandbox/server/processes/log-entry.js";
+import type { ProcessInfo } from "../../../lib/sandbox/server/processes/schemas.js";
+import type { ProcessLogEntry, Processes } from "../../../lib/sandbox/server/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startLoopbackProxy, type LoopbackProxy } from "../../support/loopback-proxy.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
@@ -240,7 +240,7 @@ describe("logs$ (follow) against the real server", () => {
   });
 
   it("an unknown process errors with a process_not_found NotFoundError", async () => {
-    await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
   });
 });
 

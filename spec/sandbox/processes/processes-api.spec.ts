@@ -4,7 +4,7 @@ import { } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
 import { } from "../../../lib/sandbox/errors.js";
-import type { Processes } from "../../../lib/sandbox/processes/index.js";
+import type { Processes } from "../../../lib/sandbox/server/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, until, untilExited } from "./helpers.js";
 
@@ -49,9 +49,9 @@ describe("processes.run against the real server", () => {
 
   it("throws a spawn_failed error for a missing binary, run and spawn alike", async () => {
     const run = processes.run({ command: "/no/such/binary" });
-    await expect(run).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn_failed" });
+    await expect(run).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn-failed" });
     await expect(run).rejects.toMatchObject({ status: 502, command: "/no/such/binary" });
-    await expect(processes.spawn({ command: "/no/such/binary" })).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn_failed" });
+    await expect(processes.spawn({ command: "/no/such/binary" })).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn-failed" });
   });
 });
 
@@ -67,7 +67,7 @@ describe("spawned processes against the real server", () => {
     const stopped = await processes.stop(info.id, { waitMs: 2_000 });
     expect(stopped.status).toBe("exited");
     expect((await processes.get(info.id)).status).toBe("exited");
-    await expect(processes.input(info.id, "late\n")).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process_not_running" });
+    await expect(processes.input(info.id, "late\n")).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process-not-running" });
     expect((await processes.list()).map((p) => p.id)).toContain(info.id);
   });
 
@@ -94,13 +94,13 @@ describe("spawned processes against the real server", () => {
   it("remove: running → a 409 of kind process_running; exited → removed, then a process_not_found NotFoundError (404)", async () => {
     const info = await processes.spawn({ command: "sleep", args: ["30"] });
     const running = processes.remove(info.id);
-    await expect(running).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process_running" });
+    await expect(running).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process-running" });
     await expect(running).rejects.toMatchObject({ status: 409, processId: info.id });
     await processes.kill(info.id, { waitMs: 2_000 });
     await untilExited(() => processes.get(info.id));
     await expect(processes.remove(info.id)).resolves.toBeUndefined();
     const gone = processes.get(info.id);
-    await expect(gone).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    await expect(gone).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
     await expect(gone).rejects.toBeInstanceOf(SandboxAgentHttpError);
     await expect(processes.remove(info.id)).rejects.toMatchObject({ status: 404 });
   });
@@ -113,7 +113,7 @@ describe("spawned processes against the real server", () => {
       () => processes.input("proc_nope", "x"),
       () => processes.logs("proc_nope"),
     ]) {
-      await expect(call()).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+      await expect(call()).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
     }
   });
 
@@ -128,7 +128,7 @@ describe("spawned processes against the real server", () => {
     expect(await processes.resize(tty.id, 100, 30)).toEqual({ cols: 100, rows: 30 });
     await processes.kill(tty.id);
     const pipe = await processes.spawn({ command: "sleep", args: ["10"] });
-    await expect(processes.resize(pipe.id, 100, 30)).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "not_a_terminal" });
+    await expect(processes.resize(pipe.id, 100, 30)).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "not-a-terminal" });
     await processes.kill(pipe.id);
   });
 
@@ -157,7 +157,7 @@ describe("spawned processes against the real server", () => {
   it("status$ of an unknown process errors with a process_not_found NotFoundError", async () => {
     await expect(
       new Promise((resolve, reject) => processes.status$("proc_nope").subscribe({ error: reject, complete: () => resolve(undefined) })),
-    ).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    ).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
   });
 
   it("getConfig / setConfig round-trip the limits", async () => {

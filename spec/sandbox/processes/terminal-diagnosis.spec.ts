@@ -31,7 +31,7 @@ describe("the lookup that explains a refused terminal socket", () => {
         () => undefined,
         (reason: unknown) => reason,
       );
-      // A local failure (kind `terminal`, not the server's error frame, `terminal_server`), naming the process.
+      // A local failure (kind `terminal`, not the server's error frame, `terminal-server`), naming the process.
       expect(error).toMatchObject({ name: "SandboxAgentError", kind: "terminal" });
       expect((error as Error).message).toMatch(/^terminal proc_1: /);
       expect((error as Error).message).toContain("could not connect");

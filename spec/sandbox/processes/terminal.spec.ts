@@ -3,7 +3,7 @@ import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import { WebSocketServer } from "ws";
 import {  } from "../../../lib/sandbox/errors.js";
 import { WebSocketUnavailableError } from "../../../lib/internal/web-socket.js";
-import type { Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
+import type { Processes, Terminal } from "../../../lib/sandbox/server/processes/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, sleep, text, until, untilExited } from "./helpers.js";
 
@@ -111,8 +111,8 @@ describe("terminal against the real server", () => {
     await terminal.ready;
     const error = firstValueFrom(terminal.errors$);
     terminal.resize(-1, 70_000);
-    // The server's error frame (kind `terminal_server`, not a local failure), naming the process.
-    await expect(error).resolves.toMatchObject({ name: "SandboxAgentError", kind: "terminal_server" });
+    // The server's error frame (kind `terminal-server`, not a local failure), naming the process.
+    await expect(error).resolves.toMatchObject({ name: "SandboxAgentError", kind: "terminal-server" });
     expect((await error).message).toMatch(new RegExp(`^terminal ${info.id}: `));
     terminal.send("echo still-$((1+1))\n");
     await until(() => text(chunks).includes("still-2"), 10_000, "output after the error frame");
@@ -121,18 +121,18 @@ describe("terminal against the real server", () => {
 
   it("unknown process → a process_not_found NotFoundError; non-tty process → a 409 of kind not_a_terminal", async () => {
     const unknown = attach("proc_nope").terminal;
-    await expect(unknown.ready).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
-    await expect(unknown.exit).rejects.toMatchObject({ name: "NotFoundError", kind: "process_not_found" });
+    await expect(unknown.ready).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
+    await expect(unknown.exit).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
     await unknown.closed;
     const pipe = await processes.spawn({ command: "sleep", args: ["30"] });
-    await expect(attach(pipe.id).terminal.ready).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "not_a_terminal" });
+    await expect(attach(pipe.id).terminal.ready).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "not-a-terminal" });
     await processes.kill(pipe.id);
   });
 
   it("without a WebSocket implementation (Node 20, none injected) ready rejects with kind websocket_unavailable", async () => {
     const bare = processesFor(server.baseUrl, undefined, {});
     const terminal = bare.terminal("proc_1");
-    await expect(terminal.ready).rejects.toMatchObject({ name: "SandboxAgentError", kind: "websocket_unavailable" });
+    await expect(terminal.ready).rejects.toMatchObject({ name: "SandboxAgentError", kind: "websocket-unavailable" });
     await expect(terminal.ready).rejects.toThrow(/install the "ws" package/i);
     await expect(terminal.ready).rejects.toHaveProperty("cause", expect.any(WebSocketUnavailableError));
     expect(String(terminal)).toBe("Terminal(proc_1, closed)");

@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import { firstValueFrom } from "rxjs";
 import type { WebSocketConstructor } from "../../../lib/internal/web-socket.js";
 import { SandboxAgentHttpError } from "../../../lib/sandbox/errors.js";
-import type { ProcessLogEntry, Processes, Terminal } from "../../../lib/sandbox/processes/index.js";
+import type { ProcessLogEntry, Processes, Terminal } from "../../../lib/sandbox/server/processes/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { processesFor, text, until } from "./helpers.js";
@@ -136,7 +136,7 @@ describe("the process API on a server started with --token", () => {
         const error = await failure(call());
         expect(error).toBeInstanceOf(SandboxAgentHttpError);
         // No token at all is the token's absence; a wrong one is refused as invalid.
-        expect(error).toMatchObject({ status: 401, kind: p === anonymous ? "token_missing" : "token_invalid" });
+        expect(error).toMatchObject({ status: 401, kind: p === anonymous ? "token-missing" : "unauthorized" });
       }
     }
     const browserLike = processesFor(server.baseUrl, "not-the-token", { WebSocket: BrowserStyleWebSocket as unknown as WebSocketConstructor });

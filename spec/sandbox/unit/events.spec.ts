@@ -10,7 +10,7 @@ import {
   sessionEndedOnly,
   toSandboxEvents,
   type SandboxEvent,
-} from "../../../lib/sandbox/events.js";
+} from "../../../lib/sandbox/events/events.js";
 
 const notification = (method: string, params: Record<string, unknown>): AcpEnvelope => ({ jsonrpc: "2.0", method, params });
 const request = (id: number | string, method: string, params: Record<string, unknown>): AcpEnvelope => ({ jsonrpc: "2.0", id, method, params });

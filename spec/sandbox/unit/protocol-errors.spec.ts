@@ -55,13 +55,13 @@ describe("toSandboxError maps each protocol kind to this layer's error", () => {
   const cases: Array<[string, Error, Record<string, unknown>]> = [
     ["rpc", new AcpRpcError("session/prompt", { code: -32000, message: "no" }), { name: "AgentError", kind: "agent", code: -32000 }],
     ["http", http(409, "conflict"), { name: "SandboxAgentHttpError", kind: "conflict", status: 409 }],
-    ["http 404", http(404, "session_not_found"), { name: "NotFoundError", kind: "session_not_found", status: 404 }],
-    ["closed", new AcpConnectionClosedError("retries-exhausted"), { name: "SandboxAgentError", kind: "connection_lost" }],
+    ["http 404", http(404, "session_not_found"), { name: "NotFoundError", kind: "not-found", code: "session_not_found", status: 404 }],
+    ["closed", new AcpConnectionClosedError("retries-exhausted"), { name: "SandboxAgentError", kind: "connection-lost" }],
     ["timeout", new AcpTimeoutError("session/prompt", 50), { name: "TimeoutError", kind: "timeout" }],
     ["aborted", new AcpAbortError("session/prompt"), { name: "AbortError", kind: "aborted" }],
     ["network", new AcpNetworkError("POST /v1/acp", new TypeError("fetch failed")), { name: "SandboxAgentError", kind: "network" }],
     ["protocol", new AcpProtocolError("bad"), { name: "SandboxAgentError", kind: "protocol" }],
-    ["invalid-header", new AcpInvalidHeaderError("x-trace"), { name: "SandboxAgentError", kind: "invalid_header" }],
+    ["invalid-header", new AcpInvalidHeaderError("x-trace"), { name: "SandboxAgentError", kind: "invalid-header" }],
   ];
 
   it.each(cases)("%s", (_kind, error, expected) => {

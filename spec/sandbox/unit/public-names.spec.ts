@@ -55,7 +55,7 @@ describe("public names of lib/sandbox", () => {
 
   it("would report a declaration that names acp (the walker itself works)", () => {
     // Internal, not exported from the index: its signature does mention the protocol envelope.
-    const leaks = publicDeclarationLeaks(emitted, normalize(join(LIB, "sandbox", "events.d.ts")), ["toSandboxEvents"]);
+    const leaks = publicDeclarationLeaks(emitted, normalize(join(LIB, "sandbox", "events", "events.d.ts")), ["toSandboxEvents"]);
     expect(leaks.found.map((f) => f.name)).toContain("toSandboxEvents");
     expect(leaks.found.find((f) => f.name === "toSandboxEvents")?.text).toMatch(/AcpEnvelope/);
   });

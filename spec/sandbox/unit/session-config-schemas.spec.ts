@@ -6,7 +6,7 @@ import {
   modesFromOptions,
   optionValues,
   type SessionConfigOption,
-} from "../../../lib/sandbox/session-config.js";
+} from "../../../lib/sandbox/sessions/session-config.js";
 
 const grouped: SessionConfigOption = {
   id: "model",

@@ -2,10 +2,10 @@
 // there rather than as a `model` config option): setSessionModel refuses any other before sending.
 import { Subject } from "rxjs";
 import { UnsupportedFeatureError } from "../../../lib/sandbox/index.js";
-import { SessionSettings } from "../../../lib/sandbox/session-config.js";
-import type { ConnectionLifecycle } from "../../../lib/sandbox/lifecycle.js";
-import type { ServerRoutes } from "../../../lib/sandbox/server-routes.js";
-import type { SessionRecording } from "../../../lib/sandbox/persistence/session-recording.js";
+import { SessionSettings } from "../../../lib/sandbox/sessions/session-config.js";
+import type { ConnectionLifecycle } from "../../../lib/sandbox/connection/lifecycle.js";
+import type { ServerRoutes } from "../../../lib/sandbox/server/server-routes.js";
+import type { SessionRecording } from "../../../lib/sandbox/sessions/session-recording.js";
 
 function settings() {
   const sent: string[] = [];

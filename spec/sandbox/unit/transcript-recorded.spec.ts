@@ -4,7 +4,7 @@
 // (capture-qwen.ts), which echoes each prompt and reports usage in `_meta`.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { envelopeToEvent } from "../../../lib/sandbox/events.js";
+import { envelopeToEvent } from "../../../lib/sandbox/events/events.js";
 import {
   transcriptOf,
   type MessageEntry,

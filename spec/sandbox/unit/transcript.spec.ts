@@ -11,7 +11,7 @@ import {
   type TranscriptSource,
 } from "../../../lib/sandbox/index.js";
 import type { HistoryEvent } from "../../../lib/sandbox/persistence/index.js";
-import { TranscriptBuilder } from "../../../lib/sandbox/transcript.js";
+import { TranscriptBuilder } from "../../../lib/sandbox/transcript/index.js";
 
 const S = "sess-1";
 const clock = () => {

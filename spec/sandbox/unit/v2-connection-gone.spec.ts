@@ -1,7 +1,7 @@
 // The v2 runtime answers 404 `client_not_found` for an unknown connection and for an unknown session
 // a request names alike; only the first may end the client's connection.
 import { AcpHttpError } from "../../../lib/acp-http/index.js";
-import { V1_PROFILE, V2_PROFILE } from "../../../lib/sandbox/profiles.js";
+import { V1_PROFILE, V2_PROFILE } from "../../../lib/sandbox/server/profiles.js";
 
 const notFound = (sessionId?: string): AcpHttpError => {
   const problem = {

@@ -1,0 +1,79 @@
+import * as v from "valibot";
+import { healthWaitSettings } from "../../client-options.js";
+import type { HealthWaitOptions } from "../../types.js";
+
+export type { HealthWaitOptions };
+import type { ControlPlaneHttp } from "../control-plane.js";
+import { CallAbortedError, CallTimeoutError, SandboxAgentError, SandboxAgentHttpError } from "../../errors.js";
+import { stoppedBy } from "../../deadline.js";
+import { sleep } from "../../../internal/abort.js";
+
+/** How the wait ended. */
+export interface HealthWaitResult {
+  /** The status of the answer that ended the wait. */
+  status: number;
+  attempts: number;
+  elapsedMs: number;
+}
+
+const HealthBodySchema = v.looseObject({ status: v.string() });
+
+/**
+ * Polls the health route until the server says `{"status":"ok"}`, backing off between attempts:
+ * a server in a sandbox often starts after its client. Refused connections, 5xx (a proxy in front
+ * of a booting sandbox), 404 and other answers keep it waiting; 401 and 403 end it at once
+ * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
+ * `CallAbortedError`; every attempt is bounded by the time left.
+ */
+export async function waitForHealth(
+  http: ControlPlaneHttp,
+  options: HealthWaitOptions = {},
+): Promise<HealthWaitResult> {
+  const settings = healthWaitSettings(options);
+  const { timeoutMs, signal, path, initialDelayMs, maxDelayMs, upStatuses, attemptTimeoutMs } = settings;
+  const startedAt = Date.now();
+  const deadline = startedAt + timeoutMs;
+  let delay = initialDelayMs;
+  let attempts = 0;
+  let lastFailure: unknown;
+  const notHealthy = (): CallTimeoutError => {
+    const why = lastFailure instanceof Error ? `: last attempt: ${lastFailure.message}` : "";
+    const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`;
+    return new CallTimeoutError(message, { cause: lastFailure });
+  };
+  // The caller's signal ended the wait: a deadline made above (connect's, with the same timeoutMs)
+  // still ends it with the wait's own account; an abort is an abort.
+  const stopped = (): SandboxAgentError =>
+    signal?.reason instanceof CallTimeoutError ? notHealthy() : stoppedBy(signal?.reason, "waitForHealth");
+  for (;;) {
+    if (signal?.aborted) throw stopped();
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    attempts++;
+    try {
+      const attemptMs = Math.max(1, Math.min(left, attemptTimeoutMs));
+      const response = await http.send("waitForHealth", "get", path, { signal, timeoutMs: attemptMs });
+      const body: unknown = await response.json().catch(() => undefined);
+      if (v.is(HealthBodySchema, body) && body.status === "ok") {
+        return { status: response.status, attempts, elapsedMs: Date.now() - startedAt };
+      }
+      lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
+    } catch (error) {
+      // The caller's signal (with a deadline made above, e.g. by connect): not an attempt's failure.
+      if (signal?.aborted) throw stopped();
+      if (error instanceof CallAbortedError) throw error;
+      if (error instanceof SandboxAgentHttpError && upStatuses.includes(error.status)) {
+        return { status: error.status, attempts, elapsedMs: Date.now() - startedAt };
+      }
+      if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) throw error;
+      const retryable =
+        error instanceof SandboxAgentHttpError || (error instanceof SandboxAgentError && error.kind === "network");
+      if (!(retryable || error instanceof CallTimeoutError)) throw error;
+      lastFailure = error;
+    }
+    // Cut short by the signal, which the loop's first check then reports.
+    await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+    delay = Math.min(maxDelayMs, delay * 2);
+  }
+  throw notHealthy();
+}

@@ -1,0 +1,238 @@
+import type { CallOptions, Logger } from "../call-options.js";
+import { StoreError } from "../errors.js";
+import type { ClaimOptions } from "../persistence/lease-keeper.js";
+import type { AttachTarget, ConnectionLifecycle } from "../connection/lifecycle.js";
+import * as calls from "./session-calls.js";
+import type { SessionSettings, SessionState } from "./session-config.js";
+import type { NewSessionOptions, SessionHandle } from "./session-calls.js";
+import { replayFromStore, type ReplayText } from "../persistence/replay.js";
+import type { SessionRecord } from "../persistence/schemas.js";
+import { connectionKey, type SessionRecording } from "./session-recording.js";
+
+/**
+ * How a stored session came back: `attached` (the live connection already is its connection),
+ * `reattached` (the stored connection, resumed from its `Last-Event-ID`), `loaded` (a new
+ * connection and `session/load`), `replayed` (a new session; its history goes ahead of the next prompt).
+ */
+export type ResumeMethod = "attached" | "reattached" | "loaded" | "replayed";
+
+/** A stored session open again: `sessionId` is the agent's id on the live connection, `localId` the stored one. */
+export interface ResumedSession extends SessionHandle {
+  localId: string;
+  resumedBy: ResumeMethod;
+  /** With `replayed`: the text that the next prompt will carry ahead of the user's text. */
+  replay?: ReplayText;
+}
+
+/** `restoreSessions` options: the call's bounds, and `claim` to resume only the sessions this worker claims. */
+export interface RestoreOptions extends CallOptions {
+  /** Claim sessions through leases (see `ClaimOptions`); `true` for the defaults. */
+  claim?: boolean | ClaimOptions;
+}
+
+/** The parts a resume works with: the client's sessions part implements it (`Sessions`). */
+export interface ResumeParts {
+  readonly lifecycle: ConnectionLifecycle;
+  readonly recording: SessionRecording;
+  readonly settings: SessionSettings;
+  /** The client's working directory, for a session stored without one. */
+  readonly cwd: string;
+  readonly logger: Logger | undefined;
+}
+
+/**
+ * A store read inside the user's call `name` (`resumeSession`, `restoreSessions`): its failure is a
+ * `StoreError` whose message names that call (and the session), the store's error as `cause`.
+ */
+export async function fromStore<T>(name: string, sessionId: string | undefined, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw StoreError.during(name, error, sessionId);
+  }
+}
+
+/** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
+function connectTo(lifecycle: ConnectionLifecycle, target: AttachTarget, call?: CallOptions): Promise<boolean> {
+  return lifecycle.connect(call, target).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Gives the session its stored modes and options: re-applied when the agent opened it afresh
+ * (`result` is its load or creation answer), only taken as known when it never lost them (`result`
+ * undefined). Resolves with what the session has then; a value not re-applied is logged.
+ */
+async function restoreConfig(
+  parts: ResumeParts,
+  agentSessionId: string,
+  result: unknown,
+  record: SessionRecord,
+  call?: CallOptions,
+): Promise<SessionState> {
+  const { state, failures } = await parts.settings.restoreStored(agentSessionId, result, record, call);
+  for (const error of failures) {
+    parts.logger?.warn("a stored session setting was not re-applied", {
+      id: agentSessionId,
+      error: (error as Error).message,
+    });
+  }
+  return state;
+}
+
+/**
+ * Maps a stored session (with the ids already stored, so a replayed stream is recognised) before any
+ * connection can replay its events; returns the connection stream's last stored cursor. It also
+ * notes whether the stored history ends inside a turn (a prompt without its end): an earlier client
+ * sent that prompt, and its answer, if it comes, is for this session (see `SessionRecording.adopt`).
+ */
+async function adopt(recording: SessionRecording, record: SessionRecord): Promise<string | undefined> {
+  await recording.flush();
+  const seen = new Set<string>();
+  const prefix = `sse:${record.lastConnectionId}:connection:`;
+  let lastEventId = record.lastEventId;
+  let midTurn = false;
+  let cursor: string | undefined;
+  do {
+    const page = await recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const event of page.items) {
+      seen.add(event.id);
+      if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
+      midTurn = turnOpenAfter(event.sender, event.payload as Record<string, unknown>, midTurn);
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  recording.adopt(record, seen, midTurn);
+  return lastEventId;
+}
+
+/** Whether a turn is open after this stored event: a prompt opens one; its stored end, or the session's, closes it. */
+function turnOpenAfter(sender: string, payload: Record<string, unknown>, open: boolean): boolean {
+  if (sender === "client") return payload.method === "session/prompt" ? true : open;
+  if (payload.method === undefined) {
+    const result = payload.result as { stopReason?: unknown } | undefined;
+    return typeof result?.stopReason === "string" || payload.error !== undefined ? false : open;
+  }
+  return payload.method === "_sandboxagent/session/ended" ? false : open;
+}
+
+/** The earlier of two stream cursors (numeric when both are; an unknown one means "from the start"). */
+function earlier(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  return /^\d+$/.test(a) && /^\d+$/.test(b) && Number(b) < Number(a) ? b : a;
+}
+
+/**
+ * Opens a stored session again (see `ResumeMethod` for the order tried); undefined when the store has
+ * no record of `localId`. Reattaching needs the client not to be connected yet (one connection per
+ * client): a connected client goes straight to `session/load` or a replay on its live connection.
+ */
+export async function resumeStored(
+  parts: ResumeParts,
+  localId: string,
+  call?: CallOptions,
+  prepared?: { record: SessionRecord; lastEventId: string | undefined },
+  /** The caller's directories for the session, over the stored ones. */
+  directories?: string[],
+): Promise<ResumedSession | undefined> {
+  const { recording, lifecycle, cwd } = parts;
+  const name = "resumeSession";
+  const stored = () => fromStore(name, localId, () => recording.store.getSession(localId));
+  const record = prepared?.record ?? recording.record(localId) ?? (await stored());
+  if (!record) return undefined;
+  const lastEventId = prepared ? prepared.lastEventId : await fromStore(name, localId, () => adopt(recording, record));
+  let reattached = false;
+  if (!lifecycle.connected) {
+    const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
+    reattached = await connectTo(lifecycle, target, call);
+    if (!reattached) await connectTo(lifecycle, { fresh: true }, call);
+  }
+  const options: NewSessionOptions = {
+    ...(typeof record.sessionInit?.cwd === "string" ? { cwd: record.sessionInit.cwd } : {}),
+    ...(Array.isArray(record.sessionInit?.mcpServers)
+      ? { mcpServers: record.sessionInit.mcpServers as NewSessionOptions["mcpServers"] }
+      : {}),
+    ...(record.metadata ? { metadata: record.metadata as NewSessionOptions["metadata"] } : {}),
+  };
+  const storedDirectories = record.sessionInit?.additionalDirectories;
+  const additionalDirectories = directories ??
+    (Array.isArray(storedDirectories) ? storedDirectories.filter((d): d is string => typeof d === "string") : []);
+  if (additionalDirectories.length > 0) options.additionalDirectories = additionalDirectories;
+  const resumed = await lifecycle.with("resumeSession", call, async (conn, bounds) => {
+    if (connectionKey(conn) === record.lastConnectionId) {
+      conn.openSessions.add(record.agentSessionId);
+      const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
+      return { ...handle, localId, resumedBy: reattached ? "reattached" : "attached" } satisfies ResumedSession;
+    }
+    recording.caughtUp(record.agentSessionId);
+    if (conn.canLoadSession) {
+      // The agent replays the history it has: the store holds it already, so it is neither stored again nor emitted.
+      recording.mute(record.agentSessionId, true);
+      try {
+        const handle = await calls.loadSession(conn, record.agentSessionId, options, cwd, bounds);
+        recording.turnLost(record.agentSessionId, "loaded");
+        recording.opened(conn, handle, options, cwd, localId);
+        return { ...handle, localId, resumedBy: "loaded" } satisfies ResumedSession;
+      } finally {
+        recording.mute(record.agentSessionId, false);
+      }
+    }
+    let replay: ReplayText | null = null;
+    try {
+      replay = await replayFromStore(recording.store, localId, recording.replay);
+    } catch (error) {
+      recording.report(error, `could not read session ${localId} for its replay`);
+    }
+    const handle = await calls.newSession(conn, options, cwd, bounds);
+    recording.turnLost(record.agentSessionId, "replayed");
+    recording.opened(conn, handle, options, cwd, localId);
+    recording.setReplay(localId, replay);
+    return { ...handle, localId, resumedBy: "replayed", ...(replay ? { replay } : {}) } satisfies ResumedSession;
+  });
+  // A session the agent still has (attached, reattached) kept its configuration; a loaded or new one
+  // may have started over (the 0.4.2 server's agent process is new), so the stored values are sent.
+  const fresh = resumed.resumedBy === "loaded" || resumed.resumedBy === "replayed";
+  const state = await restoreConfig(parts, resumed.sessionId, fresh ? resumed.raw : undefined, record, call);
+  return { ...resumed, ...state };
+}
+
+/**
+ * Every stored session that has not ended (or those of `ids`: the sessions this worker claimed),
+ * resumed one after another (see `resumeStored`).
+ */
+export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
+  const records: SessionRecord[] = [];
+  const { store } = parts.recording;
+  const name = "restoreSessions";
+  if (ids) {
+    for (const id of ids) {
+      const record = await fromStore(name, id, () => store.getSession(id));
+      if (record && record.endedAt === undefined) records.push(record);
+    }
+  } else {
+    let cursor: string | undefined;
+    do {
+      const request = { limit: 1000, ...(cursor ? { cursor } : {}) };
+      const page = await fromStore(name, undefined, () => store.listSessions(request));
+      records.push(...page.items.filter((record) => record.endedAt === undefined));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
+  // Every session is mapped before the first connection is made: sessions that share the stored
+  // connection all see its replay, which starts at the earliest of their cursors.
+  const cursors = new Map<string, string | undefined>();
+  for (const record of records) {
+    const lastEventId = await fromStore(name, record.id, () => adopt(parts.recording, record));
+    const key = record.lastConnectionId;
+    cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), lastEventId) : lastEventId);
+  }
+  const resumed: ResumedSession[] = [];
+  for (const record of records) {
+    const lastEventId = cursors.get(record.lastConnectionId);
+    const session = await resumeStored(parts, record.id, call, { record, lastEventId });
+    if (session) resumed.push(session);
+  }
+  return resumed;
+}
