@@ -75,7 +75,7 @@ describe("SandboxAgentClient against the real 0.4.2 server: waiting for it, conf
     expect(result).toMatchObject({ status: 200, attempts: 1 });
   });
 
-  it("process errors are catchable by kind: not found is a NotFoundError, still running a 409 of kind process_running", async () => {
+  it("process errors are catchable by kind: not found is a NotFoundError, still running a 409 of kind process-running", async () => {
     const c = client!;
     const missing = await c.processes.get("no-such-process").catch((error: unknown) => error);
     expect(missing).toMatchObject({ name: "NotFoundError", kind: "process-not-found" });

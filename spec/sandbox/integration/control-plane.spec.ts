@@ -138,7 +138,7 @@ describe("control plane against the real 0.4.2 server", () => {
     }
   });
 
-  it("reading a missing file is a 400 invalid_request problem, read as kind path_not_found", async () => {
+  it("reading a missing file is a 400 invalid_request problem, read as kind path-not-found", async () => {
     const error = await httpError(client.fs.readFile(join(dir, "missing.txt")));
     expect(error.status).toBe(400);
     expect(error.problem?.type).toMatch(/invalid_request$/);

@@ -70,7 +70,7 @@ describe.each(BOTH)("lifecycle against the $name", (factory) => {
     await expect(c.newSession()).resolves.toMatchObject({ sessionId: expect.any(String) as string });
   });
 
-  it("holds one connection: connect() twice throws an already_connected error", async () => {
+  it("holds one connection: connect() twice throws an already-connected error", async () => {
     const c = client({ autoConnect: false });
     await c.connect();
     await expect(c.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already-connected" });

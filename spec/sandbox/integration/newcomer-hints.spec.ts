@@ -64,7 +64,7 @@ describe("the real server", () => {
     }
   });
 
-  it("no token at all is token_missing and says none was sent; a wrong one is token_invalid", async () => {
+  it("no token at all is token-missing and says none was sent; a wrong one is token_invalid", async () => {
     const none = make({ baseUrl: server.baseUrl, agent: "mock" });
     const missing = (await rejection(none.ready)) as SandboxAgentHttpError;
     expect(missing).toMatchObject({ status: 401, kind: "token-missing" });
@@ -79,7 +79,7 @@ describe("the real server", () => {
     expect(invalid.message).not.toContain("wrong-token");
   });
 
-  it("a missing file is a NotFoundError of kind path_not_found (the server's 400 kept as its status)", async () => {
+  it("a missing file is a NotFoundError of kind path-not-found (the server's 400 kept as its status)", async () => {
     const client = make({ baseUrl: server.baseUrl, agent: "mock", token: "right-token", autoConnect: false });
     const error = (await rejection(client.fs.readFile(join(server.home, "no-such-file.txt")))) as NotFoundError;
     expect(error).toBeInstanceOf(NotFoundError);

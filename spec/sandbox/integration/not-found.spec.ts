@@ -67,7 +67,7 @@ describe("not found, across areas, against the real sandbox-agent 0.4.2", () => 
     expect(read).not.toBeInstanceOf(NotFoundError);
   });
 
-  it("processes: every call on an unknown id is a NotFoundError of kind process_not_found", async () => {
+  it("processes: every call on an unknown id is a NotFoundError of kind process-not-found", async () => {
     const id = "proc_does_not_exist";
     const calls: Array<[string, Promise<unknown>]> = [
       ["processes.get", client.processes.get(id)],

@@ -299,7 +299,7 @@ describe("the real 0.4.2 server: agent-provided extensions and agent process fai
     expect(await permissionEvent).toMatchObject({ kind: "permission-request", sessionId });
   });
 
-  it("agent exit: the pending prompt rejects with an agent_exited error, sessions end with the exit code, reconnect works", async () => {
+  it("agent exit: the pending prompt rejects with an agent-exited error, sessions end with the exit code, reconnect works", async () => {
     const c = await client();
     const { sessionId } = await c.newSession();
     const ended = next(c.sessionEnded$, (e) => e.sessionId === sessionId, 10_000);

@@ -239,7 +239,7 @@ describe("logs$ (follow) against the real server", () => {
     await direct.kill(info.id);
   });
 
-  it("an unknown process errors with a process_not_found NotFoundError", async () => {
+  it("an unknown process errors with a process-not-found NotFoundError", async () => {
     await expect(firstValueFrom(direct.logs$("proc_nope"))).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
   });
 });

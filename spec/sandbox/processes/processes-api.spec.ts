@@ -47,7 +47,7 @@ describe("processes.run against the real server", () => {
     expect(result.stdout).toBe("/tmp\nhi\n");
   });
 
-  it("throws a spawn_failed error for a missing binary, run and spawn alike", async () => {
+  it("throws a spawn-failed error for a missing binary, run and spawn alike", async () => {
     const run = processes.run({ command: "/no/such/binary" });
     await expect(run).rejects.toMatchObject({ name: "SandboxAgentHttpError", kind: "spawn-failed" });
     await expect(run).rejects.toMatchObject({ status: 502, command: "/no/such/binary" });
@@ -91,7 +91,7 @@ describe("spawned processes against the real server", () => {
     expect(killed.exitCode ?? null).toBeNull();
   });
 
-  it("remove: running → a 409 of kind process_running; exited → removed, then a process_not_found NotFoundError (404)", async () => {
+  it("remove: running → a 409 of kind process-running; exited → removed, then a process-not-found NotFoundError (404)", async () => {
     const info = await processes.spawn({ command: "sleep", args: ["30"] });
     const running = processes.remove(info.id);
     await expect(running).rejects.toMatchObject({ name: "SandboxAgentHttpError", status: 409, kind: "process-running" });
@@ -105,7 +105,7 @@ describe("spawned processes against the real server", () => {
     await expect(processes.remove(info.id)).rejects.toMatchObject({ status: 404 });
   });
 
-  it("unknown ids are a process_not_found NotFoundError on every route", async () => {
+  it("unknown ids are a process-not-found NotFoundError on every route", async () => {
     for (const call of [
       () => processes.get("proc_nope"),
       () => processes.stop("proc_nope"),
@@ -123,7 +123,7 @@ describe("spawned processes against the real server", () => {
     expect((await processes.list({ owner: "system" })).map((p) => p.id)).not.toContain(info.id);
   });
 
-  it("resize over HTTP: a tty process answers its size; a pipe process is a 409 of kind not_a_terminal", async () => {
+  it("resize over HTTP: a tty process answers its size; a pipe process is a 409 of kind not-a-terminal", async () => {
     const tty = await processes.spawn({ command: "sleep", args: ["10"], tty: true });
     expect(await processes.resize(tty.id, 100, 30)).toEqual({ cols: 100, rows: 30 });
     await processes.kill(tty.id);
@@ -154,7 +154,7 @@ describe("spawned processes against the real server", () => {
     expect(seen.at(-1)?.exitCode ?? null).toBeNull();
   });
 
-  it("status$ of an unknown process errors with a process_not_found NotFoundError", async () => {
+  it("status$ of an unknown process errors with a process-not-found NotFoundError", async () => {
     await expect(
       new Promise((resolve, reject) => processes.status$("proc_nope").subscribe({ error: reject, complete: () => resolve(undefined) })),
     ).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });

@@ -119,7 +119,7 @@ describe("terminal against the real server", () => {
     await processes.kill(info.id);
   });
 
-  it("unknown process → a process_not_found NotFoundError; non-tty process → a 409 of kind not_a_terminal", async () => {
+  it("unknown process → a process-not-found NotFoundError; non-tty process → a 409 of kind not-a-terminal", async () => {
     const unknown = attach("proc_nope").terminal;
     await expect(unknown.ready).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
     await expect(unknown.exit).rejects.toMatchObject({ name: "NotFoundError", kind: "process-not-found" });
@@ -129,7 +129,7 @@ describe("terminal against the real server", () => {
     await processes.kill(pipe.id);
   });
 
-  it("without a WebSocket implementation (Node 20, none injected) ready rejects with kind websocket_unavailable", async () => {
+  it("without a WebSocket implementation (Node 20, none injected) ready rejects with kind websocket-unavailable", async () => {
     const bare = processesFor(server.baseUrl, undefined, {});
     const terminal = bare.terminal("proc_1");
     await expect(terminal.ready).rejects.toMatchObject({ name: "SandboxAgentError", kind: "websocket-unavailable" });
