@@ -20,7 +20,12 @@ export {
 } from "./errors.js";
 
 // --- the provider contract (lib/providers) ---------------------------------------------------
-export type { SandboxCallOptions, SandboxCreateOptions, SandboxInfo, SandboxProvider } from "./start/provider-contract.js";
+export type {
+  SandboxCallOptions,
+  SandboxCreateOptions,
+  SandboxInfo,
+  SandboxProvider,
+} from "./start/provider-contract.js";
 
 // --- the store contract (lib/sqlite, lib/postgres) -------------------------------------------
 export type { InsertOutcome, ListPage, SessionStore } from "./persistence/store.js";
