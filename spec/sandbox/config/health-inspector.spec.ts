@@ -90,7 +90,9 @@ describe("waitForHealth and inspectorUrl against the real 0.4.2 server", () => {
 // until their slot is over (what a loaded machine makes of a closed port now and then).
 describe("waitForHealth's account when attempts run out of time", () => {
   const refused = (): Error =>
-    new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    });
   const hang = (request: Request): Promise<Response> =>
     new Promise((_, reject) => {
       if (request.signal.aborted) reject(request.signal.reason);
