@@ -34,6 +34,6 @@ export type {
   TranscriptSource,
 } from "./model.js";
 export { TranscriptBuilder } from "./builder.js";
-export { inputAnswerPayload, permissionAnswerPayload, usageOf } from "./stored.js";
+export { inputAnswerPayload, MessageStamps, permissionAnswerPayload, usageOf } from "./stored.js";
 export { groupEntries, type ActivitySummary, type TranscriptGroup } from "./summary.js";
 export { toTranscript, transcriptOf } from "./operator.js";
