@@ -43,10 +43,12 @@ export async function waitForHealth(
   let failed = 0;
   let lastTimeout: CallTimeoutError | undefined;
   let timedOut = 0;
+  /** Whether the latest attempt is the one that ran out of time (the cause is then an earlier one's). */
+  let lastTimedOut = false;
   const notHealthy = (): CallTimeoutError => {
     const cause = lastFailure ?? lastTimeout;
     const counts = timedOut > 0 ? ` (${failed} failed, ${timedOut} ran out of time)` : "";
-    const what = lastFailure === undefined ? "last attempt" : "last failure";
+    const what = lastFailure !== undefined && lastTimedOut ? "last failure" : "last attempt";
     const why = cause instanceof Error ? `: ${what}: ${cause.message}` : "";
     const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${counts}${why}`;
     return new CallTimeoutError(message, { cause });
@@ -69,6 +71,7 @@ export async function waitForHealth(
       }
       lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
       failed++;
+      lastTimedOut = false;
     } catch (error) {
       // The caller's signal (with a deadline made above, e.g. by connect): not an attempt's failure.
       if (signal?.aborted) throw stopped();
@@ -82,9 +85,11 @@ export async function waitForHealth(
       if (error instanceof CallTimeoutError) {
         lastTimeout = error;
         timedOut++;
+        lastTimedOut = true;
       } else if (retryable) {
         lastFailure = error;
         failed++;
+        lastTimedOut = false;
       } else throw error;
     }
     // Cut short by the signal, which the loop's first check then reports.
