@@ -313,8 +313,8 @@ export class TranscriptBuilder {
     if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
       this.#replace(lastIndex, last.append(part));
     } else {
-      // The agent's message id names the message (within its agent session); without one, the event
-      // that began it does.
+      // The agent's message id names the message (within its agent session); without one, the stamp
+      // (the chunk that began it, when recorded), else the event that began the entry.
       const prefix = kind === "thought" ? "thought" : kind === "user-message" ? "user" : "message";
       const id = this.#id(prefix, messageId !== undefined ? `${sessionId}:${messageId}` : (stamp ?? this.#key()));
       const index = this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
