@@ -69,10 +69,10 @@ describe("the v2 draft's session updates as events", () => {
     expect(draftUpdateProblem(update)).toBeDefined();
     const events = await convert(update, { sessionUpdate: "agent_message_chunk", content: text("after") });
     expect(events).toHaveLength(2);
-    const [error, next] = events;
+    const [error, next] = events as [SandboxEvent, SandboxEvent];
     expect(error).toMatchObject({ kind: "parse-error", source: "agent", sessionId: S });
-    expect(error!.kind === "parse-error" && JSON.parse(error.raw)).toEqual(update);
-    expect(error!.kind === "parse-error" && error.error).toContain(`malformed ${String(update.sessionUpdate)}`);
+    expect(error.kind === "parse-error" && JSON.parse(error.raw)).toEqual(update);
+    expect(error.kind === "parse-error" && error.error).toContain(`malformed ${String(update.sessionUpdate)}`);
     // What comes after is not lost.
     expect(next).toMatchObject({ kind: "update", update: { content: text("after") } });
   });
