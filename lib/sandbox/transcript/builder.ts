@@ -7,7 +7,6 @@
 // by id, the session's state, the agent's terminals, plans by id) have methods of their own, after the
 // v1 ones; they reduce to the same entries as the same conversation told in v1 chunks.
 import { PersistentVector } from "../../internal/persistent-vector.js";
-import { DRAFT_UPDATE_KINDS } from "../events/draft-updates.js";
 import type { InputRequest, PermissionOptionInfo, PlanEntry, SandboxEvent, SessionEnded } from "../events/events.js";
 import { isPlainObject, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
@@ -283,7 +282,6 @@ export class TranscriptBuilder {
   }
 
   #update(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
-    if (!this.#draft && DRAFT_UPDATE_KINDS.has(update.sessionUpdate)) this.#draft = true;
     if (this.#draft) {
       const chunkOf = CHUNKS.get(update.sessionUpdate);
       if (chunkOf !== undefined && typeof update.messageId === "string") {
@@ -334,16 +332,12 @@ export class TranscriptBuilder {
       case "user_message":
       case "agent_message":
       case "agent_thought":
-        return this.#message(sessionId, DRAFT_MESSAGES.get(update.sessionUpdate)!, update, at);
       case "state_update":
-        return this.#state(update, at);
       case "tool_call_content_chunk":
-        return this.#toolContent(sessionId, update, at);
       case "terminal_update":
       case "terminal_output_chunk":
-        return this.#terminal(sessionId, update, at);
       case "plan_update":
-        return this.#planById(sessionId, update, at);
+        return this.#draftUpdate(sessionId, update, at);
       default:
         this.#append({ kind: "raw", id: this.#id("raw"), at, type: update.sessionUpdate, value: update });
     }
@@ -624,6 +618,24 @@ export class TranscriptBuilder {
   }
 
   // --- the ACP v2 draft ----------------------------------------------------------------------
+
+  /** An update only the v2 draft has: from now on the session is read as the draft's. */
+  #draftUpdate(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
+    this.#draft = true;
+    switch (update.sessionUpdate) {
+      case "state_update":
+        return this.#state(update, at);
+      case "tool_call_content_chunk":
+        return this.#toolContent(sessionId, update, at);
+      case "terminal_update":
+      case "terminal_output_chunk":
+        return this.#terminal(sessionId, update, at);
+      case "plan_update":
+        return this.#planById(sessionId, update, at);
+      default:
+        return this.#message(sessionId, DRAFT_MESSAGES.get(update.sessionUpdate)!, update, at);
+    }
+  }
 
   /**
    * A v2 draft message upsert (`user_message`, `agent_message`, `agent_thought`): one entry per kind,
