@@ -229,6 +229,8 @@ export class TranscriptBuilder {
       case "prompt-sent":
         this.#endedByState = false;
         this.#echoBound = false;
+        // A wait the turn before left behind (it ended otherwise than by the agent's state) is over.
+        if (this.#derived.requiresAction) this.#derived = { ...this.#derived, requiresAction: false };
         return this.#prompt(input.prompt, at);
       case "turn-ended":
         // The agent's `idle` ended the turn already (v2 draft): the prompt's end adds only its usage.

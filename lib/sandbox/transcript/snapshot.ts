@@ -74,7 +74,8 @@ export class Snapshot implements Transcript {
   }
 
   get requiresAction(): boolean {
-    return this.derived.requiresAction;
+    // Whatever ended the turn (idle, a failed prompt, the session's end) ended the wait too.
+    return this.derived.isRunning && this.derived.requiresAction;
   }
 
   terminal(terminalId: string): TerminalEntry | undefined {

@@ -256,6 +256,17 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     }
   });
 
+  it("ends a wait on the user with the turn, however the turn ends", () => {
+    const told = new Told(true).prompt("p", "go").update("run", state("running"));
+    told.update("blocked", state("requires_action"));
+    expect(transcriptOf(told.stored()).requiresAction).toBe(true);
+    // The prompt failed on the client's side: no idle came.
+    told.respond("failed", { error: { code: -32000, message: "connection lost" } });
+    expect(transcriptOf(told.stored())).toMatchObject({ isRunning: false, requiresAction: false });
+    told.prompt("p2", "again");
+    expect(transcriptOf(told.stored())).toMatchObject({ isRunning: true, requiresAction: false });
+  });
+
   it("starts no turn on v2 output after idle (background work), and counts a repeated idle once", () => {
     const told = conversation(true);
     told.update("late", v1Chunk("agent_message_chunk", "m9", "a background task finished"));
