@@ -76,9 +76,15 @@ export const InitializeResultSchema = v.looseObject({
   agentCapabilities: v.optional(AgentCapabilitiesSchema),
   authMethods: v.optional(v.array(v.looseObject({ id: v.string() }))),
   agentInfo: v.optional(v.nullable(ImplementationSchema)),
+  // ACP v2 (experimental) calls the agent's identity and capabilities `info` and `capabilities`.
+  info: v.fallback(v.optional(v.nullable(ImplementationSchema)), undefined),
+  capabilities: lenient(v.nullable(v.looseObject({}))),
   _meta: Meta,
 });
-/** The agent's answer to `initialize`: the protocol version it speaks, its capabilities and auth methods. */
+/**
+ * The agent's answer to `initialize`: the protocol version it speaks, its capabilities and auth methods
+ * (`agentInfo` and `agentCapabilities` in v1; `info` and `capabilities` in the v2 draft).
+ */
 export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
 
 /**
@@ -177,8 +183,18 @@ export interface PromptParams {
   [key: string]: unknown;
 }
 
-export const PromptResultSchema = v.looseObject({ stopReason: v.string(), _meta: Meta });
-/** The answer to `session/prompt` when the turn ends: why it stopped (`end_turn`, `cancelled`, ...). */
+export const PromptResultSchema = v.looseObject({
+  stopReason: v.string(),
+  messageId: v.optional(v.string()),
+  error: v.optional(v.looseObject({ code: v.number(), message: v.string() })),
+  _meta: Meta,
+});
+/**
+ * How a prompt's turn ended: why it stopped (`end_turn`, `cancelled`, ...). In v1 the answer to
+ * `session/prompt`. In the v2 draft the idle `state_update` that ended the turn: its `stopReason`
+ * (`unreported` when it gave none), `error` with `stopReason: "error"`, and `messageId`, the user
+ * message the acknowledgement named.
+ */
 export type PromptResult = v.InferOutput<typeof PromptResultSchema>;
 
 /** The parameters of `session/cancel` (a notification): the session whose turn to cancel. */
@@ -249,12 +265,19 @@ export const ListSessionsResultSchema = v.looseObject({
 /** The answer to `session/list`: one page of sessions, and the cursor of the next. */
 export type ListSessionsResult = v.InferOutput<typeof ListSessionsResultSchema>;
 
-/** The parameters of `session/resume` (and of the unstable `session/fork`): the session, directories, MCP servers. */
+/** Where a v2 `session/resume` starts replaying the session's history: `{ type: "start" }` for all of it. */
+export type ReplayFrom = { type: "start"; _meta?: Record<string, unknown> } | { type: string; [key: string]: unknown };
+
+/**
+ * The parameters of `session/resume` (and of the unstable `session/fork`): the session, directories,
+ * MCP servers; in the v2 draft also `replayFrom`, where to replay its history from (none when absent).
+ */
 export interface ResumeSessionParams {
   sessionId: string;
   cwd: string;
   additionalDirectories?: string[];
   mcpServers?: McpServer[];
+  replayFrom?: ReplayFrom | null;
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }

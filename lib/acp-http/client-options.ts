@@ -8,6 +8,7 @@ import type { WebSocketConstructor } from "../internal/web-socket.js";
 import { PROTOCOL_VERSION, type Implementation } from "./acp-types.js";
 import type { AcpClientHandlers } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
+import { profileOf, type ProtocolProfile } from "./protocol-versions.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
@@ -25,8 +26,11 @@ export interface AcpHttpClientOptions {
   /** Resume an existing connection (e.g. after a page reload) instead of waiting to learn one. */
   connectionId?: string;
   /**
-   * With `connectionId`: the protocol version that connection's `initialize` negotiated (its result's
-   * `protocolVersion`), sent in `protocolVersionHeader` from the first request. Default `PROTOCOL_VERSION`.
+   * The ACP version this client asks for in `initialize` and speaks: 1 (default), or 2, the ACP v2
+   * draft (experimental, opt-in: prompts end when the agent reports idle, `session/resume` replays with
+   * `replayFrom`, upserts by id; docs/protocol-client.md). The agent's answer decides: asked for 2, an
+   * agent that answers 1 is spoken to in v1. With `connectionId`: the version that connection's
+   * `initialize` negotiated, also sent in `protocolVersionHeader` from the first request.
    */
   protocolVersion?: number | string;
   /** Query sent with the POSTs until one succeeds (servers that create the connection lazily). */
@@ -156,6 +160,8 @@ export type ResolvedClientOptions = Omit<AcpHttpClientOptions, Defaulted | "cook
     ownCookies: boolean;
     /** Sent from the first request: set only when resuming a stored `connectionId`. */
     protocolVersion: number | string | undefined;
+    /** The version asked for in `initialize` (and spoken until it is answered). */
+    profile: ProtocolProfile;
     reconnectPolicy: NormalizedReconnectPolicy;
   };
 
@@ -171,6 +177,7 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
     connectionIdHeader: options.connectionIdHeader ?? ACP_DEFAULTS.connectionIdHeader,
     // A stored connection was initialized by an earlier client: its version goes out from the start.
     protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
+    profile: profileOf(options.protocolVersion ?? ACP_DEFAULTS.protocolVersion),
     randomRequestIds: options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined,
     handlers: options.handlers ?? {},
     clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
