@@ -49,7 +49,7 @@ import {
   AcpTimeoutError,
   AcpUnsupportedError,
 } from "./errors.js";
-import { V2PromptAckSchema } from "./acp-types-v2.js";
+import { V2PromptAckSchema } from "./acp-types.js";
 import {
   negotiatedProfile,
   PROTOCOL_PROFILES,
@@ -195,7 +195,8 @@ export class AcpHttpClient {
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
     const asked = this.#profile;
     try {
-      const result = await this.#typed("initialize", InitializeResultSchema, this.#initializeParams(params), options, true);
+      const full = this.#initializeParams(params);
+      const result = await this.#typed("initialize", InitializeResultSchema, full, options, true);
       // The agent's answer decides the version; one this client cannot speak ends the connection.
       const spoken = negotiatedProfile(asked.version, result.protocolVersion);
       if (!spoken) throw new AcpProtocolVersionError(asked.version, result.protocolVersion);

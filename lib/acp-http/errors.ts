@@ -251,9 +251,10 @@ export class AcpUnsupportedError extends AcpError {
 
   /** `detail`: why, when it is not a capability the agent left out (the message says it instead). */
   constructor(method: string, capability: string, detail?: string) {
-    super(detail ? `${method}: ${detail}` : `${method} is not supported by this agent (it did not advertise ${capability})`, {
-      kind: "unsupported",
-    });
+    const message = detail
+      ? `${method}: ${detail}`
+      : `${method} is not supported by this agent (it did not advertise ${capability})`;
+    super(message, { kind: "unsupported" });
     this.method = method;
     this.capability = capability;
   }

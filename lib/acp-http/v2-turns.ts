@@ -5,7 +5,7 @@
 // delivered, and the prompt's promise settles after that (the ordering promise kept the same way).
 // Each v2 update is also checked against its kind's schema here; a malformed one is reported on
 // `parseErrors` (the envelope itself stays on `envelopes`).
-import { checkV2Update, type V2SessionUpdate } from "./acp-types-v2.js";
+import { checkV2Update, type V2SessionUpdate } from "./acp-types.js";
 import { isNotification, type AcpEnvelope } from "./envelope.js";
 
 /** A v2 `state_update` to `idle`: the one that ended a turn. */
@@ -133,7 +133,9 @@ export class V2Turns {
 
   /** Every waiting turn fails (the connection closed, or is being rebuilt). */
   failAll(error: (method: string) => unknown): void {
-    for (const turns of [...this.#bySession.values()]) for (const turn of [...turns]) turn.fail(error("session/prompt"));
+    for (const turns of [...this.#bySession.values()]) {
+      for (const turn of [...turns]) turn.fail(error("session/prompt"));
+    }
   }
 
   /** A turn that ended or was given up. */
