@@ -83,7 +83,8 @@ export const InitializeResultSchema = v.looseObject({
 });
 /**
  * The agent's answer to `initialize`: the protocol version it speaks, its capabilities and auth methods
- * (`agentInfo` and `agentCapabilities` in v1; `info` and `capabilities` in the v2 draft).
+ * (`agentInfo` and `agentCapabilities` in v1; `info` and `capabilities` in the v2 draft, whose auth
+ * methods are named by `methodId` rather than `id`).
  */
 export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
 
@@ -519,7 +520,7 @@ export const V2InitializeResultSchema = v.looseObject({
       _meta: V2Meta,
     }),
   ),
-  authMethods: v.fallback(v.optional(v.array(v.looseObject({ id: v.string() }))), undefined),
+  authMethods: v.fallback(v.optional(v.array(v.looseObject({ methodId: v.string() }))), undefined),
   _meta: V2Meta,
 });
 

@@ -49,7 +49,7 @@ import {
   AcpTimeoutError,
   AcpUnsupportedError,
 } from "./errors.js";
-import { V2PromptAckSchema } from "./acp-types.js";
+import { V2InitializeResultSchema, V2PromptAckSchema } from "./acp-types.js";
 import {
   negotiatedProfile,
   PROTOCOL_PROFILES,
@@ -196,10 +196,17 @@ export class AcpHttpClient {
     const asked = this.#profile;
     try {
       const full = this.#initializeParams(params);
-      const result = await this.#typed("initialize", InitializeResultSchema, full, options, true);
-      // The agent's answer decides the version; one this client cannot speak ends the connection.
-      const spoken = negotiatedProfile(asked.version, result.protocolVersion);
-      if (!spoken) throw new AcpProtocolVersionError(asked.version, result.protocolVersion);
+      const answer = await this.#connection.request("initialize", full, options ?? {}, true);
+      // The agent's answer decides the version (and so how the rest of it reads); one this client
+      // cannot speak ends the connection.
+      const answered = (answer as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+      const spoken = negotiatedProfile(asked.version, answered);
+      if (!spoken) throw new AcpProtocolVersionError(asked.version, answered);
+      // v2 names an auth method `methodId` (v1 `id`): its answer is read by its own schema.
+      const result =
+        spoken.version === 2
+          ? (parsed("initialize", V2InitializeResultSchema, answer) as unknown as InitializeResult)
+          : parsed("initialize", InitializeResultSchema, answer);
       this.#profile = spoken;
       this.#connection.speak(spoken);
       this.#adoptConnectionId(result);
@@ -466,10 +473,7 @@ export class AcpHttpClient {
     options: RequestOptions = {},
     deferStream = false,
   ): Promise<T> {
-    const result = await this.#connection.request(method, params, options, deferStream);
-    const parsed = v.safeParse(schema, result);
-    if (parsed.success) return parsed.output;
-    throw new AcpProtocolError(`unexpected result shape: ${parsed.issues[0]?.message ?? "invalid"}`, { method });
+    return parsed(method, schema, await this.#connection.request(method, params, options, deferStream));
   }
 
   /** The RFD profile also puts the id in the initialize result: a browser may not see the header. */
@@ -486,6 +490,13 @@ export class AcpHttpClient {
     }
     this.#connection.http.adoptConnectionId(fromResult);
   }
+}
+
+/** A result checked against its schema; a shape the protocol does not allow is an `AcpProtocolError`. */
+function parsed<T>(method: string, schema: v.GenericSchema<unknown, T>, result: unknown): T {
+  const checked = v.safeParse(schema, result);
+  if (checked.success) return checked.output;
+  throw new AcpProtocolError(`unexpected result shape: ${checked.issues[0]?.message ?? "invalid"}`, { method });
 }
 
 /**

@@ -91,10 +91,10 @@ export const HIGHEST_PROTOCOL_VERSION: AcpProtocolVersion = 2;
  * The profile of the version `initialize` was answered with, or undefined when this client cannot
  * speak it: the agent answers the highest version it has at or below the one asked for, so an answer
  * above `requested`, or one with no profile, is a version the client must not speak. A numeric
- * string is read as its number (some servers echo the version as a string).
+ * string is read as its number (some servers echo the version as a string, `"1"` or `"1.0"`).
  */
 export function negotiatedProfile(requested: AcpProtocolVersion, answered: unknown): ProtocolProfile | undefined {
-  const version = typeof answered === "string" && /^\d+$/.test(answered) ? Number(answered) : answered;
+  const version = typeof answered === "string" && /^\d+(\.0+)?$/.test(answered) ? Number(answered) : answered;
   if (typeof version !== "number" || !Number.isInteger(version) || version < 1 || version > requested) return undefined;
   return PROTOCOL_PROFILES[version as AcpProtocolVersion];
 }
