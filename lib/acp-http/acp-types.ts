@@ -515,8 +515,19 @@ export const V2InitializeResultSchema = v.looseObject({
   info: v.fallback(v.optional(ImplementationSchema), undefined),
   capabilities: lenient(
     v.looseObject({
-      session: lenient(v.nullable(v.looseObject({}))),
-      auth: lenient(v.nullable(v.looseObject({}))),
+      // What a session offers: prompt content and MCP transports, `session/delete`, more directories.
+      session: lenient(
+        v.nullable(
+          v.looseObject({
+            prompt: lenient(v.nullable(v.looseObject({ image: YesNo, audio: YesNo, embeddedContext: YesNo }))),
+            mcp: lenient(v.nullable(v.looseObject({ http: YesNo, sse: YesNo }))),
+            delete: Flag,
+            additionalDirectories: Flag,
+            _meta: V2Meta,
+          }),
+        ),
+      ),
+      auth: lenient(v.nullable(v.looseObject({ _meta: V2Meta }))),
       _meta: V2Meta,
     }),
   ),
