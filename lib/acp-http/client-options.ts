@@ -8,7 +8,13 @@ import type { WebSocketConstructor } from "../internal/web-socket.js";
 import { PROTOCOL_VERSION, type Implementation } from "./acp-types.js";
 import type { AcpClientHandlers } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
-import { profileOf, type ProtocolProfile } from "./protocol-versions.js";
+import {
+  HIGHEST_PROTOCOL_VERSION,
+  negotiatedProfile,
+  PROTOCOL_PROFILES,
+  profileOf,
+  type ProtocolProfile,
+} from "./protocol-versions.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
@@ -177,7 +183,7 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
     connectionIdHeader: options.connectionIdHeader ?? ACP_DEFAULTS.connectionIdHeader,
     // A stored connection was initialized by an earlier client: its version goes out from the start.
     protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
-    profile: profileOf(options.protocolVersion ?? ACP_DEFAULTS.protocolVersion),
+    profile: storedOrAskedProfile(options),
     randomRequestIds: options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined,
     handlers: options.handlers ?? {},
     clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
@@ -192,6 +198,17 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
     recover: options.recover ?? ACP_DEFAULTS.recover,
     reconnectPolicy: normalizeReconnectPolicy(options.reconnect, ACP_DEFAULTS.reconnect),
   };
+}
+
+/**
+ * The version a client speaks until `initialize` answers: the one asked for (a value without a profile
+ * is the caller's bug, thrown here); with `connectionId`, the stored connection's, whose value may be
+ * one a server sends as an opaque header (`"2026-01"`): a version without a profile is spoken as 1.
+ */
+function storedOrAskedProfile(options: AcpHttpClientOptions): ProtocolProfile {
+  const version = options.protocolVersion ?? ACP_DEFAULTS.protocolVersion;
+  if (options.connectionId === undefined) return profileOf(version);
+  return negotiatedProfile(HIGHEST_PROTOCOL_VERSION, version) ?? PROTOCOL_PROFILES[1];
 }
 
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */
