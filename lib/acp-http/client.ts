@@ -405,10 +405,11 @@ export class AcpHttpClient {
       (param) => (params as Record<string, unknown> | undefined)?.[param] != null,
     );
     if (absent) {
+      const has = Object.values(PROTOCOL_PROFILES).find((other) => !other.absentParams[name]?.includes(absent));
       return Promise.reject(
         new AcpUnsupportedError(
           method,
-          "protocolVersion 2",
+          `protocolVersion ${has?.version ?? "?"}`,
           `\`${absent}\` is not part of ACP ${profile.version}, the version this connection speaks`,
         ),
       );

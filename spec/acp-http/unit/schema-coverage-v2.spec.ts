@@ -125,7 +125,8 @@ describe(`the protocol layer covers the ACP v2 draft of @agentclientprotocol/sdk
 
   it("advertises every v2 client capability its handlers make possible", async () => {
     const h = createHarness({ protocolVersion: 2, handlers: { createElicitation: () => ({ action: "decline" }) } });
-    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 2, info: { name: "a", version: "1" } });
+    const answer = { protocolVersion: 2, info: { name: "a", version: "1" } };
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, answer);
     await h.client.initialize();
     const capabilities = (bodyOf(await h.server.request("POST")).params as { capabilities: Record<string, unknown> })
       .capabilities;
