@@ -76,9 +76,6 @@ export const InitializeResultSchema = v.looseObject({
   agentCapabilities: v.optional(AgentCapabilitiesSchema),
   authMethods: v.optional(v.array(v.looseObject({ id: v.string() }))),
   agentInfo: v.optional(v.nullable(ImplementationSchema)),
-  // ACP v2 (experimental) calls the agent's identity and capabilities `info` and `capabilities`.
-  info: v.fallback(v.optional(v.nullable(ImplementationSchema)), undefined),
-  capabilities: lenient(v.nullable(v.looseObject({}))),
   _meta: Meta,
 });
 /**
@@ -86,7 +83,8 @@ export const InitializeResultSchema = v.looseObject({
  * (`agentInfo` and `agentCapabilities` in v1; `info` and `capabilities` in the v2 draft, whose auth
  * methods are named by `methodId` rather than `id`).
  */
-export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
+export type InitializeResult = v.InferOutput<typeof InitializeResultSchema> &
+  Partial<Pick<v.InferOutput<typeof V2InitializeResultSchema>, "info" | "capabilities">>;
 
 /**
  * What this client can do for the agent, sent in `initialize`: `fs` reads and writes, `terminal`,
@@ -184,19 +182,19 @@ export interface PromptParams {
   [key: string]: unknown;
 }
 
-export const PromptResultSchema = v.looseObject({
-  stopReason: v.string(),
-  messageId: v.optional(v.string()),
-  error: v.optional(v.looseObject({ code: v.number(), message: v.string() })),
-  _meta: Meta,
-});
+export const PromptResultSchema = v.looseObject({ stopReason: v.string(), _meta: Meta });
 /**
  * How a prompt's turn ended: why it stopped (`end_turn`, `cancelled`, ...). In v1 the answer to
  * `session/prompt`. In the v2 draft the idle `state_update` that ended the turn: its `stopReason`
  * (`unreported` when it gave none), `error` with `stopReason: "error"`, and `messageId`, the user
  * message the acknowledgement named.
  */
-export type PromptResult = v.InferOutput<typeof PromptResultSchema>;
+export type PromptResult = v.InferOutput<typeof PromptResultSchema> & {
+  /** v2 draft: the user message the acknowledgement named (a v1 answer's own fields pass as sent). */
+  messageId?: string;
+  /** v2 draft, with `stopReason: "error"`: the failure, as a JSON-RPC error object. */
+  error?: { code: number; message: string; [key: string]: unknown };
+};
 
 /** The parameters of `session/cancel` (a notification): the session whose turn to cancel. */
 export interface CancelParams {

@@ -5,7 +5,6 @@ import * as v from "valibot";
 import { type Observable as Obs, Observable } from "rxjs";
 import {
   ForkSessionResultSchema,
-  InitializeResultSchema,
   ListSessionsResultSchema,
   LooseResultSchema,
   NewSessionResultSchema,
@@ -49,7 +48,7 @@ import {
   AcpTimeoutError,
   AcpUnsupportedError,
 } from "./errors.js";
-import { V2InitializeResultSchema, V2PromptAckSchema } from "./acp-types.js";
+import { V2PromptAckSchema } from "./acp-types.js";
 import {
   negotiatedProfile,
   PROTOCOL_PROFILES,
@@ -202,11 +201,7 @@ export class AcpHttpClient {
       const answered = (answer as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
       const spoken = negotiatedProfile(asked.version, answered);
       if (!spoken) throw new AcpProtocolVersionError(asked.version, answered);
-      // v2 names an auth method `methodId` (v1 `id`): its answer is read by its own schema.
-      const result =
-        spoken.version === 2
-          ? (parsed("initialize", V2InitializeResultSchema, answer) as unknown as InitializeResult)
-          : parsed("initialize", InitializeResultSchema, answer);
+      const result = parsed("initialize", spoken.initializeResult, answer);
       this.#profile = spoken;
       this.#connection.speak(spoken);
       this.#adoptConnectionId(result);

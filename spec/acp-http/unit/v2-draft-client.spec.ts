@@ -83,7 +83,6 @@ describe("AcpHttpClient on the ACP v2 draft: initialize", () => {
     [2, 3],
     [2, 0],
     [2, "two"],
-    [1, 2],
   ])("asked for %p, refuses an answer of %p with AcpProtocolVersionError and closes", async (asked, answered) => {
     const h = createHarness({ protocolVersion: asked });
     h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: answered });
@@ -93,8 +92,9 @@ describe("AcpHttpClient on the ACP v2 draft: initialize", () => {
     expect((await h.client.closed).reason).toBe("initialize-failed");
   });
 
-  it("refuses a protocolVersion option it has no profile for at construction", () => {
-    expect(() => createHarness({ protocolVersion: 3 })).toThrow(TypeError);
+  it("asks for v2 with the option 2 or \"2\"; any other value is read as 1", () => {
+    expect(createHarness({ protocolVersion: "2" }).client.protocolVersion).toBe(2);
+    expect(createHarness({ protocolVersion: 3 }).client.protocolVersion).toBe(1);
   });
 });
 
