@@ -45,10 +45,11 @@ import {
   AcpHttpError,
   AcpProtocolError,
   AcpProtocolVersionError,
+  AcpRpcError,
   AcpTimeoutError,
   AcpUnsupportedError,
 } from "./errors.js";
-import { V2PromptAckSchema } from "./acp-types.js";
+import { UNREPORTED_STOP_REASON, V2PromptAckSchema } from "./acp-types.js";
 import {
   negotiatedProfile,
   PROTOCOL_PROFILES,
@@ -260,9 +261,12 @@ export class AcpHttpClient {
     return this.#call("listSessions", ListSessionsResultSchema, params, options);
   }
 
-  /** `session/delete` (stable; `sessionCapabilities.delete`): the session is gone from `session/list`. */
+  /**
+   * `session/delete` (stable; `sessionCapabilities.delete`): the session is gone from `session/list`.
+   * v2: its prompts still waiting for their idle end as `cancelled` (the agent sends nothing more).
+   */
   deleteSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#call("deleteSession", LooseResultSchema, params, options);
+    return this.#endingSession(params.sessionId, this.#call("deleteSession", LooseResultSchema, params, options));
   }
 
   /**
@@ -274,9 +278,13 @@ export class AcpHttpClient {
     return this.#call("resumeSession", LooseResultSchema, params, options);
   }
 
-  /** `session/close` (stable; `sessionCapabilities.close`): ends one session's work, and its event stream. */
+  /**
+   * `session/close` (stable; `sessionCapabilities.close`): ends one session's work, and its event stream.
+   * v2: its prompts still waiting for their idle end as `cancelled` once the close is answered (also
+   * when the agent answers that the session is unknown, -32002), since the agent sends nothing more.
+   */
   closeSession(params: CloseSessionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#call("closeSession", LooseResultSchema, params, options);
+    return this.#endingSession(params.sessionId, this.#call("closeSession", LooseResultSchema, params, options), true);
   }
 
   /** `logout` (stable; `auth.logout`), `auth/logout` (v2): new sessions need `authenticate` again. */
@@ -436,6 +444,22 @@ export class AcpHttpClient {
   }
 
   /**
+   * A close or delete of `sessionId`: once the agent answered it (a close also when it says the session
+   * is unknown), the session's v2 turns still waiting end as `cancelled`; no idle will come for them.
+   */
+  async #endingSession<T>(sessionId: string, call: Promise<T>, unknownIsEnded = false): Promise<T> {
+    const end = (): void => this.#connection.turns?.endSession(sessionId, { stopReason: "cancelled" });
+    try {
+      const result = await call;
+      end();
+      return result;
+    } catch (error) {
+      if (unknownIsEnded && error instanceof AcpRpcError && error.code === RESOURCE_NOT_FOUND) end();
+      throw error;
+    }
+  }
+
+  /**
    * A v2 prompt: one deadline signal for the acknowledgement and the wait for idle; the turn listens
    * from before the prompt is sent, since its updates (even its idle) may come before the answer.
    */
@@ -447,11 +471,14 @@ export class AcpHttpClient {
     const turn = turns.open(params.sessionId);
     try {
       const ack = await this.#call("prompt", V2PromptAckSchema, params, { signal: deadline.signal });
-      const idle = await untilAborted(turn.acknowledged(ack.messageId), deadline.signal, (reason) =>
-        reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason),
-      );
+      const idle = await untilAborted(turn.acknowledged(ack.messageId), deadline.signal, (reason) => {
+        // The prompt is in the session: given up (abort, deadline), the agent is told to stop the turn,
+        // as a v1 prompt's `$/cancel_request` tells it (option `cancelRequests`).
+        if (this.#options.cancelRequests) this.notify("session/cancel", { sessionId: params.sessionId }).catch(noop);
+        return reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason);
+      });
       return {
-        stopReason: idle.stopReason ?? "unreported",
+        stopReason: idle.stopReason ?? UNREPORTED_STOP_REASON,
         messageId: ack.messageId,
         ...(idle.error ? { error: idle.error } : {}),
         ...(idle._meta ? { _meta: idle._meta } : {}),
@@ -487,6 +514,10 @@ export class AcpHttpClient {
     this.#connection.http.adoptConnectionId(fromResult);
   }
 }
+
+/** JSON-RPC's "resource not found" (ACP: the session is unknown). */
+const RESOURCE_NOT_FOUND = -32002;
+const noop = (): void => undefined;
 
 /** A result checked against its schema; a shape the protocol does not allow is an `AcpProtocolError`. */
 function parsed<T>(method: string, schema: v.GenericSchema<unknown, T>, result: unknown): T {
