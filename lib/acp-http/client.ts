@@ -84,6 +84,7 @@ export class AcpHttpClient {
   #profile: ProtocolProfile;
   #initialized = false;
   #agentCapabilities: AgentCapabilities | undefined;
+  #v2AgentCapabilities: InitializeResult["capabilities"];
 
   constructor(options: AcpHttpClientOptions) {
     this.#options = resolveClientOptions(options);
@@ -144,11 +145,21 @@ export class AcpHttpClient {
   }
 
   /**
-   * What the agent said it can do, from the last successful `initialize` (undefined before). The
-   * unstable methods below are sent only when it lists them under `sessionCapabilities`.
+   * What the agent said it can do, from the last successful `initialize` (undefined before, and on a
+   * v2 connection: see `v2AgentCapabilities`). The unstable methods below are sent only when it lists
+   * them under `sessionCapabilities`.
    */
   get agentCapabilities(): AgentCapabilities | undefined {
     return this.#agentCapabilities;
+  }
+
+  /**
+   * What a v2 agent said it can do (its `initialize` answer's `capabilities`, ACP v2 draft), from the
+   * last successful `initialize`; undefined before and on v1. Each capability is an object when on
+   * (`session.prompt.image`, `session.mcp.http`, `session.delete`, ...), absent when off.
+   */
+  get v2AgentCapabilities(): InitializeResult["capabilities"] {
+    return this.#v2AgentCapabilities;
   }
 
   /**
@@ -207,6 +218,7 @@ export class AcpHttpClient {
       this.#connection.speak(spoken);
       this.#adoptConnectionId(result);
       this.#agentCapabilities = result.agentCapabilities;
+      this.#v2AgentCapabilities = spoken.version === 1 ? undefined : result.capabilities;
       this.#connection.streams.openConnection();
       this.#initialized = true;
       return result;
