@@ -50,12 +50,7 @@ import {
   AcpUnsupportedError,
 } from "./errors.js";
 import { UNREPORTED_STOP_REASON, V2PromptAckSchema } from "./acp-types.js";
-import {
-  negotiatedProfile,
-  PROTOCOL_PROFILES,
-  type AcpProtocolVersion,
-  type ProtocolProfile,
-} from "./protocol-versions.js";
+import { negotiatedProfile, PROTOCOL_PROFILES, type AcpProtocolVersion } from "./protocol-versions.js";
 import type { EventGap } from "./event-stream.js";
 import type { PendingOptions } from "./call-correlation.js";
 import type { AcpParseError } from "./response-order.js";
@@ -80,8 +75,6 @@ export class AcpHttpClient {
 
   readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
-  /** The protocol version spoken: the one asked for until `initialize` is answered, then the agent's. */
-  #profile: ProtocolProfile;
   #initialized = false;
   #agentCapabilities: AgentCapabilities | undefined;
   #v2AgentCapabilities: InitializeResult["capabilities"];
@@ -89,8 +82,7 @@ export class AcpHttpClient {
   constructor(options: AcpHttpClientOptions) {
     this.#options = resolveClientOptions(options);
     const connection = (this.#connection = new Connection(this.#options));
-    this.#profile = this.#options.profile;
-    connection.speak(this.#profile);
+    connection.speak(this.#options.profile);
     this.envelopes$ = connection.inbound.envelopes.asObservable();
     this.closed = connection.closed;
   }
@@ -167,7 +159,7 @@ export class AcpHttpClient {
    * is answered, then the one the agent answered. 2 is the v2 draft (experimental).
    */
   get protocolVersion(): AcpProtocolVersion {
-    return this.#profile.version;
+    return this.#connection.profile.version;
   }
 
   /** Sends a request and resolves with its `result`; a JSON-RPC error rejects with `AcpRpcError`. */
@@ -204,7 +196,7 @@ export class AcpHttpClient {
    * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
    */
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
-    const asked = this.#profile;
+    const asked = this.#connection.profile;
     try {
       const full = this.#initializeParams(params);
       const answer = await this.#connection.request("initialize", full, options ?? {}, true);
@@ -214,7 +206,6 @@ export class AcpHttpClient {
       const spoken = negotiatedProfile(asked.version, answered);
       if (!spoken) throw new AcpProtocolVersionError(asked.version, answered);
       const result = parsed("initialize", spoken.initializeResult, answer);
-      this.#profile = spoken;
       this.#connection.speak(spoken);
       this.#adoptConnectionId(result);
       this.#agentCapabilities = result.agentCapabilities;
@@ -251,7 +242,7 @@ export class AcpHttpClient {
    * deadline or a close ends the wait as in v1 (`{ signal, timeoutMs }` bound the whole turn).
    */
   prompt(params: PromptParams, options?: RequestOptions): Promise<PromptResult> {
-    if (this.#profile.turnEnd === "response") return this.#call("prompt", PromptResultSchema, params, options);
+    if (this.#connection.profile.turnEnd === "response") return this.#call("prompt", PromptResultSchema, params, options);
     return this.#promptUntilIdle(params, options);
   }
 
@@ -391,7 +382,7 @@ export class AcpHttpClient {
     params: unknown,
     options?: RequestOptions,
   ): Promise<T> {
-    const method = this.#profile.methods[name];
+    const method = this.#connection.profile.methods[name];
     if (method && !this.#agentCapabilities?.sessionCapabilities?.[capability]) {
       return Promise.reject(new AcpUnsupportedError(method, `sessionCapabilities.${capability}`));
     }
@@ -403,7 +394,7 @@ export class AcpHttpClient {
    * name, or refused before anything is sent when the version has no such method or parameter.
    */
   #call<T>(name: string, schema: v.GenericSchema<unknown, T>, params: unknown, options?: RequestOptions): Promise<T> {
-    const profile = this.#profile;
+    const profile = this.#connection.profile;
     const method = profile.methods[name];
     if (method === undefined) {
       const other = Object.values(PROTOCOL_PROFILES).find((candidate) => candidate.methods[name] !== undefined);
@@ -435,8 +426,8 @@ export class AcpHttpClient {
   /** `initialize`'s parameters in the version asked for, with what the handlers make possible. */
   #initializeParams(params: Partial<InitializeParams>): InitializeParams {
     const { handlers, clientInfo } = this.#options;
-    const { handlerCapabilities, version } = this.#profile;
-    const { info, capabilities } = this.#profile.initialize;
+    const { handlerCapabilities, version } = this.#connection.profile;
+    const { info, capabilities } = this.#connection.profile.initialize;
     const can = (capability: "fs" | "terminal" | "elicitation") => handlerCapabilities.includes(capability);
     const fromHandlers = {
       ...(can("fs")

@@ -5,6 +5,7 @@
 import {
   AcpAbortError,
   AcpConnectionClosedError,
+  AcpInterruptedError,
   AcpProtocolVersionError,
   AcpRpcError,
   AcpTimeoutError,
@@ -391,5 +392,29 @@ describe("AcpHttpClient on the ACP v2 draft: updates", () => {
     expect(readSessionUpdate(updates[2], 2)).toBeUndefined();
     // The stable reader does not know the v2 kinds.
     expect(readSessionUpdate(updates[1])).toBeUndefined();
+  });
+});
+
+describe("AcpHttpClient on the ACP v2 draft: recovery", () => {
+  it("speaks the version the rebuilt agent answers: v1 there, the prompt ends with its answer", async () => {
+    const h = createHarness({ recover: true, protocolVersion: 2 });
+    let generation = 0;
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      if (message.method === "initialize") {
+        generation += 1;
+        return rpcResult(message.id, { protocolVersion: generation === 1 ? 2 : 1 });
+      }
+      if (message.method === "_x/lost" && generation === 1) return new Response(null, { status: 404 });
+      if (message.method === "session/prompt") return rpcResult(message.id, { stopReason: "end_turn" });
+      return rpcResult(message.id, {});
+    };
+    await bootstrap(h);
+    expect(h.client.protocolVersion).toBe(2);
+    await expect(h.client.request("_x/lost", {})).rejects.toBeInstanceOf(AcpInterruptedError);
+    await h.client.request("_x/after", {});
+    expect(generation).toBe(2);
+    expect(h.client.protocolVersion).toBe(1);
+    await expect(h.client.prompt(PROMPT, { timeoutMs: 2000 })).resolves.toEqual({ stopReason: "end_turn" });
   });
 });
