@@ -209,6 +209,7 @@ export class AcpHttpClient {
       this.#connection.speak(spoken);
       this.#adoptConnectionId(result);
       this.#agentCapabilities = result.agentCapabilities;
+      // v1's answer is read without `capabilities` (a field it does not define passes through unread).
       this.#v2AgentCapabilities = spoken.version === 1 ? undefined : result.capabilities;
       this.#connection.streams.openConnection();
       this.#initialized = true;

@@ -246,7 +246,10 @@ export class AcpUnsupportedError extends AcpError {
   override name = "AcpUnsupportedError";
   declare readonly kind: "unsupported";
   readonly method: string;
-  /** The capability the method needs, as a path in the agent's capabilities (`sessionCapabilities.fork`). */
+  /**
+   * What the method needs: a path in the agent's capabilities (`sessionCapabilities.fork`), or, for a
+   * method or parameter the spoken protocol version lacks, `protocolVersion N` (the version that has it).
+   */
   readonly capability: string;
 
   /** `detail`: why, when it is not a capability the agent left out (the message says it instead). */

@@ -220,7 +220,7 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
   });
 
   it("ends the turn at an idle whose _meta is malformed (read as absent, nothing reported)", async () => {
-    await start();
+    await start((id) => rpcResult(id, { messageId: "m1", _meta: "also malformed" }));
     const errors: AcpParseError[] = [];
     h.client.parseErrors$.subscribe((error) => errors.push(error));
     const state = watch(h.client.prompt(PROMPT));
