@@ -181,8 +181,9 @@ export class AcpProtocolError extends AcpError {
 }
 
 /**
- * `initialize` was answered with a protocol version this client does not speak: one above the version
- * it asked for, or one it has no profile for (see the `protocolVersion` option). The connection closes
+ * `initialize` was answered with a protocol version this client does not speak: asked for 2, one above
+ * it, or one it has no profile for (asked for 1, the default, the answer is not checked, as it never
+ * was; see the `protocolVersion` option). The connection closes
  * (`initialize-failed`), as the protocol asks; a client asking for v2 of an agent that answers 1 speaks
  * v1 instead and gets no error.
  */
