@@ -7,7 +7,12 @@
  * The defaults of the client's own options (the reconnect policy's are the protocol layer's,
  * `ACP_DEFAULTS.reconnect`).
  */
-export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+export const CLIENT_DEFAULTS = {
+  autoConnect: true,
+  cwd: "/",
+  /** Stable ACP; 2, the ACP v2 draft, is experimental and opt-in. */
+  protocolVersion: 1,
+} as const;
 
 /** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
 export const START_DEFAULTS = {

@@ -7,6 +7,7 @@ import {
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
+  type PromptParams,
   type ReconnectOption,
   type RequestOptions,
   type TokenSource,
@@ -52,6 +53,8 @@ export interface ConnectionSettings {
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
   reconnect: ReconnectOption | undefined;
+  /** The protocol version asked of the agent (2: the ACP v2 draft, experimental). */
+  protocolVersion: 1 | 2;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
   logger: AcpLogger | undefined;
@@ -143,6 +146,7 @@ export class SandboxConnection {
       ...(settings.token ? { token: settings.token } : {}),
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
       ...(settings.reconnect !== undefined ? { reconnect: settings.reconnect } : {}),
+      protocolVersion: settings.protocolVersion,
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,
@@ -201,9 +205,11 @@ export class SandboxConnection {
         { kind: "protocol" },
       );
     }
-    this.#extensions = readExtensions(result.agentCapabilities);
+    // The v2 draft names them `capabilities` and `info` (it has no `session/load`: it resumes).
+    const v2 = result as { capabilities?: InitializeResult["agentCapabilities"]; info?: InitializeResult["agentInfo"] };
+    this.#extensions = readExtensions(result.agentCapabilities ?? v2.capabilities);
     this.canLoadSession = (result.agentCapabilities as { loadSession?: unknown } | undefined)?.loadSession === true;
-    return result;
+    return v2.info && !result.agentInfo ? { ...result, agentInfo: v2.info } : result;
   }
 
   /** True when the server or agent advertised this extension (by flag or by method name). */
@@ -235,6 +241,11 @@ export class SandboxConnection {
     this.#inFlight.add(controller);
     const requestOptions: RequestOptions = { signal: controller.signal };
     try {
+      // A turn that ends on its session's idle (the v2 draft) is waited for by the typed prompt: the
+      // answer only acknowledges it. On v1 the answer is the turn's end, read as it came.
+      if (method === "session/prompt" && this.protocol.protocolVersion === 2) {
+        return await this.protocol.prompt(params as PromptParams, requestOptions);
+      }
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {
       // Read again after the await: the agent may have exited while the call was pending.

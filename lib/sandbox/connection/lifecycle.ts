@@ -213,7 +213,8 @@ export class ConnectionLifecycle implements ExtensionChannel {
         const info = result.agentInfo;
         const version = info?.version !== undefined ? { version: info.version } : {};
         const agentInfo = info ? { name: info.name, ...version } : undefined;
-        return { api, agent, agentInfo, extensions: { ...connection.extensions.flags } };
+        const { protocolVersion } = connection.protocol;
+        return { api, protocolVersion, agent, agentInfo, extensions: { ...connection.extensions.flags } };
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;
         await connection.close().catch(() => undefined);
@@ -264,6 +265,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
         headers: options.headers,
         fetch: options.fetch,
         reconnect: options.reconnect,
+        protocolVersion: options.protocolVersion,
         handlers: this.#handlers,
         clientInfo: { ...CLIENT_INFO },
         logger: options.logger,
