@@ -42,7 +42,8 @@
 //                      elicitation/complete {elicitationId}
 //   reply              a thought "Let me look" (messageId thought-<n>), a tool call tool-<n> ("Read notes",
 //                      pending, then completed), the message "Hello, world" in three parts (messageId
-//                      reply-<n>), then end_turn; n counts the session's prompts. v2: the thought and the
+//                      reply-<n>), then end_turn; n counts the session's prompts (r<pid>-<count> in a
+//                      session this process took up with session/resume). v2: the thought and the
 //                      message begin with their upserts (agent_thought, agent_message), the tool call with
 //                      the tool_call_update that creates it; the parts after the first are chunks, as in v1
 //   ask METHOD         sends an agent->client request METHOD with params {sessionId}; the answer is
@@ -208,6 +209,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const replyIds = new Map();
 /** sessionId -> prompts sent to it, for the ids of a turn's messages and tool call. */
 const promptCounts = new Map();
+/**
+ * sessionId -> what this process puts before a turn's number in those ids: nothing for a session it
+ * created, `r<pid>-` for one it took up (resume, load), which an earlier process numbered from 1 too.
+ */
+const idPrefixes = new Map();
 
 const update = (sessionId, body) => notify("session/update", { sessionId, update: body });
 
@@ -243,8 +249,9 @@ async function runPrompt(msg) {
   const text = (first?.text ?? "").trim();
   const [verb = "", ...args] = text.split(/\s+/);
   const turn = beginTurn(sessionId);
-  const n = (promptCounts.get(sessionId) ?? 0) + 1;
-  promptCounts.set(sessionId, n);
+  const count = (promptCounts.get(sessionId) ?? 0) + 1;
+  promptCounts.set(sessionId, count);
+  const n = `${idPrefixes.get(sessionId) ?? ""}${count}`;
   // The v2 draft: the prompt is acknowledged at once, the turn reported by the session's state.
   const acknowledged = draft && !["error", "exit", "crash"].includes(verb);
   if (acknowledged) {
@@ -609,6 +616,7 @@ function resumeDraft(params) {
   if (!sessions.has(sessionId)) {
     const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
     sessions.set(sessionId, { cwd, config: initialConfig(), unsupported: [] });
+    idPrefixes.set(sessionId, `r${process.pid}-`);
   }
   if (params.replayFrom == null) return;
   if (replayOnLoad) {
