@@ -82,6 +82,8 @@ describe("SandboxAgentClient options are checked at construction", () => {
     ["serverApi", { serverApi: "v3" }],
     ["serverId", { serverId: "" }],
     ["cwd", { cwd: 7 }],
+    ["protocolVersion", { protocolVersion: 3 }],
+    ["protocolVersion", { protocolVersion: "2" }],
     ["onPermissionRequest", { onPermissionRequest: "allow" }],
     ["onReadTextFile", { onReadTextFile: true }],
     ["onInput", { onInput: "decline" }],
@@ -117,6 +119,7 @@ describe("SandboxAgentClient options are checked at construction", () => {
       serverId: "mine",
       reconnect: { maxRetries: Infinity, initialDelayMs: 0, factor: 1, jitter: 0, stallTimeoutMs: Infinity },
       cwd: "/work",
+      protocolVersion: 2,
       onPermissionRequest: () => ({ outcome: "cancelled" }),
       onReadTextFile: () => "",
       onWriteTextFile: () => undefined,
@@ -151,10 +154,11 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(created).toBe(0);
   });
 
-  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store", () => {
+  it("fills in the defaults in one place: auto-connect on, cwd /, protocol version 1, a memory store", () => {
     const settings = resolveClientOptions({ baseUrl: BASE });
     expect(settings).toMatchObject({ baseUrl: BASE, autoConnect: CLIENT_DEFAULTS.autoConnect, cwd: CLIENT_DEFAULTS.cwd });
-    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/" });
+    expect(settings.protocolVersion).toBe(1);
+    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", protocolVersion: 1 });
     expect(typeof settings.store.insertEvent).toBe("function");
     // Given values are kept.
     expect(resolveClientOptions({ baseUrl: BASE, autoConnect: false, cwd: "/w" })).toMatchObject({ autoConnect: false, cwd: "/w" });
