@@ -70,7 +70,7 @@ export interface SandboxAgentClientOptions {
    * experimental (the draft may still change). The agent's answer decides; `ConnectInfo.protocolVersion`
    * says which was agreed. On 2 a prompt resolves when the agent reports its session idle, every
    * update of the turn delivered first, and a session is reopened with the agent's `session/resume`
-   * (`loadSession` asks it to replay the history). See docs/sandbox-client.md.
+   * (`loadSession` asks it to replay the history). See docs/client.md.
    */
   protocolVersion?: 1 | 2;
   /**

@@ -1,6 +1,6 @@
 // The sandbox client speaking the ACP v2 draft (option `protocolVersion: 2`, experimental) end to end,
 // through the real 0.4.2 server, which passes the draft through to its agent unchanged (see
-// docs/upstream.md): the scripted agent answers `initialize` with 2 when asked for it, acknowledges a
+// docs/acp-sdk-interop.md): the scripted agent answers `initialize` with 2 when asked for it, acknowledges a
 // prompt with its messageId and reports the turn with `state_update`. A prompt resolves on the idle,
 // every event of its turn delivered first; the transcript is the one the same script gives on v1;
 // a session comes back with the agent's `session/resume`.
