@@ -63,9 +63,9 @@
 // "earlier question", agent_message "earlier answer"), then the state snapshot (idle), then answers.
 //
 // Requests:
-//   initialize                  protocolVersion 1 (2 when asked for 2: see above), agentCapabilities (loadSession, prompt
-//                               capabilities, _meta["sandboxagent.dev"].extensions with booleans and
-//                               the `methods` this agent answers), authMethods [], agentInfo;
+//   initialize                  protocolVersion 1 (2 when asked for 2: see above), agentCapabilities
+//                               (loadSession, prompt capabilities, _meta["sandboxagent.dev"].extensions
+//                               with booleans and the `methods` this agent answers), authMethods [], agentInfo;
 //                               result._meta.seenClientMeta = params._meta (or null)
 //   session/new                 {sessionId:"sess-<n>", modes, configOptions, _meta:{seenMeta: params._meta|null,
 //                               cwd}}: modes normal/plan (current normal); configOptions (type select) model

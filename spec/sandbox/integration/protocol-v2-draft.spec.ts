@@ -6,6 +6,7 @@
 // a session comes back with the agent's `session/resume`.
 import { BehaviorSubject, firstValueFrom, filter, timeout } from "rxjs";
 import {
+  CallTimeoutError,
   memoryStore,
   SandboxAgentClient,
   type SandboxAgentClientOptions,
@@ -43,10 +44,13 @@ const stateOf = (event: SandboxEvent | undefined): unknown =>
  * corresponding events. Ids made from the agent's own ids (`message:`,
  * `thought:`, `tool:` with messageId and toolCallId) stay as they are.
  */
+const UUID = "[0-9a-f-]{36}";
+const PER_RUN = new RegExp(`(note:[^:]+:${UUID}|sse:[^:]+:connection:\\d+|client:[^:]+:${UUID}|sdk-${UUID})`, "g");
+
 function comparable(transcript: Transcript): unknown {
   const names = new Map<string, string>();
   const rename = (value: string): string =>
-    value.replace(/(note:[^:]+:[0-9a-f-]{36}|sse:[^:]+:connection:\d+|client:[^:]+:[0-9a-f-]{36}|sdk-[0-9a-f-]{36})/g, (found) => {
+    value.replace(PER_RUN, (found) => {
       if (!names.has(found)) names.set(found, `<${names.size + 1}>`);
       return names.get(found) as string;
     });
@@ -68,7 +72,7 @@ function comparable(transcript: Transcript): unknown {
 describe("the ACP v2 draft through the real 0.4.2 server", () => {
   const { client, server } = serverWithClients(realFactory);
 
-  it("is asked for with protocolVersion 2 and agreed in connectInfo; without the option the client speaks 1", async () => {
+  it("is asked for with protocolVersion 2 and agreed in connectInfo; without the option it is 1", async () => {
     const wire = recordingFetch();
     const v2 = client({ protocolVersion: 2, fetch: wire.fetch });
     const info = await v2.ready;
@@ -99,6 +103,17 @@ describe("the ACP v2 draft through the real 0.4.2 server", () => {
     expect(chunks).toHaveLength(3);
     expect(stateOf(delivered.at(-1))).toBe("idle");
     expect(delivered.map(stateOf).filter(Boolean)).toEqual(["running", "idle"]);
+  }, 30_000);
+
+  it("bounds the whole turn with timeoutMs: past it the turn is cancelled, and the agent reports idle", async () => {
+    const c = client({ protocolVersion: 2 });
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    const idle = next(c.session(sessionId).events$, (event) => stateOf(event) === "idle");
+    // Acknowledged at once, then no idle until the agent is told to cancel.
+    await expect(c.prompt(sessionId, "wait", { timeoutMs: 500 })).rejects.toBeInstanceOf(CallTimeoutError);
+    await expect(idle).resolves.toMatchObject({ update: { stopReason: "cancelled" } });
+    expect((await c.prompt(sessionId, "chunks 2")).stopReason).toBe("end_turn");
   }, 30_000);
 
   it("gives the transcript the same script gives on v1, one turn-end per turn, live and reopened", async () => {
@@ -147,7 +162,7 @@ describe("sessions on the ACP v2 draft through the real 0.4.2 server", () => {
     await server?.stop();
   });
 
-  it("loads a session with session/resume and replayFrom: the agent's replay reads as history, not as a turn", async () => {
+  it("loads a session with session/resume and replayFrom: the replay reads as history, not as a turn", async () => {
     const wire = recordingFetch();
     const store = memoryStore();
     const c = client({ store, fetch: wire.fetch });
