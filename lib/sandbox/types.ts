@@ -85,6 +85,14 @@ export interface SandboxAgentClientOptions {
   /** Answers the agent's file reads and writes (advertised to the agent only when given). */
   onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;
+  /**
+   * What the client tells the agent it can present to the user, told when connecting; default: all
+   * of it (`CLIENT_DEFAULTS.shows`). `compaction`: the agent's context compactions (the transcript's
+   * `compaction` entries); `notices`: its notices to the user (`notice` entries); `booleanOptions`:
+   * on/off configuration options (`setSessionConfigOption(id, id, true)`). Set one to `false` when
+   * your interface does not show it; an agent told nothing may keep such updates to itself.
+   */
+  shows?: { compaction?: boolean; notices?: boolean; booleanOptions?: boolean };
   /** Log what the client does (never tokens): `true` for the console, or a logger of your own. */
   debug?: boolean | Logger;
   /**
@@ -145,6 +153,18 @@ export interface ConnectInfo {
   agentInfo: { name: string; version?: string } | undefined;
   /** Extension flags the server or agent advertised. */
   extensions: Record<string, boolean>;
+  /**
+   * The optional session calls the agent said it answers (the others may still work on agents that
+   * do not say; a user interface offers an action only when it is here).
+   */
+  agentCan: {
+    loadSession: boolean;
+    listSessions: boolean;
+    deleteSession: boolean;
+    logout: boolean;
+    /** The `additionalDirectories` option of the session calls. */
+    additionalDirectories: boolean;
+  };
 }
 
 /** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or network. */
