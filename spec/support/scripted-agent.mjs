@@ -35,7 +35,11 @@
 //                      with _meta.fs = [those reports]
 //   setmode ID         the agent switches mode itself: emits current_mode_update ID, then end_turn
 //   setoption ID VALUE the agent changes an option itself: emits config_option_update, then end_turn
-//   elicit [url]       asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//   refuse [METHOD]    from now on this session answers METHOD (default session/delete) with -32601, as
+//                      scriptedUnsupported does (an agent that advertised it, then refuses); end_turn
+//   elicit [url|multi] asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//                      multi: `areas`, a required multi-select of api/ui/docs with 1 to 2 items, and
+//                      `reviewers`, a titled multi-select of ada/alan defaulting to [alan];
 //                      url: elicitationId "e-<n>", url https://example.invalid/sign-in), waits for the
 //                      answer, reports it in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report. An accepted url question is followed by
@@ -327,6 +331,25 @@ async function runPrompt(msg) {
       const elicitationId = `e-${outgoingCounter + 1}`;
       const question = url
         ? { sessionId, mode: "url", message: "Sign in", elicitationId, url: "https://example.invalid/sign-in" }
+        : args[0] === "multi" ? {
+            sessionId,
+            mode: "form",
+            message: "Which areas, and who reviews?",
+            requestedSchema: {
+              type: "object",
+              properties: {
+                areas: {
+                  type: "array", title: "Areas", minItems: 1, maxItems: 2,
+                  items: { type: "string", enum: ["api", "ui", "docs"] },
+                },
+                reviewers: {
+                  type: "array", title: "Reviewers", default: ["alan"],
+                  items: { anyOf: [{ const: "ada", title: "Ada Lovelace" }, { const: "alan", title: "Alan Turing" }] },
+                },
+              },
+              required: ["areas"],
+            },
+          }
         : {
             sessionId,
             mode: "form",
@@ -342,6 +365,9 @@ async function runPrompt(msg) {
       if (url && answer.result?.action === "accept") notify("elicitation/complete", { elicitationId });
       return endTurn({ askAnswer: answer });
     }
+    case "refuse":
+      sessions.get(sessionId)?.unsupported.push(args[0] ?? "session/delete");
+      return endTurn();
     case "ask": {
       const method = args[0] ?? "_probe/unknown";
       const answer = report(method, await askClient(method, { sessionId }));
