@@ -65,13 +65,4 @@ describe("what the client and the agent say they can do, against the real sandbo
     expect(info.agentCan).toEqual({ ...agentCan, additionalDirectories: false });
     expect(c.connectInfo).toEqual(info);
   });
-
-  it("refuses a `shows` that is not an object of true or false by part, naming the option", () => {
-    const make = (shows: unknown) => () =>
-      new SandboxAgentClient({ baseUrl: "http://127.0.0.1:9", agent: "mock", autoConnect: false, shows } as never);
-    expect(make({ notices: "yes" })).toThrow(/option shows must be an object of true or false by part/);
-    expect(make({ colours: true })).toThrow(TypeError);
-    expect(make(true)).toThrow(TypeError);
-    expect(make({ notices: false })).not.toThrow();
-  });
 });
