@@ -76,9 +76,16 @@ export const InitializeResultSchema = v.looseObject({
   agentCapabilities: v.optional(AgentCapabilitiesSchema),
   authMethods: v.optional(v.array(v.looseObject({ id: v.string() }))),
   agentInfo: v.optional(v.nullable(ImplementationSchema)),
+  // ACP v2 (experimental) calls the agent's identity and capabilities `info` and `capabilities`.
+  info: v.fallback(v.optional(v.nullable(ImplementationSchema)), undefined),
+  capabilities: lenient(v.nullable(v.looseObject({}))),
   _meta: Meta,
 });
-/** The agent's answer to `initialize`: the protocol version it speaks, its capabilities and auth methods. */
+/**
+ * The agent's answer to `initialize`: the protocol version it speaks, its capabilities and auth methods
+ * (`agentInfo` and `agentCapabilities` in v1; `info` and `capabilities` in the v2 draft, whose auth
+ * methods are named by `methodId` rather than `id`).
+ */
 export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
 
 /**
@@ -177,8 +184,18 @@ export interface PromptParams {
   [key: string]: unknown;
 }
 
-export const PromptResultSchema = v.looseObject({ stopReason: v.string(), _meta: Meta });
-/** The answer to `session/prompt` when the turn ends: why it stopped (`end_turn`, `cancelled`, ...). */
+export const PromptResultSchema = v.looseObject({
+  stopReason: v.string(),
+  messageId: v.optional(v.string()),
+  error: v.optional(v.looseObject({ code: v.number(), message: v.string() })),
+  _meta: Meta,
+});
+/**
+ * How a prompt's turn ended: why it stopped (`end_turn`, `cancelled`, ...). In v1 the answer to
+ * `session/prompt`. In the v2 draft the idle `state_update` that ended the turn: its `stopReason`
+ * (`unreported` when it gave none), `error` with `stopReason: "error"`, and `messageId`, the user
+ * message the acknowledgement named.
+ */
 export type PromptResult = v.InferOutput<typeof PromptResultSchema>;
 
 /** The parameters of `session/cancel` (a notification): the session whose turn to cancel. */
@@ -249,12 +266,19 @@ export const ListSessionsResultSchema = v.looseObject({
 /** The answer to `session/list`: one page of sessions, and the cursor of the next. */
 export type ListSessionsResult = v.InferOutput<typeof ListSessionsResultSchema>;
 
-/** The parameters of `session/resume` (and of the unstable `session/fork`): the session, directories, MCP servers. */
+/** Where a v2 `session/resume` starts replaying the session's history: `{ type: "start" }` for all of it. */
+export type ReplayFrom = { type: "start"; _meta?: Record<string, unknown> } | { type: string; [key: string]: unknown };
+
+/**
+ * The parameters of `session/resume` (and of the unstable `session/fork`): the session, directories,
+ * MCP servers; in the v2 draft also `replayFrom`, where to replay its history from (none when absent).
+ */
 export interface ResumeSessionParams {
   sessionId: string;
   cwd: string;
   additionalDirectories?: string[];
   mcpServers?: McpServer[];
+  replayFrom?: ReplayFrom | null;
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -354,9 +378,18 @@ export type UsageUpdate = Extract<SessionUpdate, { sessionUpdate: "usage_update"
 /**
  * A `session/update`'s `update` as one of the stable protocol's kinds, checked against that kind's
  * schema; `undefined` for a kind this version does not know, or one whose required fields are missing
- * (the envelope itself stays on `envelopes$` either way).
+ * (the envelope itself stays on `envelopes$` either way). On an ACP v2 connection (experimental) pass
+ * `protocolVersion` 2 (`client.protocolVersion`) to read the draft's kinds; a malformed v2 update is
+ * also reported on `parseErrors$`.
  */
-export function readSessionUpdate(update: unknown): SessionUpdate | undefined {
+export function readSessionUpdate(update: unknown, protocolVersion?: 1): SessionUpdate | undefined;
+/** With `protocolVersion` 2: the update as one of the v2 draft's kinds (`V2SessionUpdate`). */
+export function readSessionUpdate(update: unknown, protocolVersion: 2): V2SessionUpdate | undefined;
+export function readSessionUpdate(update: unknown, protocolVersion = 1): SessionUpdate | V2SessionUpdate | undefined {
+  if (protocolVersion === 2) {
+    const checked = checkV2Update(update);
+    return checked.ok ? checked.update : undefined;
+  }
   const kindOf = (update as { sessionUpdate?: unknown } | null)?.sessionUpdate;
   if (typeof kindOf !== "string" || !Object.hasOwn(SESSION_UPDATE_SCHEMAS, kindOf)) return undefined;
   const parsed = v.safeParse(SESSION_UPDATE_SCHEMAS[kindOf as keyof Updates], update);
@@ -459,3 +492,146 @@ export type CompleteElicitationParams = v.InferOutput<typeof CompleteElicitation
 
 /** The ACP version this client speaks, sent in `initialize`. */
 export const PROTOCOL_VERSION = 1;
+
+// --- The ACP v2 draft (experimental) ---
+// The shapes this client reads of the draft in the `experimental/v2` entry of @agentclientprotocol/sdk
+// 2.4.0 (`schema/v2/schema.json`), as the stable ones above: loose objects, only what a reader relies
+// on required. A connection reads them once it negotiated version 2 (protocol-versions.ts).
+
+// v2 lets every `_meta` be null.
+const V2Meta = v.optional(v.nullable(v.record(v.string(), v.unknown())));
+// Patch semantics (v2): omitted leaves a field unchanged, null clears it; both read as given.
+const patch = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema));
+
+
+/**
+ * The agent's answer to a v2 `initialize`: the version it chose, who it is (`info`), what it can do
+ * (`capabilities`: `session.prompt`, `session.mcp`, `session.delete`, `session.additionalDirectories`,
+ * `auth`) and its auth methods (any listed: it answers `auth/login` and `auth/logout`).
+ * @internal
+ */
+export const V2InitializeResultSchema = v.looseObject({
+  protocolVersion: v.number(),
+  info: v.fallback(v.optional(ImplementationSchema), undefined),
+  capabilities: lenient(
+    v.looseObject({
+      // What a session offers: prompt content and MCP transports, `session/delete`, more directories.
+      session: lenient(
+        v.nullable(
+          v.looseObject({
+            prompt: lenient(v.nullable(v.looseObject({ image: YesNo, audio: YesNo, embeddedContext: YesNo }))),
+            mcp: lenient(v.nullable(v.looseObject({ http: YesNo, sse: YesNo }))),
+            delete: Flag,
+            additionalDirectories: Flag,
+            _meta: V2Meta,
+          }),
+        ),
+      ),
+      auth: lenient(v.nullable(v.looseObject({ _meta: V2Meta }))),
+      _meta: V2Meta,
+    }),
+  ),
+  authMethods: v.fallback(v.optional(v.array(v.looseObject({ methodId: v.string() }))), undefined),
+  _meta: V2Meta,
+});
+
+/**
+ * The answer to a v2 `session/prompt`: only that the prompt was inserted, as the user message
+ * `messageId`. The turn ends later, with a `state_update` to `idle`.
+ * @internal
+ */
+export const V2PromptAckSchema = v.looseObject({ messageId: v.string(), _meta: V2Meta });
+
+const v2Kind = <K extends string, E extends v.ObjectEntries>(name: K, entries: E) =>
+  v.looseObject({ sessionUpdate: v.literal(name), ...entries, _meta: V2Meta });
+// A v2 chunk always names the message it belongs to.
+const Chunk = { messageId: v.string(), content: ContentBlockSchema };
+// A message upsert: `content` replaces the whole message when present (null or [] clears it).
+const Message = { messageId: v.string(), content: patch(v.array(ContentBlockSchema)) };
+const ToolCallContentSchema = v.looseObject({ type: v.string() });
+// A stop reason the agent reports malformed reads as none reported (the protocol says so).
+const StopReason = v.fallback(v.optional(v.nullable(v.string())), undefined);
+
+/**
+ * One schema per `session/update` kind of the v2 draft, by its `sessionUpdate` string. Besides the
+ * stable kinds v2 keeps as they are (`available_commands_update`, `config_option_update`,
+ * `session_info_update`, `usage_update`, `notice`, `compaction_update`, `compaction_summary_chunk`):
+ * the chunks with a required `messageId`, the message upserts (`user_message`, `agent_message`,
+ * `agent_thought`), `state_update` (`running`, `idle` with its `stopReason`, `requires_action`),
+ * `tool_call_update` as an upsert (v2 has no `tool_call`), `tool_call_content_chunk`, the agent-owned
+ * terminals (`terminal_update`, `terminal_output_chunk` with base64 `data`) and `plan_update`.
+ * @internal
+ */
+export const V2_SESSION_UPDATE_SCHEMAS = {
+  user_message_chunk: v2Kind("user_message_chunk", Chunk),
+  agent_message_chunk: v2Kind("agent_message_chunk", Chunk),
+  agent_thought_chunk: v2Kind("agent_thought_chunk", Chunk),
+  user_message: v2Kind("user_message", Message),
+  agent_message: v2Kind("agent_message", Message),
+  agent_thought: v2Kind("agent_thought", Message),
+  state_update: v2Kind("state_update", {
+    state: v.string(),
+    stopReason: StopReason,
+    // With stopReason `error`: the failure, as a JSON-RPC error object.
+    error: v.fallback(v.optional(v.nullable(v.looseObject({ code: v.number(), message: v.string() }))), undefined),
+    background: v.fallback(v.optional(v.nullable(v.array(v.looseObject({})))), undefined),
+  }),
+  tool_call_update: v2Kind("tool_call_update", {
+    toolCallId: v.string(),
+    title: patch(v.string()),
+    status: patch(v.string()),
+    content: patch(v.array(ToolCallContentSchema)),
+  }),
+  tool_call_content_chunk: v2Kind("tool_call_content_chunk", {
+    toolCallId: v.string(),
+    content: ToolCallContentSchema,
+  }),
+  terminal_update: v2Kind("terminal_update", {
+    terminalId: v.string(),
+    command: patch(v.string()),
+    output: patch(v.looseObject({ data: v.string() })),
+    exitStatus: patch(v.looseObject({ exitCode: patch(v.number()), signal: patch(v.string()) })),
+  }),
+  terminal_output_chunk: v2Kind("terminal_output_chunk", { terminalId: v.string(), data: v.string() }),
+  plan_update: v2Kind("plan_update", { plan: v.looseObject({ type: v.string() }) }),
+  available_commands_update: SESSION_UPDATE_SCHEMAS.available_commands_update,
+  config_option_update: SESSION_UPDATE_SCHEMAS.config_option_update,
+  session_info_update: SESSION_UPDATE_SCHEMAS.session_info_update,
+  usage_update: SESSION_UPDATE_SCHEMAS.usage_update,
+  notice: SESSION_UPDATE_SCHEMAS.notice,
+  compaction_update: SESSION_UPDATE_SCHEMAS.compaction_update,
+  compaction_summary_chunk: SESSION_UPDATE_SCHEMAS.compaction_summary_chunk,
+} as const;
+
+type V2Updates = typeof V2_SESSION_UPDATE_SCHEMAS;
+/**
+ * A `session/update` of one of the ACP v2 draft's kinds (experimental), typed by its `sessionUpdate`:
+ * narrow it by that string (`Extract<V2SessionUpdate, { sessionUpdate: "user_message" }>`). Messages,
+ * thoughts, tool calls and terminals are upserts keyed by `messageId`, `toolCallId` or `terminalId`:
+ * a field left out leaves the stored value as it was, `null` clears it, a value replaces it; the
+ * chunks append. `state_update` says whether the session is `running`, `requires_action` or `idle`
+ * (an idle ends foreground work, with its `stopReason`).
+ */
+export type V2SessionUpdate = { [K in keyof V2Updates]: v.InferOutput<V2Updates[K]> }[keyof V2Updates];
+
+/** Why a v2 update could not be read: its kind is known but a field it requires is missing or malformed. */
+export type V2UpdateCheck =
+  | { ok: true; update: V2SessionUpdate }
+  | { ok: false; kind: string | undefined; error: string };
+
+/**
+ * Checks a v2 update against its kind's schema. A kind this draft does not define is `ok: false`
+ * with `kind` undefined only when `sessionUpdate` itself is missing; an unknown kind string passes
+ * the check as unread (`kind` set, `error` empty), since the protocol lets agents add kinds.
+ * @internal
+ */
+export function checkV2Update(update: unknown): V2UpdateCheck {
+  const kindOf = (update as { sessionUpdate?: unknown } | null)?.sessionUpdate;
+  if (typeof kindOf !== "string") return { ok: false, kind: undefined, error: "session/update without sessionUpdate" };
+  if (!Object.hasOwn(V2_SESSION_UPDATE_SCHEMAS, kindOf)) return { ok: false, kind: kindOf, error: "" };
+  const parsed = v.safeParse(V2_SESSION_UPDATE_SCHEMAS[kindOf as keyof V2Updates], update);
+  if (parsed.success) return { ok: true, update: parsed.output as V2SessionUpdate };
+  const issue = parsed.issues[0];
+  const path = issue?.path?.map((item) => String(item.key)).join(".");
+  return { ok: false, kind: kindOf, error: `${kindOf}: ${path ? `${path}: ` : ""}${issue?.message ?? "invalid"}` };
+}

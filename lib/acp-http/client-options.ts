@@ -8,6 +8,13 @@ import type { WebSocketConstructor } from "../internal/web-socket.js";
 import { PROTOCOL_VERSION, type Implementation } from "./acp-types.js";
 import type { AcpClientHandlers } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
+import {
+  HIGHEST_PROTOCOL_VERSION,
+  negotiatedProfile,
+  PROTOCOL_PROFILES,
+  profileOf,
+  type ProtocolProfile,
+} from "./protocol-versions.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
@@ -25,8 +32,11 @@ export interface AcpHttpClientOptions {
   /** Resume an existing connection (e.g. after a page reload) instead of waiting to learn one. */
   connectionId?: string;
   /**
-   * With `connectionId`: the protocol version that connection's `initialize` negotiated (its result's
-   * `protocolVersion`), sent in `protocolVersionHeader` from the first request. Default `PROTOCOL_VERSION`.
+   * The ACP version this client asks for in `initialize` and speaks: 1 (default), or 2, the ACP v2
+   * draft (experimental, opt-in: prompts end when the agent reports idle, `session/resume` replays with
+   * `replayFrom`, upserts by id; docs/protocol-client.md). The agent's answer decides: asked for 2, an
+   * agent that answers 1 is spoken to in v1. With `connectionId`: the version that connection's
+   * `initialize` negotiated, also sent in `protocolVersionHeader` from the first request.
    */
   protocolVersion?: number | string;
   /** Query sent with the POSTs until one succeeds (servers that create the connection lazily). */
@@ -156,6 +166,8 @@ export type ResolvedClientOptions = Omit<AcpHttpClientOptions, Defaulted | "cook
     ownCookies: boolean;
     /** Sent from the first request: set only when resuming a stored `connectionId`. */
     protocolVersion: number | string | undefined;
+    /** The version asked for in `initialize` (and spoken until it is answered). */
+    profile: ProtocolProfile;
     reconnectPolicy: NormalizedReconnectPolicy;
   };
 
@@ -171,6 +183,7 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
     connectionIdHeader: options.connectionIdHeader ?? ACP_DEFAULTS.connectionIdHeader,
     // A stored connection was initialized by an earlier client: its version goes out from the start.
     protocolVersion: options.connectionId === undefined ? undefined : (options.protocolVersion ?? PROTOCOL_VERSION),
+    profile: storedOrAskedProfile(options),
     randomRequestIds: options.randomRequestIds ?? (options.connectionId ?? options.lastEventId) !== undefined,
     handlers: options.handlers ?? {},
     clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
@@ -185,6 +198,17 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
     recover: options.recover ?? ACP_DEFAULTS.recover,
     reconnectPolicy: normalizeReconnectPolicy(options.reconnect, ACP_DEFAULTS.reconnect),
   };
+}
+
+/**
+ * The version a client speaks until `initialize` answers: the one asked for (a value without a profile
+ * is the caller's bug, thrown here); with `connectionId`, the stored connection's, whose value may be
+ * one a server sends as an opaque header (`"2026-01"`): a version without a profile is spoken as 1.
+ */
+function storedOrAskedProfile(options: AcpHttpClientOptions): ProtocolProfile {
+  const version = options.protocolVersion ?? ACP_DEFAULTS.protocolVersion;
+  if (options.connectionId === undefined) return profileOf(version);
+  return negotiatedProfile(HIGHEST_PROTOCOL_VERSION, version) ?? PROTOCOL_PROFILES[1];
 }
 
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */

@@ -9,7 +9,6 @@ import {
   ListSessionsResultSchema,
   LooseResultSchema,
   NewSessionResultSchema,
-  PROTOCOL_VERSION,
   PromptResultSchema,
   type AuthenticateParams,
   type CancelParams,
@@ -42,14 +41,28 @@ import {
 } from "./client-options.js";
 import { Connection } from "./connection.js";
 import type { AcpEnvelope } from "./envelope.js";
-import { AcpHttpError, AcpProtocolError, AcpUnsupportedError } from "./errors.js";
+import {
+  AcpAbortError,
+  AcpHttpError,
+  AcpProtocolError,
+  AcpProtocolVersionError,
+  AcpTimeoutError,
+  AcpUnsupportedError,
+} from "./errors.js";
+import { V2InitializeResultSchema, V2PromptAckSchema } from "./acp-types.js";
+import {
+  negotiatedProfile,
+  PROTOCOL_PROFILES,
+  type AcpProtocolVersion,
+  type ProtocolProfile,
+} from "./protocol-versions.js";
 import type { EventGap } from "./event-stream.js";
 import type { PendingOptions } from "./call-correlation.js";
 import type { AcpParseError } from "./response-order.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
 import { type AcpRecovery, attachSession, type AttachSessionOptions } from "./recovery.js";
 import type { AcpConnectionState } from "./connection.js";
-import { linkSignal } from "../internal/abort.js";
+import { deadlineSignal, linkSignal, untilAborted } from "../internal/abort.js";
 export { RFD_PROFILE, type AcpHttpClientOptions, type CloseInfo, type RequestOptions } from "./client-options.js";
 
 /**
@@ -67,12 +80,16 @@ export class AcpHttpClient {
 
   readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
+  /** The protocol version spoken: the one asked for until `initialize` is answered, then the agent's. */
+  #profile: ProtocolProfile;
   #initialized = false;
   #agentCapabilities: AgentCapabilities | undefined;
 
   constructor(options: AcpHttpClientOptions) {
     this.#options = resolveClientOptions(options);
     const connection = (this.#connection = new Connection(this.#options));
+    this.#profile = this.#options.profile;
+    connection.speak(this.#profile);
     this.envelopes$ = connection.inbound.envelopes.asObservable();
     this.closed = connection.closed;
   }
@@ -134,6 +151,14 @@ export class AcpHttpClient {
     return this.#agentCapabilities;
   }
 
+  /**
+   * The ACP version spoken: the one asked for (option `protocolVersion`, default 1) until `initialize`
+   * is answered, then the one the agent answered. 2 is the v2 draft (experimental).
+   */
+  get protocolVersion(): AcpProtocolVersion {
+    return this.#profile.version;
+  }
+
   /** Sends a request and resolves with its `result`; a JSON-RPC error rejects with `AcpRpcError`. */
   request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
     return this.#connection.request(method, params, options);
@@ -168,22 +193,22 @@ export class AcpHttpClient {
    * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
    */
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
-    const { handlers } = this.#options;
-    const full: InitializeParams = {
-      protocolVersion: PROTOCOL_VERSION,
-      clientInfo: this.#options.clientInfo,
-      ...params,
-      // What the handlers can do, with the caller's own capabilities (`session`, ...) over them.
-      clientCapabilities: {
-        fs: { readTextFile: Boolean(handlers.readTextFile), writeTextFile: Boolean(handlers.writeTextFile) },
-        terminal: Boolean(handlers.createTerminal),
-        // Only with a handler: an agent told nothing never asks, where the default would decline.
-        ...(handlers.createElicitation ? { elicitation: { form: {}, url: {} } } : {}),
-        ...params.clientCapabilities,
-      },
-    };
+    const asked = this.#profile;
     try {
-      const result = await this.#typed("initialize", InitializeResultSchema, full, options, true);
+      const full = this.#initializeParams(params);
+      const answer = await this.#connection.request("initialize", full, options ?? {}, true);
+      // The agent's answer decides the version (and so how the rest of it reads); one this client
+      // cannot speak ends the connection.
+      const answered = (answer as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+      const spoken = negotiatedProfile(asked.version, answered);
+      if (!spoken) throw new AcpProtocolVersionError(asked.version, answered);
+      // v2 names an auth method `methodId` (v1 `id`): its answer is read by its own schema.
+      const result =
+        spoken.version === 2
+          ? (parsed("initialize", V2InitializeResultSchema, answer) as unknown as InitializeResult)
+          : parsed("initialize", InitializeResultSchema, answer);
+      this.#profile = spoken;
+      this.#connection.speak(spoken);
       this.#adoptConnectionId(result);
       this.#agentCapabilities = result.agentCapabilities;
       this.#connection.streams.openConnection();
@@ -196,60 +221,94 @@ export class AcpHttpClient {
     }
   }
 
+  /** `authenticate` (v1), `auth/login` (v2): signs in with one of the auth methods `initialize` listed. */
   authenticate(params: AuthenticateParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("authenticate", LooseResultSchema, params, options);
+    return this.#call("authenticate", LooseResultSchema, params, options);
   }
 
   newSession(params: NewSessionParams, options?: RequestOptions): Promise<NewSessionResult> {
-    return this.#typed("session/new", NewSessionResultSchema, params, options);
+    return this.#call("newSession", NewSessionResultSchema, params, options);
   }
 
+  /** `session/load` (v1 only: v2 resumes with `resumeSession({ replayFrom })`). */
   loadSession(params: LoadSessionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/load", LooseResultSchema, params, options);
+    return this.#call("loadSession", LooseResultSchema, params, options);
   }
 
+  /**
+   * Sends a prompt and resolves when its turn is over. v1: with the answer to `session/prompt`. v2
+   * (draft): the answer only acknowledges the prompt (`messageId`); the turn is over when the
+   * session's `state_update` reports `idle`, and the promise resolves with that idle's stop reason,
+   * after every update delivered before it. A prompt the agent refuses fails at once; an abort, the
+   * deadline or a close ends the wait as in v1 (`{ signal, timeoutMs }` bound the whole turn).
+   */
   prompt(params: PromptParams, options?: RequestOptions): Promise<PromptResult> {
-    return this.#typed("session/prompt", PromptResultSchema, params, options);
+    if (this.#profile.turnEnd === "response") return this.#call("prompt", PromptResultSchema, params, options);
+    return this.#promptUntilIdle(params, options);
   }
 
   cancel(params: CancelParams): Promise<void> {
     return this.notify("session/cancel", params);
   }
 
+  /** `session/set_mode` (v1 only). */
   setSessionMode(params: SetSessionModeParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/set_mode", LooseResultSchema, params, options);
+    return this.#call("setSessionMode", LooseResultSchema, params, options);
   }
 
   setSessionConfigOption(params: SetSessionConfigOptionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/set_config_option", LooseResultSchema, params, options);
+    return this.#call("setSessionConfigOption", LooseResultSchema, params, options);
   }
 
   /** `session/list` (stable; the agent advertises `sessionCapabilities.list`): one page of its sessions. */
   listSessions(params: ListSessionsParams = {}, options?: RequestOptions): Promise<ListSessionsResult> {
-    return this.#typed("session/list", ListSessionsResultSchema, params, options);
+    return this.#call("listSessions", ListSessionsResultSchema, params, options);
   }
 
   /** `session/delete` (stable; `sessionCapabilities.delete`): the session is gone from `session/list`. */
   deleteSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/delete", LooseResultSchema, params, options);
+    return this.#call("deleteSession", LooseResultSchema, params, options);
   }
 
   /**
    * `session/resume` (stable; `sessionCapabilities.resume`): the session opened on this connection
-   * without a replay of its history (unlike `session/load`).
+   * without a replay of its history (unlike `session/load`). v2: with `replayFrom` (`{ type: "start" }`)
+   * the agent replays the history first (refused on v1 before anything is sent).
    */
   resumeSession(params: ResumeSessionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/resume", LooseResultSchema, params, options);
+    return this.#call("resumeSession", LooseResultSchema, params, options);
   }
 
   /** `session/close` (stable; `sessionCapabilities.close`): ends one session's work, and its event stream. */
   closeSession(params: CloseSessionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/close", LooseResultSchema, params, options);
+    return this.#call("closeSession", LooseResultSchema, params, options);
   }
 
-  /** `logout` (stable; `auth.logout`): new sessions need `authenticate` again. */
+  /** `logout` (stable; `auth.logout`), `auth/logout` (v2): new sessions need `authenticate` again. */
   logout(params: { _meta?: Record<string, unknown> } = {}, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("logout", LooseResultSchema, params, options);
+    return this.#call("logout", LooseResultSchema, params, options);
+  }
+
+  /**
+   * `tool_call/cancel` (v2 draft only): stops one tool call that advertises `capabilities.cancel`. The
+   * agent confirms with a `tool_call_update` to a final status; the answer only accepts the request.
+   */
+  cancelToolCall(
+    params: { sessionId: string; toolCallId: string; _meta?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<LooseResult> {
+    return this.#call("cancelToolCall", LooseResultSchema, params, options);
+  }
+
+  /**
+   * `terminal/cancel` (v2 draft only): stops the process of one agent-owned terminal that advertises
+   * `capabilities.cancel`; a `terminal_update` with `exitStatus` confirms it.
+   */
+  cancelTerminal(
+    params: { sessionId: string; terminalId: string; _meta?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<LooseResult> {
+    return this.#call("cancelTerminal", LooseResultSchema, params, options);
   }
 
   /** @deprecated `session/resume` is stable: use `resumeSession`. */
@@ -261,31 +320,31 @@ export class AcpHttpClient {
 
   /** `session/fork` (unstable; `sessionCapabilities.fork`): a new session starting from this one's history. */
   unstableForkSession(params: ResumeSessionParams, options?: RequestOptions): Promise<ForkSessionResult> {
-    return this.#unstable("session/fork", "fork", ForkSessionResultSchema, params, options);
+    return this.#unstable("unstableForkSession", "fork", ForkSessionResultSchema, params, options);
   }
 
   /** `session/archive` (unstable; `sessionCapabilities.archive`): hides the session from `session/list`. */
   unstableArchiveSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#unstable("session/archive", "archive", LooseResultSchema, params, options);
+    return this.#unstable("unstableArchiveSession", "archive", LooseResultSchema, params, options);
   }
 
   /** `session/unarchive` (unstable; `sessionCapabilities.archive`): brings an archived session back. */
   unstableUnarchiveSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#unstable("session/unarchive", "archive", LooseResultSchema, params, options);
+    return this.#unstable("unstableUnarchiveSession", "archive", LooseResultSchema, params, options);
   }
 
   /** `session/status` (unstable; `sessionCapabilities.status`): the session's state, as the agent answers it. */
   unstableSessionStatus(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#unstable("session/status", "status", LooseResultSchema, params, options);
+    return this.#unstable("unstableSessionStatus", "status", LooseResultSchema, params, options);
   }
 
   /** `session/set_title` (unstable; `sessionCapabilities.title`): renames the session. */
   unstableSetSessionTitle(params: SetSessionTitleParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#unstable("session/set_title", "title", LooseResultSchema, params, options);
+    return this.#unstable("unstableSetSessionTitle", "title", LooseResultSchema, params, options);
   }
 
   unstableSetSessionModel(params: SetSessionModelParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#typed("session/set_model", LooseResultSchema, params, options);
+    return this.#call("unstableSetSessionModel", LooseResultSchema, params, options);
   }
 
   /** @deprecated `session/close` is stable: use `closeSession`. */
@@ -311,16 +370,101 @@ export class AcpHttpClient {
   }
 
   #unstable<T>(
-    method: string,
+    name: string,
     capability: keyof NonNullable<AgentCapabilities["sessionCapabilities"]>,
     schema: v.GenericSchema<unknown, T>,
     params: unknown,
     options?: RequestOptions,
   ): Promise<T> {
-    if (!this.#agentCapabilities?.sessionCapabilities?.[capability]) {
+    const method = this.#profile.methods[name];
+    if (method && !this.#agentCapabilities?.sessionCapabilities?.[capability]) {
       return Promise.reject(new AcpUnsupportedError(method, `sessionCapabilities.${capability}`));
     }
-    return this.#typed(method, schema, params, options);
+    return this.#call(name, schema, params, options);
+  }
+
+  /**
+   * The client method `name` in the version spoken (PROTOCOL_PROFILES): sent under that version's
+   * name, or refused before anything is sent when the version has no such method or parameter.
+   */
+  #call<T>(name: string, schema: v.GenericSchema<unknown, T>, params: unknown, options?: RequestOptions): Promise<T> {
+    const profile = this.#profile;
+    const method = profile.methods[name];
+    if (method === undefined) {
+      const other = Object.values(PROTOCOL_PROFILES).find((candidate) => candidate.methods[name] !== undefined);
+      const elsewhere = other ? ` (ACP ${other.version} has it)` : "";
+      return Promise.reject(
+        new AcpUnsupportedError(
+          other?.methods[name] ?? name,
+          `protocolVersion ${other?.version ?? "?"}`,
+          `not part of ACP ${profile.version}, the version this connection speaks${elsewhere}`,
+        ),
+      );
+    }
+    const absent = profile.absentParams[name]?.find(
+      (param) => (params as Record<string, unknown> | undefined)?.[param] != null,
+    );
+    if (absent) {
+      const has = Object.values(PROTOCOL_PROFILES).find((other) => !other.absentParams[name]?.includes(absent));
+      return Promise.reject(
+        new AcpUnsupportedError(
+          method,
+          `protocolVersion ${has?.version ?? "?"}`,
+          `\`${absent}\` is not part of ACP ${profile.version}, the version this connection speaks`,
+        ),
+      );
+    }
+    return this.#typed(method, schema, params, options, name === "initialize");
+  }
+
+  /** `initialize`'s parameters in the version asked for, with what the handlers make possible. */
+  #initializeParams(params: Partial<InitializeParams>): InitializeParams {
+    const { handlers, clientInfo } = this.#options;
+    const { handlerCapabilities, version } = this.#profile;
+    const { info, capabilities } = this.#profile.initialize;
+    const can = (capability: "fs" | "terminal" | "elicitation") => handlerCapabilities.includes(capability);
+    const fromHandlers = {
+      ...(can("fs")
+        ? { fs: { readTextFile: Boolean(handlers.readTextFile), writeTextFile: Boolean(handlers.writeTextFile) } }
+        : {}),
+      ...(can("terminal") ? { terminal: Boolean(handlers.createTerminal) } : {}),
+      // Only with a handler: an agent told nothing never asks, where the default would decline.
+      ...(can("elicitation") && handlers.createElicitation ? { elicitation: { form: {}, url: {} } } : {}),
+    };
+    return {
+      protocolVersion: version,
+      [info]: clientInfo,
+      ...params,
+      // What the handlers can do, with the caller's own capabilities (`session`, ...) over them.
+      [capabilities]: { ...fromHandlers, ...(params[capabilities] as Record<string, unknown> | undefined) },
+    };
+  }
+
+  /**
+   * A v2 prompt: one deadline signal for the acknowledgement and the wait for idle; the turn listens
+   * from before the prompt is sent, since its updates (even its idle) may come before the answer.
+   */
+  async #promptUntilIdle(params: PromptParams, options: RequestOptions = {}): Promise<PromptResult> {
+    const method = "session/prompt";
+    const turns = this.#connection.turns;
+    if (!turns) throw new AcpProtocolError("this connection's version does not end turns on idle", { method });
+    const deadline = deadlineSignal(options, (ms) => new AcpTimeoutError(method, ms));
+    const turn = turns.open(params.sessionId);
+    try {
+      const ack = await this.#call("prompt", V2PromptAckSchema, params, { signal: deadline.signal });
+      const idle = await untilAborted(turn.acknowledged(ack.messageId), deadline.signal, (reason) =>
+        reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason),
+      );
+      return {
+        stopReason: idle.stopReason ?? "unreported",
+        messageId: ack.messageId,
+        ...(idle.error ? { error: idle.error } : {}),
+        ...(idle._meta ? { _meta: idle._meta } : {}),
+      };
+    } finally {
+      turn.dispose();
+      deadline.dispose();
+    }
   }
 
   async #typed<T>(
@@ -330,10 +474,7 @@ export class AcpHttpClient {
     options: RequestOptions = {},
     deferStream = false,
   ): Promise<T> {
-    const result = await this.#connection.request(method, params, options, deferStream);
-    const parsed = v.safeParse(schema, result);
-    if (parsed.success) return parsed.output;
-    throw new AcpProtocolError(`unexpected result shape: ${parsed.issues[0]?.message ?? "invalid"}`, { method });
+    return parsed(method, schema, await this.#connection.request(method, params, options, deferStream));
   }
 
   /** The RFD profile also puts the id in the initialize result: a browser may not see the header. */
@@ -350,6 +491,13 @@ export class AcpHttpClient {
     }
     this.#connection.http.adoptConnectionId(fromResult);
   }
+}
+
+/** A result checked against its schema; a shape the protocol does not allow is an `AcpProtocolError`. */
+function parsed<T>(method: string, schema: v.GenericSchema<unknown, T>, result: unknown): T {
+  const checked = v.safeParse(schema, result);
+  if (checked.success) return checked.output;
+  throw new AcpProtocolError(`unexpected result shape: ${checked.issues[0]?.message ?? "invalid"}`, { method });
 }
 
 /**

@@ -26,6 +26,8 @@ import { Outbox, SENT_AT_ONCE, type OutboxOwner, type Transport } from "./outbox
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
 import { WebSocketTransport, normalizeWatchdogPolicy, type SocketOwner } from "./ws-transport.js";
+import type { ProtocolProfile } from "./protocol-versions.js";
+import { V2Turns, type V2TurnsOwner } from "./v2-turns.js";
 
 /**
  * One connection's moving parts, wired together: the transport (HTTP, or one WebSocket),
@@ -44,7 +46,7 @@ import { WebSocketTransport, normalizeWatchdogPolicy, type SocketOwner } from ".
  * per idle connection; `bench/idle-heap-probe.ts` measures it).
  */
 export class Connection
-  implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner
+  implements SocketOwner, StreamsOwner, OutboxOwner, RecoveryOwner, InboundOwner, CorrelatorOwner, V2TurnsOwner
 {
   /** The HTTP transport: the event streams' GETs and the closing DELETE (and the POSTs, over HTTP). */
   readonly http: HttpTransport;
@@ -72,6 +74,8 @@ export class Connection
   readonly #isConnectionGone: ResolvedClientOptions["isConnectionGone"];
   /** The default cookie store is ours to clear on close; a caller's is not. */
   readonly #ownCookies: AcpCookieStore | undefined;
+  /** The prompts waiting for their session's idle, on a connection that speaks a version whose turns end so. */
+  #turns: V2Turns | undefined;
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
@@ -133,6 +137,25 @@ export class Connection
 
   get connectionId(): string | undefined {
     return this.#transport.connectionId;
+  }
+
+  /**
+   * Speaks `profile` from now on (the version asked for, then the one `initialize` negotiated): a
+   * version whose turns end on idle has its session updates read as they are delivered.
+   */
+  speak(profile: ProtocolProfile): void {
+    this.#turns = profile.turnEnd === "idle" ? (this.#turns ?? new V2Turns(this)) : undefined;
+    this.inbound.delivered = this.#turns;
+  }
+
+  /** The prompts waiting for their idle (a version whose turns end so; see `speak`). */
+  get turns(): V2Turns | undefined {
+    return this.#turns;
+  }
+
+  /** V2TurnsOwner: a malformed v2 update, reported beside its envelope. */
+  parseError(error: { source: "stream" | "response-body"; raw: string; error: string }): void {
+    this.inbound.parseErrors.next(error);
   }
 
   /**
@@ -242,6 +265,7 @@ export class Connection
     this.#lifetime.abort();
     this.inbound.close();
     this.#correlator.rejectAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
+    this.#turns?.failAll((method) => new AcpConnectionClosedError(reason, { method, cause }));
     this.gaps.complete();
     this.state.set("closed");
   }
@@ -295,6 +319,7 @@ export class Connection
   /** The requests waiting on that session's stream for their answers fail. */
   sessionStreamLost(sessionId: string, cause: Error): void {
     this.#calls.sessionStreamLost(sessionId, cause);
+    this.#turns?.failSession(sessionId, (method) => new AcpInterruptedError(method, cause, "stream-lost"));
   }
 
   connectionGone(error: AcpHttpError): boolean {
@@ -339,6 +364,7 @@ export class Connection
     this.state.set("reconnecting");
     this.inbound.releaseHeld();
     this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
+    this.#turns?.failAll((method) => new AcpInterruptedError(method, cause));
   }
 
   resetTransports(): void {

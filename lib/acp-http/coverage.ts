@@ -52,3 +52,13 @@ export const NOT_SUPPORTED: Readonly<Record<string, string>> = {
     "terminal authentication runs the agent's login command in a terminal the client owns; this client " +
     "owns none (terminal/* requests go to the user's handlers); a caller may still pass it to initialize",
 };
+
+/**
+ * What of the ACP v2 draft (experimental; `schema/v2/schema.json` of the SDK) this layer deliberately
+ * does not do, and why; read by spec/acp-http/unit/schema-coverage-v2.spec.ts. The draft's methods are
+ * in PROTOCOL_PROFILES[2] (protocol-versions.ts), its update kinds in V2_SESSION_UPDATE_SCHEMAS.
+ * @internal
+ */
+export const V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
+  "clientCapabilities.auth": NOT_SUPPORTED["clientCapabilities.auth"] as string,
+};

@@ -16,6 +16,8 @@ export const ACP_DEFAULTS = {
   path: "/acp",
   /** `connectionIdHeader`: the RFD's. */
   connectionIdHeader: "Acp-Connection-Id",
+  /** `protocolVersion`: stable ACP, 1 (2, the v2 draft, is experimental and opt-in). */
+  protocolVersion: 1,
   /**
    * `recover`: off on both transports. Rebuilding a lost connection re-sends `initialize` and
    * `session/load`s every session, which a caller must choose: without it a lost connection (a 404

@@ -180,6 +180,28 @@ export class AcpProtocolError extends AcpError {
   }
 }
 
+/**
+ * `initialize` was answered with a protocol version this client does not speak: one above the version
+ * it asked for, or one it has no profile for (see the `protocolVersion` option). The connection closes
+ * (`initialize-failed`), as the protocol asks; a client asking for v2 of an agent that answers 1 speaks
+ * v1 instead and gets no error.
+ */
+export class AcpProtocolVersionError extends AcpProtocolError {
+  override name = "AcpProtocolVersionError";
+  /** The version this client asked for. */
+  readonly requested: number;
+  /** The agent's answer, as it sent it. */
+  readonly answered: unknown;
+
+  constructor(requested: number, answered: unknown) {
+    super(`the agent answered protocol version ${JSON.stringify(answered)}; this client speaks 1 to ${requested}`, {
+      method: "initialize",
+    });
+    this.requested = requested;
+    this.answered = answered;
+  }
+}
+
 /** A JSON-RPC error answer (the request reached its peer, which said no). */
 export class AcpRpcError extends AcpError {
   override name = "AcpRpcError";
@@ -216,7 +238,9 @@ export class AcpTimeoutError extends AcpError {
 /**
  * An unstable method (`session/fork`, `session/archive`, `session/status`, `session/set_title`) that
  * the agent did not advertise in `initialize` (`agentCapabilities.sessionCapabilities[capability]`),
- * or called before `initialize`: nothing was sent.
+ * or called before `initialize`; or a method (or parameter) the connection's protocol version does not
+ * have (`session/load` on ACP v2, `replayFrom` on v1: `capability` is then `protocolVersion N`, the
+ * version that has it). Nothing was sent.
  */
 export class AcpUnsupportedError extends AcpError {
   override name = "AcpUnsupportedError";
@@ -225,8 +249,12 @@ export class AcpUnsupportedError extends AcpError {
   /** The capability the method needs, as a path in the agent's capabilities (`sessionCapabilities.fork`). */
   readonly capability: string;
 
-  constructor(method: string, capability: string) {
-    super(`${method} is not supported by this agent (it did not advertise ${capability})`, { kind: "unsupported" });
+  /** `detail`: why, when it is not a capability the agent left out (the message says it instead). */
+  constructor(method: string, capability: string, detail?: string) {
+    const message = detail
+      ? `${method}: ${detail}`
+      : `${method} is not supported by this agent (it did not advertise ${capability})`;
+    super(message, { kind: "unsupported" });
     this.method = method;
     this.capability = capability;
   }

@@ -66,6 +66,7 @@ export {
   type PermissionOption,
   type PromptParams,
   type PromptResult,
+  type ReplayFrom,
   type ReadTextFileParams,
   type ReadTextFileResult,
   type RequestPermissionOutcome,
@@ -81,9 +82,11 @@ export {
   type SetSessionTitleParams,
   type TerminalParams,
   type UsageUpdate,
+  type V2SessionUpdate,
   type WriteTextFileParams,
 } from "./acp-types.js";
 // For the sandbox layer only (`@internal`: not in the reference).
 export { SessionInfoSchema, SessionModesSchema, SessionUpdateSchema } from "./acp-types.js";
 export * from "./errors.js";
+export type { AcpProtocolVersion } from "./protocol-versions.js";
 export type { AttachSessionOptions } from "./recovery.js";

@@ -93,6 +93,14 @@ export interface SentEnvelope {
   readonly params?: unknown;
 }
 
+/**
+ * Told of each notification right after it is delivered on `envelopes` (a v2 connection's turns and
+ * update check, v2-turns.ts), as a call is settled right after its response is delivered.
+ */
+export interface DeliveredObserver {
+  observe(envelope: AcpEnvelope, fromStream: boolean): void;
+}
+
 const DELIVERED_MEMORY = 4096;
 const ECHO_GRACE_MS = ACP_DEFAULTS.echoGraceMs;
 
@@ -109,6 +117,8 @@ export class Inbound implements ResponseHoldsOptions {
   readonly parseErrors = new LazySubject<AcpParseError>();
   /** The holds' options are the inbound itself (no callbacks: the idle-heap budget, bench scenario 5b). */
   readonly echoGraceMs: number;
+  /** Set once a connection has negotiated a protocol that reads its notifications (ACP v2). */
+  delivered: DeliveredObserver | undefined;
   readonly #options: InboundOptions;
   readonly #owner: InboundOwner;
   readonly #delivered = new BoundedSet(DELIVERED_MEMORY);
@@ -235,6 +245,7 @@ export class Inbound implements ResponseHoldsOptions {
       }
       this.envelopes.next(envelope);
       if (isRequest(envelope)) this.#owner.agentRequest(envelope);
+      else this.delivered?.observe(envelope, fromStream);
       return;
     }
     const answers = answeredBy(sent, envelope.id);

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
+import { AcpServer, type AgentFactory } from "@agentclientprotocol/sdk/experimental/server";
 import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
 import { WebSocketServer } from "ws";
 import { createTestAgent, newAgentLog, type AgentLog } from "./acp-sdk-agent.js";
@@ -25,6 +25,11 @@ export interface AcpSdkServerOptions {
    * spec/support/tls (self-signed, for 127.0.0.1). Upgrades are HTTP/1.1 only, so no WebSocket.
    */
   http2?: boolean;
+  /**
+   * The agent behind each accepted connection (default: our v1 test agent, acp-sdk-agent.ts). Any of
+   * the SDK's connectors: a v2 `AgentApp` (spec/support/acp-v2-agent.ts) or an `agentProtocolRouter`.
+   */
+  createAgent?: (log: AgentLog) => ReturnType<AgentFactory>;
 }
 
 const TLS_DIR = new URL("./tls/", import.meta.url);
@@ -87,7 +92,8 @@ export async function startAcpSdkServer(options: AcpSdkServerOptions = {}): Prom
   let cookieSet = false;
 
   const makeAcp = (): { acp: AcpServer; http: ReturnType<typeof createNodeHttpHandler>; upgrade: Upgrade } => {
-    const acp = new AcpServer({ createAgent: () => createTestAgent(log) });
+    const createAgent = options.createAgent ?? createTestAgent;
+    const acp = new AcpServer({ createAgent: () => createAgent(log) });
     const webSocketServer = new WebSocketServer({ noServer: true });
     if (setCookie) {
       webSocketServer.on("headers", (headers: string[]) => {

@@ -1,6 +1,7 @@
 // One transcript entry: the user's message, the agent's answer as sanitised markdown, thoughts
-// (collapsed), tool cards, the plan, and one-line notices for the rest (gaps, unusual turn ends,
-// permission answers, mode changes, errors). Entries the page does not show render as an empty row.
+// (collapsed), tool cards, the plan, the agent's own terminals (ACP v2 draft), and one-line notices for
+// the rest (gaps, unusual turn ends, permission answers, mode changes, errors). Entries the page does
+// not show render as an empty row.
 import { useState } from "react";
 import type { TranscriptEntry } from "sandbox-agent-rx";
 import { renderMarkdown } from "./markdown.js";
@@ -37,6 +38,15 @@ export function EntryView({ entry, cwd, cancelled = false }: {
               <li key={i} className={`plan-${step.status ?? "pending"}`} data-priority={step.priority}>{step.content}</li>
             ))}
           </ol>
+        </div>
+      );
+    case "terminal":
+      // A terminal the agent runs itself (ACP v2 draft): its command and output as the agent reported them.
+      return (
+        <div className="item terminal" {...common}>
+          <div className="plan-title">$ {entry.command ?? entry.terminalId}</div>
+          <pre className="log-output">{entry.output}</pre>
+          {entry.exitStatus ? <div>exited {entry.exitStatus.exitCode ?? entry.exitStatus.signal ?? ""}</div> : null}
         </div>
       );
     default: {

@@ -2,11 +2,13 @@ import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } fro
 import * as v from "valibot";
 import { isRequest, isResponse, type AcpEnvelope, type AcpParseError, type EventGap } from "../../acp-http/index.js";
 import { isPlainObject, safeCopy, type PlainObject } from "../metadata.js";
+import { DRAFT_UPDATE_KINDS, DRAFT_UPDATE_SCHEMAS } from "./draft-updates.js";
 
 /**
  * Session updates typed by their `sessionUpdate` kind. Each schema is loose: fields a
  * newer agent adds pass through. An update of a kind not listed here is still
- * delivered, as an `unknown-update` event, never dropped.
+ * delivered, as an `unknown-update` event, never dropped. The kinds of the ACP v2 draft
+ * (`draft-updates.ts`) are typed too; one of them that does not parse is a `parse-error` event.
  */
 
 const Meta = v.optional(v.record(v.string(), v.unknown()));
@@ -59,11 +61,12 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
     updatedAt: v.optional(v.nullable(v.string())),
     _meta: Meta,
   }),
+  ...DRAFT_UPDATE_SCHEMAS,
 ]);
 
 /**
- * An ACP `session/update` the client understands (message chunks, tool calls, plan, modes, ...), by
- * `sessionUpdate`.
+ * An ACP `session/update` the client understands (message chunks, tool calls, plan, modes, ...; and the
+ * v2 draft's upserts, session state, terminals and plans by id), by `sessionUpdate`.
  */
 export type SessionUpdate = v.InferOutput<typeof SessionUpdateSchema>;
 export type SessionUpdateKind = SessionUpdate["sessionUpdate"];
@@ -80,7 +83,10 @@ export interface SessionEnded {
 
 /** Something the agent or the wire produced that could not be understood; nothing else is lost. */
 export interface SandboxParseError {
-  /** `agent`: a line the agent process wrote that was not a message; `transport`: a frame that was not one. */
+  /**
+   * `agent`: a line the agent process wrote that was not a message, or an update of the v2 draft that
+   * does not parse (`raw` is the update as it came); `transport`: a frame that was not one.
+   */
   source: "agent" | "transport";
   raw: string;
   error: string;
@@ -170,6 +176,11 @@ function updateEvent(params: unknown): SandboxEvent | undefined {
   if (parsed.success) return { kind: "update", sessionId: params.sessionId, update: parsed.output };
   const update = safeCopy(params.update);
   if (typeof update.sessionUpdate !== "string") return undefined;
+  if (DRAFT_UPDATE_KINDS.has(update.sessionUpdate)) {
+    // A v2 draft update that does not parse: said as such, with the update as it came.
+    const error = `malformed ${update.sessionUpdate}: ${parsed.issues.map((issue) => issue.message).join("; ")}`;
+    return { kind: "parse-error", source: "agent", raw: JSON.stringify(update), error, sessionId: params.sessionId };
+  }
   const unknownUpdate = update as PlainObject & { sessionUpdate: string };
   return { kind: "unknown-update", sessionId: params.sessionId, update: unknownUpdate };
 }

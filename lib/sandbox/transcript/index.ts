@@ -17,11 +17,13 @@
 export type {
   CompactionEntry,
   ContentBlock,
+  FileChange,
   InputEntry,
   MessageEntry,
   NoticeEntry,
   PermissionEntry,
   PlanTranscriptEntry,
+  TerminalEntry,
   TokenUsage,
   ToolCallEntry,
   ToolDiff,

@@ -89,12 +89,20 @@ export interface ToolCallEntry extends EntryBase {
   readonly title: string;
   /** ACP tool kind: read, edit, delete, move, search, execute, think, fetch, other. */
   readonly toolKind: string;
-  /** pending, in_progress, completed, failed. */
+  /** pending, in_progress, completed, failed; with the v2 draft also paused, cancelled. */
   readonly status: string;
   /** ACP tool call content: `{ type: "content" }`, `{ type: "diff" }`, `{ type: "terminal" }`. */
   readonly content: readonly PlainObject[];
   readonly diffs: readonly ToolDiff[];
-  /** Terminals the tool runs in (their output is on the processes API). */
+  /**
+   * The file changes of the v2 draft's diffs (`{ type: "diff", changes, patch }`), one per change; a
+   * v1 diff, which carries whole texts, is in `diffs`.
+   */
+  readonly changes: readonly FileChange[];
+  /**
+   * Terminals the tool runs in: with ACP v1 the client's own (their output is on the processes API);
+   * with the v2 draft the agent's, each a `terminal` entry (`Transcript.terminal(id)` finds it).
+   */
   readonly terminals: readonly string[];
   readonly locations: readonly { path: string; line?: number | null }[];
   readonly rawInput: unknown;
@@ -113,10 +121,44 @@ export interface ToolDiff {
   newText: string;
 }
 
+/**
+ * A file change of a v2 draft diff: `operation` is `add`, `delete`, `modify`, `move`, `copy` or a custom
+ * value, `oldPath` the path before a move or copy, `patch` the diff's renderable patch text (a git
+ * patch that may cover the diff's other changes too), when the agent gave one.
+ */
+export interface FileChange {
+  path: string;
+  operation: string;
+  oldPath?: string;
+  patch?: string;
+}
+
+/**
+ * A terminal the agent runs itself (ACP v2 draft, `terminal_update` and `terminal_output_chunk`): one
+ * entry per terminal of the agent session, at the place of its first update, patched in place.
+ */
+export interface TerminalEntry extends EntryBase {
+  readonly kind: "terminal";
+  readonly terminalId: string;
+  readonly command: string | undefined;
+  readonly cwd: string | undefined;
+  /** The output so far, decoded as UTF-8 (a replacement snapshot replaces it, chunks append). */
+  readonly output: string;
+  /** Set once the terminal exited (`exitCode` and `signal` when known). */
+  readonly exitStatus: { exitCode: number | null; signal: string | null } | undefined;
+  /** The size in character cells the command runs with, when known. */
+  readonly size: { cols: number; rows: number } | undefined;
+  /** When it exited. */
+  readonly endedAt: number | undefined;
+}
+
 /** The agent's plan as it last reported it. */
 export interface PlanTranscriptEntry extends EntryBase {
   readonly kind: "plan";
-  /** The latest plan of the turn: ACP replaces the plan wholesale with each update. */
+  /**
+   * The latest plan of the turn: ACP replaces the plan wholesale with each update. A v2 draft plan is
+   * known by its id instead: one entry per plan, replaced by each of its updates.
+   */
   readonly entries: readonly PlanEntry[];
 }
 
@@ -181,6 +223,7 @@ export type TranscriptEntry =
   | InputEntry
   | NoticeEntry
   | CompactionEntry
+  | TerminalEntry
   | (EntryBase & { readonly kind: "mode-change"; readonly modeId: string })
   | (EntryBase & { readonly kind: "config-change"; readonly configOptions: readonly PlainObject[] })
   | (EntryBase & { readonly kind: "model-change"; readonly modelId: string })
@@ -242,9 +285,17 @@ export interface Transcript {
   /**
    * A turn is under way: a prompt was sent and its end not yet seen. The end is the client's note
    * (`transcript$` has them); on a bare `events$` this turns true with the agent's first output and
-   * has no end to see.
+   * has no end to see. With the ACP v2 draft the agent says it: `running` (with or without a prompt)
+   * and `requires_action` start or continue a turn, `idle` ends it.
    */
   readonly isRunning: boolean;
+  /**
+   * The agent reported its work blocked on the user (ACP v2 draft `requires_action`, e.g. a permission
+   * to answer); still running. False again once it reports `running` or `idle`.
+   */
+  readonly requiresAction: boolean;
+  /** The agent's own terminal (ACP v2 draft) with this id, the latest of that id. */
+  terminal(terminalId: string): TerminalEntry | undefined;
   /** The agent is thinking: running, and the latest entry is a thought. */
   readonly isThinking: boolean;
   /** The permission request waiting for an answer, if any (the oldest when several). */
@@ -269,5 +320,8 @@ export interface TranscriptOptions {
   now?: () => number;
 }
 
-/** The tool call statuses that end a call (`completed`, `failed`): a finished call never goes back. */
-export const FINISHED_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed"]);
+/**
+ * The tool call statuses that end a call (`completed`, `failed`, and the v2 draft's `cancelled`): a
+ * finished call never goes back.
+ */
+export const FINISHED_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);

@@ -5,7 +5,14 @@
 // the builder replaces when a field changes.
 import type { PersistentVector } from "../../internal/persistent-vector.js";
 import type { PlanEntry, SessionEnded } from "../events/events.js";
-import type { InputEntry, PermissionEntry, TokenUsage, Transcript, TranscriptEntry } from "./model.js";
+import type {
+  InputEntry,
+  PermissionEntry,
+  TerminalEntry,
+  TokenUsage,
+  Transcript,
+  TranscriptEntry,
+} from "./model.js";
 
 /** What a snapshot says besides its entries: the builder keeps it current, the snapshot reads it. */
 export interface Derived {
@@ -20,6 +27,10 @@ export interface Derived {
   pending: readonly number[];
   /** Index of each pending question (input entry), in the order asked. */
   questions: readonly number[];
+  /** The agent reported `requires_action` (v2 draft) and neither `running` nor `idle` since. */
+  requiresAction: boolean;
+  /** The agent's terminals (v2 draft) by terminal id → the index of the latest entry of that id. */
+  terminals: ReadonlyMap<string, number>;
 }
 
 /** `Transcript` read from the entries' vector, the builder's id index and the derived state. */
@@ -60,6 +71,16 @@ export class Snapshot implements Transcript {
 
   get isRunning(): boolean {
     return this.derived.isRunning;
+  }
+
+  get requiresAction(): boolean {
+    // Whatever ended the turn (idle, a failed prompt, the session's end) ended the wait too.
+    return this.derived.isRunning && this.derived.requiresAction;
+  }
+
+  terminal(terminalId: string): TerminalEntry | undefined {
+    const index = this.derived.terminals.get(terminalId);
+    return index === undefined ? undefined : (this.list.get(index) as TerminalEntry);
   }
 
   get isThinking(): boolean {
@@ -104,8 +125,9 @@ export class Snapshot implements Transcript {
     const { entries, isRunning, pendingPermission, pendingInput, currentModeId, currentModelId, usage, title } = this;
     const pending = pendingPermission?.id;
     const question = pendingInput?.id;
-    const { ended } = this;
+    const { ended, requiresAction } = this;
     return {
+      ...(requiresAction ? { requiresAction } : {}),
       entries,
       isRunning,
       pendingPermission: pending,

@@ -36,7 +36,10 @@ export function inputAnswerPayload(note: Extract<TranscriptNote, { kind: "input-
   return { jsonrpc: "2.0", result, _meta: { [INPUT_NOTE]: { requestId, action } } };
 }
 
-/** What `readStored` gives for a stored `session/load`: the agent's output until the next prompt is its replay. */
+/**
+ * What `readStored` gives for a stored `session/load` (or the v2 draft's `session/resume` with
+ * `replayFrom`): the agent's output until the next prompt (v2: until its next state) is its replay.
+ */
 export const REPLAY_FOLLOWS: unique symbol = Symbol("a session/load: its replay follows");
 
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
@@ -59,6 +62,8 @@ export function readStored(event: HistoryEvent): SandboxEvent | TranscriptNote |
       return { kind: "prompt-sent", sessionId, prompt: params.prompt.filter(isPlainObject) as TranscriptBlock[] };
     }
     if (payload.method === "session/load") return REPLAY_FOLLOWS;
+    // The v2 draft's load: a resume that asks for a replay (`replayFrom` given and not null).
+    if (payload.method === "session/resume" && isPlainObject(params.replayFrom)) return REPLAY_FOLLOWS;
     const note = isPlainObject(payload._meta) ? payload._meta[PERMISSION_NOTE] : undefined;
     if (isPlainObject(note) && typeof note.toolCallId === "string") return permissionNote(sessionId, note);
     const answered = isPlainObject(payload._meta) ? payload._meta[INPUT_NOTE] : undefined;

@@ -1,0 +1,166 @@
+// The protocol layer against the ACP v2 draft the official SDK ships (`schema/v2/schema.json`, its
+// experimental `experimental/v2` entry), not against memory: every method, notification, session
+// update kind and capability of the draft is covered by the v2 profile, or listed in V2_NOT_SUPPORTED
+// with its reason. A newer draft's additions fail here until one or the other.
+import { readFileSync } from "node:fs";
+import * as v from "valibot";
+import { AcpHttpClient } from "../../../lib/acp-http/index.js";
+import { V2InitializeResultSchema, V2_SESSION_UPDATE_SCHEMAS } from "../../../lib/acp-http/acp-types.js";
+import { AGENT_REQUEST_METHODS } from "../../../lib/acp-http/agent-requests.js";
+import { AGENT_NOTIFICATIONS, V2_NOT_SUPPORTED } from "../../../lib/acp-http/coverage.js";
+import { PROTOCOL_PROFILES } from "../../../lib/acp-http/protocol-versions.js";
+import { bodyOf, rpcResult } from "../../support/fake-acp-server.js";
+import { createHarness, disconnectAll } from "./client-harness.js";
+
+afterEach(disconnectAll);
+
+interface Def {
+  properties?: Record<string, Def>;
+  allOf?: Def[];
+  anyOf?: Def[];
+  oneOf?: Def[];
+  $ref?: string;
+  const?: string;
+  required?: string[];
+  "x-side"?: string;
+  "x-method"?: string;
+}
+
+const sdkFile = (path: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../../node_modules/@agentclientprotocol/sdk/${path}`, import.meta.url), "utf8"));
+const sdkVersion = (sdkFile("package.json") as { version: string }).version;
+const defs = (sdkFile("schema/v2/schema.json") as { $defs: Record<string, Def> }).$defs;
+const profile = PROTOCOL_PROFILES[2];
+
+function methods(): { toAgent: Set<string>; toClient: Set<string>; notificationsToClient: Set<string> } {
+  const toAgent = new Set<string>();
+  const toClient = new Set<string>();
+  const notificationsToClient = new Set<string>();
+  for (const [name, def] of Object.entries(defs)) {
+    const method = def["x-method"];
+    if (!method) continue;
+    const side = def["x-side"];
+    if (side === "agent" || side === "protocol") toAgent.add(method);
+    if (side === "client" && name.endsWith("Notification")) notificationsToClient.add(method);
+    else if (side === "client") toClient.add(method);
+  }
+  return { toAgent, toClient, notificationsToClient };
+}
+
+const refOf = (def: Def | undefined): Def | undefined => {
+  const ref = def?.$ref ?? def?.allOf?.[0]?.$ref ?? def?.anyOf?.find((d) => d.$ref)?.$ref;
+  return ref ? defs[ref.replace("#/$defs/", "")] : undefined;
+};
+
+function capabilityPaths(root: string, def: Def): string[] {
+  const paths: string[] = [];
+  for (const [key, field] of Object.entries(def.properties ?? {})) {
+    if (key === "_meta") continue;
+    paths.push(`${root}.${key}`);
+    for (const inner of Object.keys(refOf(field)?.properties ?? {})) {
+      if (inner !== "_meta") paths.push(`${root}.${key}.${inner}`);
+    }
+  }
+  return paths;
+}
+
+const uncovered = (names: Iterable<string>, covered: (name: string) => boolean) =>
+  [...names].filter((name) => !covered(name) && !(name in V2_NOT_SUPPORTED)).sort();
+
+describe(`the protocol layer covers the ACP v2 draft of @agentclientprotocol/sdk ${sdkVersion}`, () => {
+  const { toAgent, toClient, notificationsToClient } = methods();
+  const sent = new Set(Object.values(profile.methods));
+
+  it("reads a draft that has the v2 methods and update kinds (the reading itself works)", () => {
+    expect(sdkVersion).toBe("2.4.0");
+    expect(toAgent.has("auth/login")).toBe(true);
+    expect(toAgent.has("session/load")).toBe(false);
+    expect(notificationsToClient.has("session/update")).toBe(true);
+  });
+
+  it("sends every client-to-agent method of the draft with a method of AcpHttpClient (the v2 profile)", () => {
+    // `$/cancel_request` goes out for an aborted request (option `cancelRequests`), as in v1.
+    expect(uncovered(toAgent, (method) => sent.has(method) || method === "$/cancel_request")).toEqual([]);
+    const prototype = AcpHttpClient.prototype as unknown as Record<string, unknown>;
+    for (const name of Object.keys(profile.methods)) expect([name, typeof prototype[name]]).toEqual([name, "function"]);
+  });
+
+  it("sends no method in v2 that the draft does not have", () => {
+    expect([...sent].filter((method) => !toAgent.has(method)).sort()).toEqual([]);
+  });
+
+  it("answers every agent-to-client request through a handler, and types every notification", () => {
+    expect(uncovered(toClient, (method) => AGENT_REQUEST_METHODS.includes(method))).toEqual([]);
+    expect(uncovered(notificationsToClient, (method) => method in AGENT_NOTIFICATIONS)).toEqual([]);
+  });
+
+  it("types every session update kind of the draft, checking its required fields", () => {
+    const union = defs.SessionUpdate!.anyOf ?? defs.SessionUpdate!.oneOf ?? [];
+    const kinds = union.map((member) => member.properties?.sessionUpdate?.const).filter((k) => k !== undefined);
+    expect(kinds).toContain("state_update");
+    expect(uncovered(kinds, (kind) => kind in V2_SESSION_UPDATE_SCHEMAS)).toEqual([]);
+    for (const member of union) {
+      const kind = member.properties?.sessionUpdate?.const as keyof typeof V2_SESSION_UPDATE_SCHEMAS | undefined;
+      if (!kind) continue;
+      const required = refOf(member)?.required ?? [];
+      if (required.length === 0) continue;
+      const bare = v.safeParse(V2_SESSION_UPDATE_SCHEMAS[kind], { sessionUpdate: kind }).success;
+      expect([kind, bare]).toEqual([kind, false]);
+    }
+  });
+
+  it("reads every capability the agent may advertise in v2", () => {
+    const read = (path: string): boolean => {
+      let schemaNode: unknown = V2InitializeResultSchema;
+      for (const key of ["capabilities", ...path.split(".").slice(1)]) {
+        let node = schemaNode as { entries?: Record<string, unknown>; wrapped?: unknown };
+        while (!node.entries && node.wrapped) node = node.wrapped as typeof node;
+        if (!node.entries || !(key in node.entries)) return false;
+        schemaNode = node.entries[key];
+      }
+      return true;
+    };
+    expect(uncovered(capabilityPaths("agentCapabilities", defs.AgentCapabilities!), read)).toEqual([]);
+  });
+
+  it("advertises every v2 client capability its handlers make possible", async () => {
+    const h = createHarness({ protocolVersion: 2, handlers: { createElicitation: () => ({ action: "decline" }) } });
+    const answer = { protocolVersion: 2, info: { name: "a", version: "1" } };
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, answer);
+    await h.client.initialize();
+    const capabilities = (bodyOf(await h.server.request("POST")).params as { capabilities: Record<string, unknown> })
+      .capabilities;
+    const has = (path: string): boolean => {
+      let node: unknown = { clientCapabilities: capabilities };
+      for (const key of path.split(".")) {
+        if (node === null || typeof node !== "object" || !(key in node)) return false;
+        node = (node as Record<string, unknown>)[key];
+      }
+      return node !== false && node !== undefined;
+    };
+    const listedParent = (path: string) => path.split(".").slice(0, 2).join(".") in V2_NOT_SUPPORTED;
+    const paths = capabilityPaths("clientCapabilities", defs.ClientCapabilities!);
+    expect(uncovered(paths.filter((path) => !listedParent(path)), has)).toEqual([]);
+  });
+
+  it("has a row for every v2 method in docs/acp-sdk-interop.md", () => {
+    const doc = readFileSync(new URL("../../../docs/acp-sdk-interop.md", import.meta.url), "utf8");
+    const rows = new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]));
+    const all = [...toAgent, ...toClient, ...notificationsToClient];
+    expect(all.filter((method) => !rows.has(method)).sort()).toEqual([]);
+  });
+
+  it("lists as not supported only what the draft has, each with a reason", () => {
+    const everything = new Set<string>([
+      ...toAgent,
+      ...toClient,
+      ...notificationsToClient,
+      ...capabilityPaths("agentCapabilities", defs.AgentCapabilities!),
+      ...capabilityPaths("clientCapabilities", defs.ClientCapabilities!),
+    ]);
+    for (const [name, reason] of Object.entries(V2_NOT_SUPPORTED)) {
+      expect([name, everything.has(name)]).toEqual([name, true]);
+      expect(reason.length).toBeGreaterThan(40);
+    }
+  });
+});

@@ -1,0 +1,265 @@
+// The ACP v2 draft (experimental, opt-in with `protocolVersion: 2`) against the fake server: what
+// `initialize` sends and how the answer decides the version, a prompt that ends on its session's idle
+// (after every update before it), the ways a waiting prompt ends early, methods a version lacks, and
+// malformed v2 updates.
+import {
+  AcpAbortError,
+  AcpConnectionClosedError,
+  AcpProtocolVersionError,
+  AcpRpcError,
+  AcpTimeoutError,
+  AcpUnsupportedError,
+  isNotification,
+  readSessionUpdate,
+  type AcpEnvelope,
+  type AcpParseError,
+} from "../../../lib/acp-http/index.js";
+import { waitFor } from "../../support/acp-http-helpers.js";
+import { bodyOf, jsonResponse, rpcResult, type FakeSseStream } from "../../support/fake-acp-server.js";
+import { PROMPT, bootstrap, createHarness, disconnectAll, watch, type Harness } from "./client-harness.js";
+
+afterEach(disconnectAll);
+
+const update = (sessionUpdate: string, fields: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  method: "session/update",
+  params: { sessionId: "s1", update: { sessionUpdate, ...fields } },
+});
+const idle = (stopReason?: string) => update("state_update", { state: "idle", ...(stopReason ? { stopReason } : {}) });
+
+/** A v2 client whose fake agent answers initialize with `answered`, a prompt with `messageId`, the rest `{}`. */
+function v2Harness(answered: unknown = 2, onPrompt?: (id: unknown) => Response | Promise<Response>): Harness {
+  const h = createHarness({ protocolVersion: 2 });
+  h.server.onPost = (request) => {
+    const message = bodyOf(request);
+    if (message.method === "initialize") {
+      return rpcResult(message.id, { protocolVersion: answered, info: { name: "a", version: "1" } });
+    }
+    if (message.method === "session/prompt") {
+      return onPrompt ? onPrompt(message.id) : rpcResult(message.id, { messageId: "m1" });
+    }
+    return rpcResult(message.id, {});
+  };
+  return h;
+}
+
+const sent = (h: Harness) => h.server.requestsOf("POST").map((request) => bodyOf(request));
+const updatesIn = (envelopes: readonly AcpEnvelope[]) =>
+  envelopes.filter((e) => isNotification(e) && e.method === "session/update").length;
+const ackDelivered = (h: Harness) =>
+  h.envelopes.some((e) => "result" in e && (e.result as { messageId?: unknown })?.messageId === "m1");
+
+describe("AcpHttpClient on the ACP v2 draft: initialize", () => {
+  it("sends the v2 shape (info, capabilities) and speaks the version the agent answered", async () => {
+    const h = v2Harness(2);
+    const h2 = createHarness({ protocolVersion: 2, handlers: { createElicitation: () => ({ action: "decline" }) } });
+    const answer = { protocolVersion: 2, info: { name: "a", version: "1" } };
+    h2.server.onPost = (request) => rpcResult(bodyOf(request).id, answer);
+    expect(h.client.protocolVersion).toBe(2);
+    const result = await h.client.initialize();
+    await h2.client.initialize();
+    expect(result.info).toEqual({ name: "a", version: "1" });
+    expect(h.client.protocolVersion).toBe(2);
+    const params = sent(h)[0]!.params as Record<string, unknown>;
+    const info = { name: "sandbox-agent-rx", version: "0.1.0" };
+    expect(params).toEqual({ protocolVersion: 2, info, capabilities: {} });
+    const elicitation = { form: {}, url: {} };
+    expect((sent(h2)[0]!.params as Record<string, unknown>).capabilities).toEqual({ elicitation });
+  });
+
+  it("speaks v1 to an agent that answers 1 when asked for 2: the prompt ends with its answer", async () => {
+    const h = createHarness({ protocolVersion: 2 });
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      const answer = message.method === "initialize" ? { protocolVersion: 1 } : { stopReason: "end_turn" };
+      return rpcResult(message.id, answer);
+    };
+    await h.client.initialize();
+    expect(h.client.protocolVersion).toBe(1);
+    await expect(h.client.prompt(PROMPT)).resolves.toMatchObject({ stopReason: "end_turn" });
+  });
+
+  it.each([
+    [2, 3],
+    [2, 0],
+    [2, "two"],
+    [1, 2],
+  ])("asked for %p, refuses an answer of %p with AcpProtocolVersionError and closes", async (asked, answered) => {
+    const h = createHarness({ protocolVersion: asked });
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: answered });
+    const error = await h.client.initialize().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AcpProtocolVersionError);
+    expect(error).toMatchObject({ kind: "protocol", requested: asked, answered });
+    expect((await h.client.closed).reason).toBe("initialize-failed");
+  });
+
+  it("refuses a protocolVersion option it has no profile for at construction", () => {
+    expect(() => createHarness({ protocolVersion: 3 })).toThrow(TypeError);
+  });
+});
+
+describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle", () => {
+  let h: Harness;
+  let stream: FakeSseStream;
+
+  async function start(onPrompt?: (id: unknown) => Response | Promise<Response>): Promise<void> {
+    h = v2Harness(2, onPrompt);
+    stream = await bootstrap(h);
+  }
+
+  it("resolves with the idle's stop reason and the acknowledged messageId, after every update", async () => {
+    await start();
+    const prompt = h.client.prompt(PROMPT);
+    const state = watch(prompt);
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    expect(state.settled).toBe(false);
+    stream.send(1, update("user_message", { messageId: "m1", content: [{ type: "text", text: "hi" }] }));
+    stream.send(2, update("state_update", { state: "running" }));
+    stream.send(3, update("agent_message_chunk", { messageId: "a1", content: { type: "text", text: "yo" } }));
+    stream.send(4, update("tool_call_update", { toolCallId: "t1", status: "completed" }));
+    await waitFor(() => updatesIn(h.envelopes) === 4, 2000, "four updates");
+    expect(state.settled).toBe(false);
+    let seenAtResolve = -1;
+    const resolved = prompt.then((value) => {
+      seenAtResolve = updatesIn(h.envelopes);
+      return value;
+    });
+    // The idle is the fifth update, sent last: every update is delivered before the prompt resolves.
+    stream.send(5, idle("end_turn"));
+    expect(await resolved).toEqual({ stopReason: "end_turn", messageId: "m1" });
+    expect(seenAtResolve).toBe(5);
+  });
+
+  it("ends the turn with an idle that came before the acknowledgement, after the echo of its message", async () => {
+    await start(async (id) => {
+      stream.send(1, update("user_message", { messageId: "m1" }));
+      stream.send(2, idle("max_tokens"));
+      await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the echo and the idle");
+      return rpcResult(id, { messageId: "m1" });
+    });
+    await expect(h.client.prompt(PROMPT, { timeoutMs: 5000 })).resolves.toMatchObject({ stopReason: "max_tokens" });
+  });
+
+  it("does not end the turn with an idle of earlier work (before its message was echoed)", async () => {
+    await start(async (id) => {
+      stream.send(1, idle("end_turn"));
+      await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "the earlier idle");
+      return rpcResult(id, { messageId: "m1" });
+    });
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    stream.send(2, update("user_message", { messageId: "m1" }));
+    await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the echo");
+    expect(state.settled).toBe(false);
+    stream.send(3, update("state_update", { state: "idle", stopReason: "error", error: { code: -1, message: "x" } }));
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "error", messageId: "m1", error: { code: -1, message: "x" } });
+  });
+
+  it("resolves `unreported` for an idle without a stop reason, and ignores another session's idle", async () => {
+    await start();
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    const otherIdle = { sessionId: "s2", update: { sessionUpdate: "state_update", state: "idle" } };
+    stream.send(1, { ...idle("end_turn"), params: otherIdle });
+    await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "the other session's idle");
+    expect(state.settled).toBe(false);
+    stream.send(2, idle());
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "unreported", messageId: "m1" });
+  });
+
+  it("fails at once when the agent refuses the prompt", async () => {
+    await start((id) => jsonResponse({ jsonrpc: "2.0", id, error: { code: -32602, message: "no" } }));
+    await expect(h.client.prompt(PROMPT)).rejects.toBeInstanceOf(AcpRpcError);
+  });
+
+  it("ends a waiting prompt with AcpAbortError, AcpTimeoutError or AcpConnectionClosedError", async () => {
+    await start();
+    const controller = new AbortController();
+    const aborted = watch(h.client.prompt(PROMPT, { signal: controller.signal }));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    controller.abort();
+    await waitFor(() => aborted.settled, 2000, "the aborted prompt");
+    expect(aborted.error).toBeInstanceOf(AcpAbortError);
+
+    const timedOut = await h.client.prompt(PROMPT, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(AcpTimeoutError);
+
+    const closed = watch(h.client.prompt(PROMPT));
+    await waitFor(() => h.server.requestsOf("POST").length === 4, 2000, "the third prompt");
+    await h.client.disconnect();
+    await waitFor(() => closed.settled, 2000, "the closed prompt");
+    expect(closed.error).toBeInstanceOf(AcpConnectionClosedError);
+  });
+});
+
+describe("AcpHttpClient on the ACP v2 draft: methods by version", () => {
+  it("sends auth/login, auth/logout, session/resume with replayFrom, tool_call/cancel, terminal/cancel", async () => {
+    const h = v2Harness();
+    await h.client.initialize();
+    await h.client.authenticate({ methodId: "m" });
+    await h.client.logout();
+    await h.client.resumeSession({ sessionId: "s1", cwd: "/w", replayFrom: { type: "start" } });
+    await h.client.cancelToolCall({ sessionId: "s1", toolCallId: "t1" });
+    await h.client.cancelTerminal({ sessionId: "s1", terminalId: "x1" });
+    expect(sent(h).slice(1).map(({ method, params }) => [method, params])).toEqual([
+      ["auth/login", { methodId: "m" }],
+      ["auth/logout", {}],
+      ["session/resume", { sessionId: "s1", cwd: "/w", replayFrom: { type: "start" } }],
+      ["tool_call/cancel", { sessionId: "s1", toolCallId: "t1" }],
+      ["terminal/cancel", { sessionId: "s1", terminalId: "x1" }],
+    ]);
+  });
+
+  it("refuses v1-only methods on v2, and v2-only ones (and replayFrom) on v1, sending nothing", async () => {
+    const h2 = v2Harness();
+    await h2.client.initialize();
+    const h1 = createHarness();
+    await h1.client.initialize();
+    const errorOf = (call: Promise<unknown>) => call.then(() => undefined, (error: unknown) => error);
+    const onV2 = await Promise.all([
+      errorOf(h2.client.loadSession({ sessionId: "s1", cwd: "/w", mcpServers: [] })),
+      errorOf(h2.client.setSessionMode({ sessionId: "s1", modeId: "x" })),
+      errorOf(h2.client.unstableForkSession({ sessionId: "s1", cwd: "/w" })),
+    ]);
+    const onV1 = await Promise.all([
+      errorOf(h1.client.cancelToolCall({ sessionId: "s1", toolCallId: "t" })),
+      errorOf(h1.client.cancelTerminal({ sessionId: "s1", terminalId: "t" })),
+      errorOf(h1.client.resumeSession({ sessionId: "s1", cwd: "/w", replayFrom: { type: "start" } })),
+    ]);
+    for (const error of [...onV2, ...onV1]) expect(error).toBeInstanceOf(AcpUnsupportedError);
+    const methodsOf = (errors: unknown[]) => errors.map((error) => (error as AcpUnsupportedError).method);
+    expect(methodsOf(onV2)).toEqual(["session/load", "session/set_mode", "session/fork"]);
+    expect(methodsOf(onV1)).toEqual([
+      "tool_call/cancel",
+      "terminal/cancel",
+      "session/resume",
+    ]);
+    expect(sent(h2).map(({ method }) => method)).toEqual(["initialize"]);
+    expect(sent(h1).map(({ method }) => method)).toEqual(["initialize"]);
+  });
+});
+
+describe("AcpHttpClient on the ACP v2 draft: updates", () => {
+  it("reports a malformed v2 update on parseErrors$, keeps it on envelopes$, reads good ones typed", async () => {
+    const h = v2Harness();
+    const errors: AcpParseError[] = [];
+    h.client.parseErrors$.subscribe((error) => errors.push(error));
+    const stream = await bootstrap(h);
+    stream.send(1, update("agent_message_chunk", { content: { type: "text", text: "no id" } }));
+    stream.send(2, update("terminal_output_chunk", { terminalId: "x1", data: "aGk=" }));
+    stream.send(3, update("some_future_kind", { anything: 1 }));
+    await waitFor(() => updatesIn(h.envelopes) === 3, 2000, "three updates");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.error).toContain("agent_message_chunk: messageId");
+    const updates = h.envelopes
+      .map((e) => (e as { params?: { update?: unknown } }).params?.update)
+      .filter(Boolean);
+    expect(readSessionUpdate(updates[0], 2)).toBeUndefined();
+    expect(readSessionUpdate(updates[1], 2)).toMatchObject({ sessionUpdate: "terminal_output_chunk", data: "aGk=" });
+    expect(readSessionUpdate(updates[2], 2)).toBeUndefined();
+    // The stable reader does not know the v2 kinds.
+    expect(readSessionUpdate(updates[1])).toBeUndefined();
+  });
+});
