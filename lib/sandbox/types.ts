@@ -10,6 +10,7 @@ import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./server/profiles.js";
+import type { AgentCan } from "./connection/capabilities.js";
 import type { PromptInput, PromptOutcome } from "./sessions/session-calls.js";
 import type { Transcript } from "./transcript/index.js";
 
@@ -153,18 +154,8 @@ export interface ConnectInfo {
   agentInfo: { name: string; version?: string } | undefined;
   /** Extension flags the server or agent advertised. */
   extensions: Record<string, boolean>;
-  /**
-   * The optional session calls the agent said it answers (the others may still work on agents that
-   * do not say; a user interface offers an action only when it is here).
-   */
-  agentCan: {
-    loadSession: boolean;
-    listSessions: boolean;
-    deleteSession: boolean;
-    logout: boolean;
-    /** The `additionalDirectories` option of the session calls. */
-    additionalDirectories: boolean;
-  };
+  /** The optional session calls the agent said it answers (`loadSession`, `deleteSession`, ...). */
+  agentCan: AgentCan;
 }
 
 /** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or network. */

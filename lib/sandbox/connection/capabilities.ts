@@ -2,7 +2,19 @@
 // sandbox layer's words: the client's `shows` option becomes the protocol's client session
 // capabilities, and the agent's answer becomes `ConnectInfo.agentCan`.
 import type { AgentCapabilities, ClientCapabilities } from "../../acp-http/index.js";
-import type { ConnectInfo } from "../types.js";
+
+/**
+ * The optional session calls the agent said it answers (the others may still work on agents that
+ * do not say; a user interface offers an action only when it is here).
+ */
+export interface AgentCan {
+  loadSession: boolean;
+  listSessions: boolean;
+  deleteSession: boolean;
+  logout: boolean;
+  /** The `additionalDirectories` option of the session calls. */
+  additionalDirectories: boolean;
+}
 
 /** The client option `shows`, each part decided (`CLIENT_DEFAULTS.shows` filled in). */
 export interface Shown {
@@ -25,7 +37,7 @@ export function clientSessionCapabilities(shows: Shown): { clientCapabilities?: 
 }
 
 /** The optional calls the agent's `initialize` answer says it answers (a present object is "yes"). */
-export function readAgentCan(capabilities: AgentCapabilities | undefined): ConnectInfo["agentCan"] {
+export function readAgentCan(capabilities: AgentCapabilities | undefined): AgentCan {
   const session = capabilities?.sessionCapabilities;
   const yes = (flag: unknown): boolean => typeof flag === "object" && flag !== null;
   return {
@@ -38,7 +50,7 @@ export function readAgentCan(capabilities: AgentCapabilities | undefined): Conne
 }
 
 /** Before a connection has answered: the agent has said it can do nothing optional. */
-export const NOTHING_SAID: ConnectInfo["agentCan"] = {
+export const NOTHING_SAID: AgentCan = {
   loadSession: false,
   listSessions: false,
   deleteSession: false,

@@ -22,8 +22,7 @@ import {
   type SandboxEvent,
 } from "../events/events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
-import type { ConnectInfo } from "../types.js";
-import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, type Shown } from "./capabilities.js";
+import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, type AgentCan, type Shown } from "./capabilities.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
@@ -120,7 +119,7 @@ export class SandboxConnection {
   /** Whether the agent advertised `loadSession` in its `initialize` answer. */
   canLoadSession = false;
   /** The optional calls the agent advertised in its `initialize` answer. */
-  agentCan: ConnectInfo["agentCan"] = NOTHING_SAID;
+  agentCan: AgentCan = NOTHING_SAID;
   /** The agent's exit code once it has exited (`null`: killed by a signal). */
   #agentExitCode: number | null | undefined;
   readonly #inFlight = new Set<AbortController>();
