@@ -125,6 +125,11 @@ export class SandboxConnection {
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
   readonly #transport: ReturnType<ServerProfile["transport"]>;
+  /**
+   * The bootstrap query this connection's `initialize` carries, which has the server create its side
+   * (an agent process): the transport's, unless the connection reattaches to a side that exists.
+   */
+  readonly #bootstrapQuery: Record<string, string> | undefined;
   /** While the `initialize` that may create the server's side is out without the server's answer. */
   #creating = false;
 
@@ -132,11 +137,12 @@ export class SandboxConnection {
     this.settings = settings;
     const transport = settings.profile.transport(settings.agent, settings.serverId);
     this.#transport = transport;
+    this.#bootstrapQuery = settings.reattach ? undefined : transport.bootstrapQuery;
     this.protocol = new AcpHttpClient({
       baseUrl: settings.baseUrl,
       path: transport.path,
       connectionIdHeader: transport.connectionIdHeader,
-      ...(transport.bootstrapQuery && !settings.reattach ? { bootstrapQuery: transport.bootstrapQuery } : {}),
+      ...(this.#bootstrapQuery ? { bootstrapQuery: this.#bootstrapQuery } : {}),
       ...(settings.connectionId ? { connectionId: settings.connectionId } : {}),
       ...(settings.lastEventId ? { lastEventId: settings.lastEventId } : {}),
       // The earlier client's answers come back on the reattached stream, with its ids.
@@ -190,7 +196,7 @@ export class SandboxConnection {
     const agent = { agent: this.settings.agent };
     const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: agent } } : {};
     let result: InitializeResult;
-    this.#creating = this.#transport.bootstrapQuery !== undefined && !this.settings.reattach;
+    this.#creating = this.#bootstrapQuery !== undefined;
     try {
       result = await this.protocol.initialize({ ...meta, ...clientSessionCapabilities(this.settings.shows) });
       this.#creating = false;
