@@ -38,9 +38,6 @@ function clientFor(target: ConnectTarget): SandboxAgentClient {
     onPermissionRequest: "ask",
     // So do the agent's questions, until the question card answers them.
     onInput: "ask",
-    // The transcript list has no row for the agent's notices and compactions yet, so the agent is not
-    // told it shows them (boolean options stay advertised: the client takes them, the pickers skip them).
-    shows: { compaction: false, notices: false },
     // So requests made as the page closes or reloads still reach the server (see unload-fetch.ts).
     fetch: unloadSafeFetch,
     ...(persistent ? { store: indexedDbStore({ name: `sandbox-agent-rx ${target.agent} ${target.baseUrl}` }) } : {}),
