@@ -570,6 +570,23 @@ async function fleetScenario(): Promise<void> {
       }),
     ];
     log(`\n${lines.join("\n")}`);
+    // Load-independent: CPU per 1,000 stored events, and the rate at which that cost fills one core
+    // (a party's processes together) or the machine's cores (everything together).
+    const oneCore = (msPer1000: number) => Math.round(1_000_000 / msPer1000).toLocaleString("en-US");
+    const costLines = [
+      "| workers × sessions | events stored | CPU ms per 1,000 stored: server (+ agents) | PostgreSQL | workers | total | one core at, events / s: server | PostgreSQL | workers (one worker process) | all cores (" + cpus().length + ") at, events / s | first to one core |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+      ...results.map((r) => {
+        const c = r.cpuMsPer1000;
+        const total = c.server + c.postgres + c.workers;
+        const parties: [string, number][] = [["server", c.server], ["PostgreSQL", c.postgres], ["workers", c.workers]];
+        const first = parties.reduce((a, b) => (b[1] > a[1] ? b : a));
+        // The tail is bounded (30 s): a row whose store did not catch up says so, as its CPU covers more than it stored.
+        const stored = r.stored.toLocaleString("en-US") + (r.stored < r.delivered ? ` (of ${r.delivered.toLocaleString("en-US")} delivered)` : "");
+        return `| ${r.workers} × 8 | ${stored} | ${c.server.toFixed(1)} | ${c.postgres.toFixed(1)} | ${c.workers.toFixed(1)} | ${total.toFixed(1)} | ${oneCore(c.server)} | ${oneCore(c.postgres)} | ${oneCore(c.workers)} (${oneCore(c.workers / r.workers)}) | ${oneCore(total / cpus().length)} | ${first[0]} |`;
+      }),
+    ];
+    log(`\n${costLines.join("\n")}`);
   } finally {
     await server.stop();
     await cluster.stop();

@@ -3,7 +3,8 @@
 // sessions that prompt `chunks N` in a loop for a fixed time. Stored updates per second, the store's
 // lag (an event's arrival to the write that stored it), and the CPU each party used meanwhile (the
 // server with its agent processes, PostgreSQL with its backends, the workers), read from /proc, to
-// tell which one saturates the machine's cores.
+// tell which one saturates the machine's cores. CPU per 1,000 stored events does not depend on what
+// else the machine runs: from it, the rate at which each party would use one core.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -25,6 +26,11 @@ export interface FleetResult {
   wallMs: number;
   /** CPU used during the run, in cores (CPU ms ÷ wall ms). */
   cores: { server: number; postgres: number; workers: number };
+  /**
+   * CPU ms each party used per 1,000 events stored, drive and tail together: what the work costs,
+   * whatever else the machine runs (a loaded machine stretches the wall time, not the CPU time).
+   */
+  cpuMsPer1000: { server: number; postgres: number; workers: number };
 }
 
 interface Stat {
@@ -110,21 +116,24 @@ export async function fleet(
   const sum = (key: string) => results.reduce((total, r) => total + (r[key] ?? 0), 0);
   const max = (key: string) => Math.max(...results.map((r) => r[key] ?? 0));
   const drivenMs = max("drivenMs");
+  const stored = sum("stored");
+  const cpuMs = { server: after.server - before.server, postgres: after.postgres - before.postgres, workers: sum("cpuMs") };
   return {
     workers,
     sessions: workers * options.sessions,
     turns: sum("turns"),
     delivered: sum("delivered"),
-    stored: sum("stored"),
+    stored,
     storedPerSecond: sum("storedInTime") / (drivenMs / 1000),
     lagP50: Math.max(...results.map((r) => r.lagP50 ?? 0)),
     lagP95: Math.max(...results.map((r) => r.lagP95 ?? 0)),
     tailMs: max("tailMs"),
     wallMs,
-    cores: {
-      server: (after.server - before.server) / wallMs,
-      postgres: (after.postgres - before.postgres) / wallMs,
-      workers: sum("cpuMs") / wallMs,
+    cores: { server: cpuMs.server / wallMs, postgres: cpuMs.postgres / wallMs, workers: cpuMs.workers / wallMs },
+    cpuMsPer1000: {
+      server: (1000 * cpuMs.server) / stored,
+      postgres: (1000 * cpuMs.postgres) / stored,
+      workers: (1000 * cpuMs.workers) / stored,
     },
   };
 }

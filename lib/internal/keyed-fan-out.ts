@@ -2,8 +2,7 @@
 // each value to the subscribers of its key only. A filter per subscriber costs every value one call
 // per subscriber: with 1,000 session views on one client, 1,000 calls per update, which made an
 // update cost 9× what it costs with one view (bench scenario 13). Here a value costs one Map lookup.
-import { Observable, Subscription } from "rxjs";
-import { FanOutSubject } from "./fan-out-subject.js";
+import { Observable, Subscription, type Subscriber } from "rxjs";
 
 /** What `keyOf` returns for a value every key's subscribers receive. */
 export const EVERY_KEY: unique symbol = Symbol("every key");
@@ -16,7 +15,13 @@ export const EVERY_KEY: unique symbol = Symbol("every key");
 export class KeyedFanOut<T> {
   readonly #source: Observable<T>;
   readonly #keyOf: (value: T) => string | typeof EVERY_KEY | undefined;
-  readonly #routes = new Map<string, FanOutSubject<T>>();
+  /**
+   * Each key's subscribers, an array replaced (never changed) when one comes or goes: a subscriber
+   * added while a value is delivered waits for the next one, as with a Subject. No Subject per key:
+   * with a view per session, a Subject and its observer list were two more objects per update for
+   * the update to reach (bench scenario 13).
+   */
+  readonly #routes = new Map<string, readonly Subscriber<T>[]>();
   #subscription: Subscription | undefined;
 
   constructor(source: Observable<T>, keyOf: (value: T) => string | typeof EVERY_KEY | undefined) {
@@ -26,17 +31,12 @@ export class KeyedFanOut<T> {
 
   of(key: string): Observable<T> {
     return new Observable<T>((subscriber) => {
-      let route = this.#routes.get(key);
-      if (!route) {
-        route = new FanOutSubject<T>();
-        this.#routes.set(key, route);
-      }
-      const inner = route.subscribe(subscriber);
+      this.#routes.set(key, [...(this.#routes.get(key) ?? []), subscriber]);
       this.#connect();
-      const taken = route;
       return () => {
-        inner.unsubscribe();
-        if (taken.observed || this.#routes.get(key) !== taken) return;
+        const route = this.#routes.get(key);
+        if (!route?.includes(subscriber)) return;
+        if (route.length > 1) return void this.#routes.set(key, route.filter((s) => s !== subscriber));
         this.#routes.delete(key);
         if (this.#routes.size > 0) return;
         this.#subscription?.unsubscribe();
@@ -53,19 +53,23 @@ export class KeyedFanOut<T> {
       next: (value) => {
         const key = this.#keyOf(value);
         if (key === undefined) return;
-        if (key !== EVERY_KEY) return this.#routes.get(key)?.next(value);
-        for (const route of [...this.#routes.values()]) route.next(value);
+        if (key !== EVERY_KEY) {
+          const route = this.#routes.get(key);
+          if (route) for (let i = 0; i < route.length; i++) (route[i] as Subscriber<T>).next(value);
+          return;
+        }
+        for (const route of [...this.#routes.values()]) for (const subscriber of route) subscriber.next(value);
       },
-      error: (error: unknown) => this.#end((route) => route.error(error)),
-      complete: () => this.#end((route) => route.complete()),
+      error: (error: unknown) => this.#end((subscriber) => subscriber.error(error)),
+      complete: () => this.#end((subscriber) => subscriber.complete()),
     }));
   }
 
   /** The source ended: so does every route (a later `of` subscribes it again, as `share` would). */
-  #end(end: (route: FanOutSubject<T>) => void): void {
+  #end(end: (subscriber: Subscriber<T>) => void): void {
     const routes = [...this.#routes.values()];
     this.#routes.clear();
     this.#subscription = undefined;
-    for (const route of routes) end(route);
+    for (const route of routes) for (const subscriber of route) end(subscriber);
   }
 }

@@ -3,6 +3,10 @@
 // few dozen slots) and shares every other node with the list it came from. The transcript keeps its
 // entries in one: each snapshot is a list, and a new snapshot per event must not copy the entries
 // that did not change (bench scenario 12; `spec/sandbox/unit/persistent-vector.spec.ts`).
+// The last value is held beside the trie, not in it: the transcript's most frequent change is a
+// chunk appended to the newest message, a `set` of the last index, which then makes one small object
+// instead of copying a trie path (two objects per level) that the next chunk throws away again. With
+// a transcript per session (bench scenario 13) every copy was also garbage that outlived a scavenge.
 
 const BITS = 5;
 const WIDTH = 1 << BITS;
@@ -13,14 +17,21 @@ type Node = unknown[];
 export class PersistentVector<T> {
   /** The empty list. */
   static empty<T>(): PersistentVector<T> {
-    return new PersistentVector<T>(0, BITS, []);
+    return new PersistentVector<T>(0, BITS, [], undefined);
   }
 
-  private constructor(readonly size: number, private readonly shift: number, private readonly root: Node) {}
+  /** `root` holds the values `0 .. size - 2`; `last` is the value at `size - 1`. */
+  private constructor(
+    readonly size: number,
+    private readonly shift: number,
+    private readonly root: Node,
+    private readonly last: T | undefined,
+  ) {}
 
   /** The value at `index`, or `undefined` outside `0 .. size - 1`. */
   get(index: number): T | undefined {
     if (index < 0 || index >= this.size) return undefined;
+    if (index === this.size - 1) return this.last;
     let node = this.root;
     for (let level = this.shift; level > 0; level -= BITS) node = node[(index >>> level) & MASK] as Node;
     return node[index & MASK] as T;
@@ -28,18 +39,23 @@ export class PersistentVector<T> {
 
   /** A list with `value` at `index` (which must be below `size`). */
   set(index: number, value: T): PersistentVector<T> {
-    return new PersistentVector<T>(this.size, this.shift, PersistentVector.#assoc(this.root, this.shift, index, value));
+    if (index === this.size - 1) return new PersistentVector<T>(this.size, this.shift, this.root, value);
+    const root = PersistentVector.#assoc(this.root, this.shift, index, value);
+    return new PersistentVector<T>(this.size, this.shift, root, this.last);
   }
 
   /** A list with `value` appended. */
   push(value: T): PersistentVector<T> {
-    const index = this.size;
+    if (this.size === 0) return new PersistentVector<T>(1, this.shift, this.root, value);
+    // The last value moves into the trie, at `size - 1`.
+    const index = this.size - 1;
     // The trie is full at this depth: a new root one level up, the old root its first child.
     if (index >>> BITS >= 1 << this.shift) {
-      const root = [this.root, PersistentVector.#path(this.shift, value)];
-      return new PersistentVector<T>(index + 1, this.shift + BITS, root);
+      const root = [this.root, PersistentVector.#path(this.shift, this.last)];
+      return new PersistentVector<T>(index + 2, this.shift + BITS, root, value);
     }
-    return new PersistentVector<T>(index + 1, this.shift, PersistentVector.#assoc(this.root, this.shift, index, value));
+    const root = PersistentVector.#assoc(this.root, this.shift, index, this.last);
+    return new PersistentVector<T>(index + 2, this.shift, root, value);
   }
 
   /** The values in order, as a new array. */

@@ -10,6 +10,11 @@
 export const CLIENT_DEFAULTS = {
   autoConnect: true,
   cwd: "/",
+  /**
+   * What the client tells the agent it can present: all of it, since the transcript makes compaction
+   * and notice entries of their updates and `setSessionConfigOption` sends boolean values as such.
+   */
+  shows: { compaction: true, notices: true, booleanOptions: true },
   /** Stable ACP; 2, the ACP v2 draft, is experimental and opt-in. */
   protocolVersion: 1,
 } as const;

@@ -23,6 +23,8 @@ import {
   type SandboxEvent,
 } from "../events/events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
+import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, type AgentCan, type Shown } from "./capabilities.js";
+import { readDraftAgentCan } from "./capabilities.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
@@ -57,6 +59,8 @@ export interface ConnectionSettings {
   protocolVersion: 1 | 2;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
+  /** What the client tells the agent it can present (the client option `shows`, defaulted). */
+  shows: Shown;
   logger: AcpLogger | undefined;
   /** Reattach to this existing connection (v2 connection id; on v1 the server id is the connection). */
   connectionId?: string | undefined;
@@ -118,11 +122,18 @@ export class SandboxConnection {
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   /** Whether the agent advertised `loadSession` in its `initialize` answer. */
   canLoadSession = false;
+  /** The optional calls the agent advertised in its `initialize` answer. */
+  agentCan: AgentCan = NOTHING_SAID;
   /** The agent's exit code once it has exited (`null`: killed by a signal). */
   #agentExitCode: number | null | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
   readonly #transport: ReturnType<ServerProfile["transport"]>;
+  /**
+   * The bootstrap query this connection's `initialize` carries, which has the server create its side
+   * (an agent process): the transport's, unless the connection reattaches to a side that exists.
+   */
+  readonly #bootstrapQuery: Record<string, string> | undefined;
   /** While the `initialize` that may create the server's side is out without the server's answer. */
   #creating = false;
 
@@ -130,11 +141,12 @@ export class SandboxConnection {
     this.settings = settings;
     const transport = settings.profile.transport(settings.agent, settings.serverId);
     this.#transport = transport;
+    this.#bootstrapQuery = settings.reattach ? undefined : transport.bootstrapQuery;
     this.protocol = new AcpHttpClient({
       baseUrl: settings.baseUrl,
       path: transport.path,
       connectionIdHeader: transport.connectionIdHeader,
-      ...(transport.bootstrapQuery && !settings.reattach ? { bootstrapQuery: transport.bootstrapQuery } : {}),
+      ...(this.#bootstrapQuery ? { bootstrapQuery: this.#bootstrapQuery } : {}),
       ...(settings.connectionId ? { connectionId: settings.connectionId } : {}),
       ...(settings.lastEventId ? { lastEventId: settings.lastEventId } : {}),
       // The earlier client's answers come back on the reattached stream, with its ids.
@@ -189,9 +201,11 @@ export class SandboxConnection {
     const agent = { agent: this.settings.agent };
     const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: agent } } : {};
     let result: InitializeResult;
-    this.#creating = this.#transport.bootstrapQuery !== undefined && !this.settings.reattach;
+    this.#creating = this.#bootstrapQuery !== undefined;
     try {
-      result = await this.protocol.initialize(meta);
+      // What the client shows is said in v1's client session capabilities (the draft has none such).
+      const shows = this.settings.protocolVersion === 1 ? clientSessionCapabilities(this.settings.shows) : {};
+      result = await this.protocol.initialize({ ...meta, ...shows });
       this.#creating = false;
     } catch (error) {
       // The server answered (an HTTP status): whatever it created, it has finished.
@@ -208,6 +222,9 @@ export class SandboxConnection {
     // The v2 draft names them `capabilities` and `info` (it has no `session/load`: it resumes).
     const v2 = result as { capabilities?: InitializeResult["agentCapabilities"]; info?: InitializeResult["agentInfo"] };
     this.#extensions = readExtensions(result.agentCapabilities ?? v2.capabilities);
+    this.agentCan = v2.capabilities && !result.agentCapabilities
+      ? readDraftAgentCan(v2.capabilities, result.authMethods)
+      : readAgentCan(result.agentCapabilities);
     this.canLoadSession = (result.agentCapabilities as { loadSession?: unknown } | undefined)?.loadSession === true;
     return v2.info && !result.agentInfo ? { ...result, agentInfo: v2.info } : result;
   }

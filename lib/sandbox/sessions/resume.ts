@@ -102,6 +102,7 @@ async function adopt(recording: SessionRecording, record: SessionRecord): Promis
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
       midTurn = turnOpenAfter(event.sender, event.payload as Record<string, unknown>, midTurn);
+      recording.readStored(record.agentSessionId, event);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);

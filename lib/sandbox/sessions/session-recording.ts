@@ -8,8 +8,14 @@ import { history$, type HistoryEvent, type HistoryOptions } from "../persistence
 import { eventIdentity } from "../persistence/identity.js";
 import { createRecorder, type Recorder } from "../persistence/recorder.js";
 import type { ReplayOptions, ReplayText } from "../persistence/replay.js";
-import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript/index.js";
-import type { NewSessionEvent, SessionRecord } from "../persistence/schemas.js";
+import {
+  inputAnswerPayload,
+  MessageStamps,
+  permissionAnswerPayload,
+  usageOf,
+  type TranscriptNote,
+} from "../transcript/index.js";
+import type { NewSessionEvent, SessionEvent, SessionRecord } from "../persistence/schemas.js";
 import type { SessionStore } from "../persistence/store.js";
 
 const ENDED = new Set(["_sandboxagent/session/ended"]);
@@ -60,6 +66,8 @@ export class SessionRecording {
   readonly #midTurn = new Set<string>();
   /** Sessions with a prompt of this client's in flight: a turn's answer may be its own. */
   readonly #prompting = new Set<string>();
+  /** Each recorded chunk's message, stamped on it: its id then never depends on what a store evicted. */
+  readonly #stamps = new MessageStamps();
   #writes: Promise<void> = Promise.resolve();
   #connection: (() => SandboxConnection | undefined) | undefined;
 
@@ -273,6 +281,14 @@ export class SessionRecording {
   }
 
   /**
+   * One stored event of a session about to be adopted, oldest first: a message its stored history
+   * ends inside goes on under the stamp it was recorded with (see `MessageStamps`).
+   */
+  readStored(agentSessionId: string, event: SessionEvent): void {
+    this.#stamps.followStored(agentSessionId, event);
+  }
+
+  /**
    * Maps a stored session before its connection replays (so the replayed events are recognised);
    * `midTurn`: its stored history ends inside a turn an earlier client started.
    */
@@ -310,6 +326,7 @@ export class SessionRecording {
       this.#local.delete(record.agentSessionId);
       this.#seen.delete(record.agentSessionId);
       this.#muted.delete(record.agentSessionId);
+      this.#stamps.forget(record.agentSessionId);
     }
     this.#remapped.next();
   }
@@ -374,7 +391,7 @@ export class SessionRecording {
       createdAt: Date.now(),
       connectionId,
       sender,
-      payload: payload as NewSessionEvent["payload"],
+      payload: this.#stamps.stamp(agentSessionId, id, sender, payload) as NewSessionEvent["payload"],
     };
     this.recorder.enqueue(event);
   }

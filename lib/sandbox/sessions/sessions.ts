@@ -1,4 +1,4 @@
-import { Observable, filter, merge, takeUntil, takeWhile, type Subscription } from "rxjs";
+import { Observable, filter, takeUntil, takeWhile, type Subscription } from "rxjs";
 import { EVERY_KEY, KeyedFanOut } from "../../internal/keyed-fan-out.js";
 import { AgentError, CallAbortedError, StoreError, UnsupportedFeatureError } from "../errors.js";
 import type { SandboxConnection } from "../connection/connection.js";
@@ -17,7 +17,7 @@ import * as calls from "./session-calls.js";
 import type { ModelList, NewSessionOptions, PromptBlock, PromptInput, PromptOutcome } from "./session-calls.js";
 import type { SessionPlace } from "./session-calls.js";
 import type { SessionHandle, SessionList, TerminateResult } from "./session-calls.js";
-import { toTranscript, usageOf, type Transcript, type TranscriptSource } from "../transcript/index.js";
+import { mergeToTranscript, usageOf, type Transcript, type TranscriptSource } from "../transcript/index.js";
 import type { PromptEvent, SessionView } from "../types.js";
 
 /**
@@ -369,7 +369,7 @@ export class Sessions implements ResumeParts {
     });
     const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
     const stored = recording.history$(id, undefined, "transcript$");
-    return merge<TranscriptSource[]>(stored, live, notes).pipe(toTranscript());
+    return mergeToTranscript([stored, live, notes]);
   }
 
   /** A lease gone: stop recording the session and cancel its turn (best effort), before `leaseLost$` says so. */

@@ -8,10 +8,13 @@ import { fileURLToPath } from "node:url";
 
 const PROBE = fileURLToPath(new URL("./many-sessions/probe.ts", import.meta.url));
 
-/** Heap per idle view, measured at 3.0 KB (events$) and 12.4 KB (transcript$) on node 20. */
-const HEAP_BUDGET = { events: 4 * 1024, transcript: 16 * 1024 };
-/** CPU per update with 1,000 views ÷ with one: 1.2–1.6 measured; 8.2–8.6 when every view filtered every update. */
-const CPU_RATIO_BUDGET = 2.5;
+/** Heap per idle view, measured at 2.3–3.0 KB (events$) and 11.1–12.5 KB (transcript$) on node 20. */
+const HEAP_BUDGET = { events: 3.5 * 1024, transcript: 14 * 1024 };
+/**
+ * CPU per update with 1,000 views ÷ with one: measured 1.1–1.3 (events$) and 1.2–1.4 (transcript$, 1.4–1.7
+ * before its sources fed the builder directly); 8.2–8.6 when every view filtered every update.
+ */
+const CPU_RATIO_BUDGET = 2;
 
 interface ProbeResult {
   heapPerView: number;

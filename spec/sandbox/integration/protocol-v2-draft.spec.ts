@@ -79,8 +79,21 @@ describe("the ACP v2 draft through the real 0.4.2 server", () => {
     expect(info).toMatchObject({ api: "v1", protocolVersion: 2, agentInfo: { name: "scripted-agent" } });
     // The extensions the agent advertises in the draft's `capabilities` are read as on v1.
     expect(info?.extensions).toMatchObject({ sessionListModels: true });
+    // What it can do, in the draft's terms: a session object (listing), delete and more directories by
+    // flag, no load (the draft has none), no logout (no auth methods).
+    expect(info?.agentCan).toEqual({
+      loadSession: false,
+      listSessions: true,
+      deleteSession: true,
+      logout: false,
+      additionalDirectories: true,
+    });
     const initialize = wire.requests.find((request) => request.body?.includes('"initialize"'));
-    expect(JSON.parse(initialize?.body ?? "{}")).toMatchObject({ params: { protocolVersion: 2 } });
+    const asked = JSON.parse(initialize?.body ?? "{}") as { params: Record<string, unknown> };
+    expect(asked.params).toMatchObject({ protocolVersion: 2 });
+    // The draft's names, and none of v1's client capabilities (what the client shows is a v1 notion).
+    expect(asked.params.clientCapabilities).toBeUndefined();
+    expect(asked.params.info).toBeDefined();
 
     const v1 = client();
     await expect(v1.ready).resolves.toMatchObject({ protocolVersion: 1, agentInfo: { name: "scripted-agent" } });

@@ -101,6 +101,9 @@ describe("SandboxAgentClient options are checked at construction", () => {
     ["waitForServer.attemptTimeoutMs", { waitForServer: { attemptTimeoutMs: 0 } }],
     ["waitForServer.initialDelayMs", { waitForServer: { initialDelayMs: -100 } }],
     ["replay.maxChars", { replay: { maxChars: -5 } }],
+    ["shows", { shows: true }],
+    ["shows", { shows: { notices: "yes" } }],
+    ["shows", { shows: { colours: true } }],
   ])("option %s: a wrong value is a TypeError naming it", (name, options) => {
     const error = constructionError({ baseUrl: BASE, ...options });
     expect(error.message).toContain(`option ${name} must be `);
@@ -127,6 +130,7 @@ describe("SandboxAgentClient options are checked at construction", () => {
       debug: { debug: () => undefined, warn: () => undefined },
       store: memoryStore(),
       replay: { maxChars: 4000, maxEvents: 100 },
+      shows: { compaction: true, notices: false, booleanOptions: true },
     };
     expect(() => new SandboxAgentClient(options)).not.toThrow();
     expect(() => new SandboxAgentClient({ baseUrl: BASE, token: "t", reconnect: false, autoConnect: false })).not.toThrow();
@@ -154,11 +158,16 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(created).toBe(0);
   });
 
-  it("fills in the defaults in one place: auto-connect on, cwd /, protocol version 1, a memory store", () => {
+  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store, showing everything, v1", () => {
     const settings = resolveClientOptions({ baseUrl: BASE });
     expect(settings).toMatchObject({ baseUrl: BASE, autoConnect: CLIENT_DEFAULTS.autoConnect, cwd: CLIENT_DEFAULTS.cwd });
+    const shows = { compaction: true, notices: true, booleanOptions: true };
+    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", shows, protocolVersion: 1 });
+    expect(settings.shows).toEqual(shows);
     expect(settings.protocolVersion).toBe(1);
-    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", protocolVersion: 1 });
+    // A part left out keeps its default.
+    const noNotices = resolveClientOptions({ baseUrl: BASE, shows: { notices: false } });
+    expect(noNotices.shows).toEqual({ ...shows, notices: false });
     expect(typeof settings.store.insertEvent).toBe("function");
     // Given values are kept.
     expect(resolveClientOptions({ baseUrl: BASE, autoConnect: false, cwd: "/w" })).toMatchObject({ autoConnect: false, cwd: "/w" });

@@ -81,6 +81,17 @@ describe("PersistentVector", () => {
     const after = before.push(5_000);
     for (const i of [0, 1_000, 4_000, 4_959]) expect(leafOf(after, i)).toBe(leafOf(before, i));
     expect(leafOf(after, 4_999)).not.toBe(leafOf(before, 4_999));
-    expect(leafOf(before, 4_999)).toHaveLength(5_000 % 32);
+    // The last value is held beside the trie: the leaf holds 4,992 .. 4,998.
+    expect(leafOf(before, 4_998)).toHaveLength((5_000 - 1) % 32);
+  });
+
+  it("sets the last value without copying any of the trie (a chunk appended to the newest entry)", () => {
+    const before = filled(5_000);
+    const after = before.set(4_999, -1).set(4_999, -2);
+    const rootOf = (vector: PersistentVector<number>) => (vector as unknown as { root: unknown[] }).root;
+    expect(rootOf(after)).toBe(rootOf(before));
+    expect(after.get(4_999)).toBe(-2);
+    expect(before.get(4_999)).toBe(4_999);
+    expect(after.push(5_000).toArray()).toEqual([...filled(4_999).toArray(), -2, 5_000]);
   });
 });
