@@ -23,8 +23,8 @@ import {
   type SandboxEvent,
 } from "../events/events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
-import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, type AgentCan, type Shown } from "./capabilities.js";
-import { readDraftAgentCan } from "./capabilities.js";
+import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, readDraftAgentCan } from "./capabilities.js";
+import type { AgentCan, Shown } from "./capabilities.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
