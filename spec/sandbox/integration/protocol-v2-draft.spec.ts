@@ -129,6 +129,20 @@ describe("the ACP v2 draft through the real 0.4.2 server", () => {
     expect((await c.prompt(sessionId, "chunks 2")).stopReason).toBe("end_turn");
   }, 30_000);
 
+  it("sets a mode and a model through the session's config options, the draft having no set_mode or set_model", async () => {
+    const wire = recordingFetch();
+    const c = client({ protocolVersion: 2, fetch: wire.fetch });
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    await c.setSessionMode(sessionId, "plan");
+    await c.setSessionModel(sessionId, "mock-fast");
+    const methods = wire.requests
+      .map((request) => (JSON.parse(request.body ?? "{}") as { method?: string }).method)
+      .filter((method) => method?.startsWith("session/set"));
+    expect(methods).toEqual(["session/set_config_option", "session/set_config_option"]);
+    expect((await c.getSessionModes(sessionId))?.currentModeId).toBe("plan");
+  }, 30_000);
+
   it("gives the transcript the same script gives on v1, one turn-end per turn, live and reopened", async () => {
     const tell = async (protocolVersion: 1 | 2) => {
       const store = memoryStore();
