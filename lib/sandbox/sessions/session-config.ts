@@ -296,6 +296,10 @@ export class SessionSettings {
       const detail = `the session's modes are ${ids.join(", ")}`;
       throw new UnsupportedFeatureError(`setSessionMode("${modeId}")`, detail, ids);
     }
+    if (this.#configOnly()) {
+      await this.#sendCategory(sessionId, "mode", modeId, call);
+      return;
+    }
     let reported: boolean;
     try {
       ({ reported } = await this.#watched(sessionId, { category: "mode" }, "session/set_mode", { modeId }, call));
@@ -328,6 +332,10 @@ export class SessionSettings {
     if (ids.length > 0 && !ids.includes(modelId)) {
       const detail = `the agent offers ${ids.join(", ")}`;
       throw new UnsupportedFeatureError(`setSessionModel("${modelId}")`, detail, ids);
+    }
+    if (this.#configOnly()) {
+      await this.#sendCategory(sessionId, "model", modelId, call);
+      return;
     }
     let reported: boolean;
     try {
@@ -380,9 +388,18 @@ export class SessionSettings {
       const detail = `${configId} takes ${values.join(", ")}`;
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
+    // A boolean option takes true or false, sent with `type: "boolean"` (what tells the agent it is
+    // no value id); a boolean value for an option the session never reported is sent the same way.
+    const onOff = option?.type === "boolean" || (option === undefined && typeof value === "boolean");
+    if (option?.type === "boolean" && typeof value !== "boolean") {
+      const detail = `${configId} is on or off (true or false)`;
+      const feature = `config option "${configId}" = ${JSON.stringify(value)}`;
+      throw new UnsupportedFeatureError(feature, detail, ["true", "false"]);
+    }
     const target = { configId, ...(option?.category ? { category: option.category } : {}) };
     const method = "session/set_config_option";
-    const { answer, reported } = await this.#watched(sessionId, target, method, { configId, value }, call);
+    const params = onOff ? { configId, type: "boolean", value } : { configId, value };
+    const { answer, reported } = await this.#watched(sessionId, target, method, params, call);
     const answered = v.safeParse(SessionConfigOptionsSchema, (answer as { configOptions?: unknown })?.configOptions);
     if (answered.success && answered.output.length > 0) {
       // The agent's answer says what every option now is, the mode included.
@@ -393,6 +410,14 @@ export class SessionSettings {
       await this.#stick(sessionId, target, value, call);
     }
     return answer;
+  }
+
+  /**
+   * Whether modes and models are set only through config options: the ACP v2 draft has no
+   * `session/set_mode` or `session/set_model` (read after the call's first step, which connected).
+   */
+  #configOnly(): boolean {
+    return this.#lifecycle.info?.protocolVersion === 2;
   }
 
   /** Sends a set call, noting whether the agent reports `target` (an update event) before it is answered. */
