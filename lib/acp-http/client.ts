@@ -243,8 +243,8 @@ export class AcpHttpClient {
    * deadline or a close ends the wait as in v1 (`{ signal, timeoutMs }` bound the whole turn).
    */
   prompt(params: PromptParams, options?: RequestOptions): Promise<PromptResult> {
-    if (this.#connection.profile.turnEnd === "response") return this.#call("prompt", PromptResultSchema, params, options);
-    return this.#promptUntilIdle(params, options);
+    if (this.#connection.profile.turnEnd === "idle") return this.#promptUntilIdle(params, options);
+    return this.#call("prompt", PromptResultSchema, params, options);
   }
 
   cancel(params: CancelParams): Promise<void> {

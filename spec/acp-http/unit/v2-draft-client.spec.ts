@@ -264,7 +264,7 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
     expect(state.value).toEqual({ stopReason: "cancelled", messageId: "m1" });
   });
 
-  it("tells the agent session/cancel when a prompt is given up after its acknowledgement (cancelRequests)", async () => {
+  it("tells the agent session/cancel when a prompt is given up after its acknowledgement", async () => {
     h = createHarness({ protocolVersion: 2, cancelRequests: true });
     h.server.onPost = (request) => {
       const message = bodyOf(request);
