@@ -58,8 +58,9 @@ const atWork = (state: string): boolean => state !== "idle";
  * One v2 prompt, from before it is sent until its idle. Only an idle that follows work counts: a
  * `running` or `requires_action` seen since the prompt was sent (or the session already at work when
  * it was): the draft has an agent report `running` (or `requires_action`) when foreground work starts
- * and `idle` when it ends, while a repeated or resume snapshot of idle must not count as a completion. What the session reports before the acknowledgement is remembered: the agent may echo the
- * user message (with the acknowledged id) and even finish the turn before the acknowledgement is
+ * and `idle` when it ends, while a repeated or resume snapshot of idle must not count as a completion.
+ * What the session reports before the acknowledgement is remembered: the agent may echo the user
+ * message (with the acknowledged id) and even finish the turn before the acknowledgement is
  * delivered; such an idle ends this turn only when it followed the echo of this prompt's message.
  */
 export class V2Turn {
