@@ -12,6 +12,7 @@ import { isPlainObject, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
 import { Message } from "./message.js";
 import {
+  DRAFT_FINISHED_TOOL_STATUSES,
   FINISHED_TOOL_STATUSES,
   type CompactionEntry,
   type ContentBlock,
@@ -424,19 +425,20 @@ export class TranscriptBuilder {
     if (toolCallId === undefined) return;
     const scope = `${sessionId}:${toolCallId}`;
     const creates = update.sessionUpdate === "tool_call";
+    const ends = this.#finished();
     let known = this.#tools.get(scope);
     let previous = known === undefined ? undefined : (this.#list.get(known.index) as ToolCallEntry);
-    const finished = previous !== undefined && FINISHED_TOOL_STATUSES.has(previous.status);
+    const finished = previous !== undefined && ends.has(previous.status);
     if (creates && finished && known !== undefined && known.turn < this.#turn) {
       known = undefined;
       previous = undefined;
     }
     // A late `tool_call` loses to what the entry already holds; anything else wins over it.
-    const late = creates && previous !== undefined && FINISHED_TOOL_STATUSES.has(previous.status);
+    const late = creates && previous !== undefined && ends.has(previous.status);
     const reported = str(update.status);
     // A finished call keeps its status, unless the update reports a finishing one.
     const status = previous !== undefined && finished
-        && (reported === undefined || !FINISHED_TOOL_STATUSES.has(reported))
+        && (reported === undefined || !ends.has(reported))
       ? previous.status
       : pick(late, reported, previous?.status) ?? "pending";
     const listed = Array.isArray(update.content) ? update.content.filter(isPlainObject) : undefined;
@@ -469,7 +471,7 @@ export class TranscriptBuilder {
       rawInput: pick(late, "rawInput" in update ? update.rawInput : undefined, previous?.rawInput),
       rawOutput: pick(late, "rawOutput" in update ? update.rawOutput : undefined, previous?.rawOutput),
       startedAt: previous?.startedAt ?? at,
-      endedAt: previous?.endedAt ?? (FINISHED_TOOL_STATUSES.has(status) ? at : undefined),
+      endedAt: previous?.endedAt ?? (ends.has(status) ? at : undefined),
       updates: (previous?.updates ?? 0) + 1,
     };
     if (known === undefined) this.#tools.set(scope, { index: this.#append(entry), turn: this.#turn });
@@ -628,6 +630,11 @@ export class TranscriptBuilder {
 
   // --- the ACP v2 draft ----------------------------------------------------------------------
 
+  /** The tool call statuses that end a call: v1's, or the draft's (with `cancelled`). */
+  #finished(): ReadonlySet<string> {
+    return this.#draft ? DRAFT_FINISHED_TOOL_STATUSES : FINISHED_TOOL_STATUSES;
+  }
+
   /** An update only the v2 draft has: from now on the session is read as the draft's. */
   #draftUpdate(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
     this.#draft = true;
@@ -782,7 +789,7 @@ export class TranscriptBuilder {
     const cleared: { -readonly [K in keyof ToolCallEntry]?: ToolCallEntry[K] } = {};
     if (update.title === null) cleared.title = toolCallId;
     if (update.kind === null) cleared.toolKind = "other";
-    if (update.status === null && !FINISHED_TOOL_STATUSES.has(entry.status)) cleared.status = "pending";
+    if (update.status === null && !this.#finished().has(entry.status)) cleared.status = "pending";
     if (update.content === null) Object.assign(cleared, { content: [], diffs: [], changes: [], terminals: [] });
     if (update.locations === null) cleared.locations = [];
     if (Object.keys(cleared).length > 0) this.#replace(known.index, { ...entry, ...cleared });

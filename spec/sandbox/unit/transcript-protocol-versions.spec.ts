@@ -283,6 +283,17 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     expect(last.kind === "activity" && last.summary.running).toBe(0);
   });
 
+  it("reads a v1 session exactly as before: `cancelled` ends a call only in a v2 session", () => {
+    const told = new Told(false).prompt("p", "go");
+    told.update("c", { sessionUpdate: "tool_call", toolCallId: "c", title: "x", status: "cancelled" });
+    const cancelled = transcriptOf(told.stored());
+    expect(cancelled.at(1)).toMatchObject({ status: "cancelled", endedAt: undefined });
+    const group = groupEntries(cancelled.entries).at(-1)!;
+    expect(group.kind === "activity" && group.summary.running).toBe(1);
+    told.update("c-2", { sessionUpdate: "tool_call_update", toolCallId: "c", status: "in_progress" });
+    expect(transcriptOf(told.stored()).at(1)).toMatchObject({ status: "in_progress", endedAt: undefined });
+  });
+
   it("reads a replay the same way: v1's session/load, v2's session/resume with replayFrom", () => {
     const load = { id: "load", method: "session/load", params: { sessionId: AGENT } };
     const v1 = new Told(false).add("load", "client", load);
