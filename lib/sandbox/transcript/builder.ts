@@ -131,7 +131,13 @@ export class TranscriptBuilder {
   readonly #messages = new Map<string, number>();
   /** The prompt's echo (v2 draft: the agent's user message for it) was bound to the prompt's entry. */
   #echoBound = false;
-  /** The current turn was ended by the agent's `idle`: the client's own note of its end adds nothing. */
+  /** A prompt was sent and the client's note of its end (its result) has not come yet. */
+  #promptOpen = false;
+  /**
+   * That prompt's turn was ended by the agent's `idle` (v2 draft): the note, when it comes, adds only
+   * its usage. The note comes a little after the `idle` (the prompt resolves on it), possibly after
+   * the agent began work of its own, which the note must then leave running.
+   */
   #endedByState = false;
   /** v2 draft terminals by agent session and `terminalId` → their entry's index and output decoder. */
   readonly #terminals = new Map<string, { index: number; output: TerminalOutput }>();
@@ -230,19 +236,20 @@ export class TranscriptBuilder {
       case "unknown-update":
         return this.#update(input.sessionId, input.update, at);
       case "prompt-sent":
+        this.#promptOpen = true;
         this.#endedByState = false;
         this.#echoBound = false;
         // A wait the turn before left behind (it ended otherwise than by the agent's state) is over.
         if (this.#derived.requiresAction) this.#derived = { ...this.#derived, requiresAction: false };
         return this.#prompt(input.prompt, at);
       case "turn-ended":
-        // The agent's `idle` ended the turn already (v2 draft): the prompt's end adds only its usage.
-        if (this.#endedByState && !this.#derived.isRunning) {
+        // The agent's `idle` ended the prompt's turn already (v2 draft): its end adds only its usage.
+        if (this.#noted()) {
           return input.usage ? this.#changed({ usage: { ...this.#derived.usage, ...input.usage } }) : undefined;
         }
         return this.#turnEnded(input.stopReason, input.usage, at);
       case "turn-failed": {
-        if (this.#endedByState && !this.#derived.isRunning) return;
+        if (this.#noted()) return;
         this.#settlePermissions("withdrawn", at);
         const { message, code } = input;
         this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "prompt", message, code });
@@ -346,6 +353,14 @@ export class TranscriptBuilder {
       default:
         this.#append({ kind: "raw", id: this.#id("raw"), at, type: update.sessionUpdate, value: update });
     }
+  }
+
+  /** The client's note of a prompt's end has come: whether the agent's `idle` had ended that turn already. */
+  #noted(): boolean {
+    const ended = this.#endedByState;
+    this.#promptOpen = false;
+    this.#endedByState = false;
+    return ended;
   }
 
   #prompt(prompt: readonly TranscriptBlock[], at: number): void {
@@ -752,7 +767,6 @@ export class TranscriptBuilder {
       }
       this.#turn++;
       this.#planIndex = undefined;
-      this.#endedByState = false;
       return this.#changed({ isRunning: true, requiresAction });
     }
     if (state !== "idle") {
@@ -763,7 +777,8 @@ export class TranscriptBuilder {
       if (this.#derived.requiresAction) this.#changed({ requiresAction: false });
       return;
     }
-    this.#endedByState = true;
+    // The turn of the prompt sent (when one is waiting for its note): the note will add nothing.
+    this.#endedByState = this.#promptOpen;
     const stopReason = str(update.stopReason);
     if (stopReason !== "error") {
       this.#turnEnded(stopReason ?? "unknown", undefined, at);

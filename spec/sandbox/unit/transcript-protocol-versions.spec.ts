@@ -283,6 +283,39 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     expect(last.kind === "activity" && last.summary.running).toBe(0);
   });
 
+  it.each([
+    ["turn-ended", { result: { stopReason: "end_turn" } }],
+    ["turn-failed", { error: { code: -32000, message: "stream closed" } }],
+  ])("leaves the agent's next turn running when the prompt's own %s note comes after it began", async (_n, note) => {
+    const told = new Told(true).prompt("p", "go").update("run", state("running"));
+    told.update("a1", v1Chunk("agent_message_chunk", "a1", "done"));
+    told.update("idle", state("idle", { stopReason: "end_turn" }));
+    // The agent starts work of its own before the client writes the prompt's end (a microtask later).
+    told.update("own", state("running"));
+    told.respond("note", note);
+    const ends = (t: Transcript) => t.entries.filter((e) => e.kind === "turn-end" || e.kind === "agent-error");
+    // Reopened from a store: read up to a marker (a title), the last event told.
+    const upToMarker = async (title: string) => {
+      told.update(`marker-${title}`, { sessionUpdate: "session_info_update", title });
+      const store = memoryStore();
+      for (const event of told.events) await store.insertEvent(LOCAL, event);
+      const reopened$ = history$(createRecorder(store), LOCAL).pipe(toTranscript());
+      return firstValueFrom(reopened$.pipe(filter((t) => t.title === title), timeout(5000)));
+    };
+    const midway = [await upToMarker("one"), transcriptOf(told.stored()), transcriptOf(told.live())];
+    for (const t of midway) {
+      expect(t.isRunning).toBe(true);
+      expect(ends(t)).toHaveLength(1);
+    }
+    told.update("a2", v1Chunk("agent_message_chunk", "a2", "my own work"));
+    told.update("own-idle", state("idle", { stopReason: "end_turn" }));
+    for (const t of [await upToMarker("two"), transcriptOf(told.stored()), transcriptOf(told.live())]) {
+      expect(t.isRunning).toBe(false);
+      const ids = ["idle", "own-idle"].map((label) => `turn:sse:server-1:connection:${label}`);
+      expect(ends(t).map((e) => e.id)).toEqual(ids);
+    }
+  });
+
   it("reads a v1 session exactly as before: `cancelled` ends a call only in a v2 session", () => {
     const told = new Told(false).prompt("p", "go");
     told.update("c", { sessionUpdate: "tool_call", toolCallId: "c", title: "x", status: "cancelled" });
