@@ -682,13 +682,11 @@ export class TranscriptBuilder {
     const content = update.content === null
       ? []
       : Array.isArray(update.content) ? (update.content.filter(isPlainObject) as ContentBlock[]) : undefined;
-    let index = this.#messageIndex(sessionId, kind, messageId);
-    if (index === undefined && kind === "user-message" && this.#bindsEcho()) {
-      index = this.#echo!.index;
-      this.#messages.set(`${kind}:${sessionId}:${messageId}`, index);
-      const prompt = this.#list.get(index) as Message;
-      // The prompt as the agent took it in: the entry stays as sent unless the agent's text differs.
-      if (content === undefined || textOf(content) === prompt.text) return;
+    const index = this.#messageIndex(sessionId, kind, messageId);
+    if (index === undefined && kind === "user-message" && content !== undefined && this.#bindsEcho(content)) {
+      // The prompt as the agent took it in: that prompt's entry, as sent.
+      this.#messages.set(`${kind}:${sessionId}:${messageId}`, this.#echo!.index);
+      return;
     }
     if (index === undefined) {
       const id = this.#id(MESSAGE_PREFIX[kind], `${sessionId}:${messageId}`);
@@ -743,9 +741,15 @@ export class TranscriptBuilder {
     return lastIndex;
   }
 
-  /** Whether an agent's user message now is its echo of the prompt just sent (the first one, live). */
-  #bindsEcho(): boolean {
+  /**
+   * Whether an agent's user message is its echo of the prompt just sent: live, not yet echoed, and
+   * spelling the prompt's text. Not the first user message whatever it says: the agent may insert
+   * another (a queued prompt of another client) first. The prompt's acknowledgement names the echo's
+   * `messageId`, but the client learns it only with the turn's end, after the echo.
+   */
+  #bindsEcho(content: readonly ContentBlock[]): boolean {
     if (this.#echo === undefined || this.#echoBound || this.#replaying) return false;
+    if (textOf(content) !== (this.#list.get(this.#echo.index) as Message).text) return false;
     this.#echoBound = true;
     return true;
   }

@@ -316,6 +316,20 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     }
   });
 
+  it("takes as the prompt's echo the agent's user message that spells it, not the first one it inserts", () => {
+    const told = new Told(true).update("idle", state("idle")).prompt("p", "mine").update("run", state("running"));
+    // Another client's queued prompt inserted first, then the echo of ours.
+    told.update("other", { sessionUpdate: "user_message", messageId: "other", content: [text("theirs")] });
+    told.update("echo", { sessionUpdate: "user_message", messageId: "u1", content: [text("mine")] });
+    told.update("echo-2", v1Chunk("user_message_chunk", "u1", "!"));
+    for (const t of [transcriptOf(told.stored()), transcriptOf(told.live())]) {
+      expect(t.entries.map((e) => [e.id, (e as { text?: string }).text])).toEqual([
+        ["user:sse:server-1:connection:p", "mine!"],
+        [`user:${AGENT}:other`, "theirs"],
+      ]);
+    }
+  });
+
   it("reads a v1 session exactly as before: `cancelled` ends a call only in a v2 session", () => {
     const told = new Told(false).prompt("p", "go");
     told.update("c", { sessionUpdate: "tool_call", toolCallId: "c", title: "x", status: "cancelled" });
