@@ -785,7 +785,7 @@ export class TranscriptBuilder {
     this.#endedByState = this.#promptOpen;
     const stopReason = str(update.stopReason);
     if (stopReason !== "error") {
-      this.#turnEnded(stopReason ?? "unknown", undefined, at);
+      this.#turnEnded(stopReason ?? "unreported", undefined, at);
       return this.#changed({ requiresAction: false });
     }
     this.#settlePermissions("withdrawn", at);

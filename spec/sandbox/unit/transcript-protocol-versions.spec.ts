@@ -330,6 +330,11 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     }
   });
 
+  it("names a stop reason the agent's idle does not give as the prompt result does: unreported", () => {
+    const told = new Told(true).prompt("p", "go").update("run", state("running")).update("idle", state("idle"));
+    expect(transcriptOf(told.stored()).at(-1)).toMatchObject({ kind: "turn-end", stopReason: "unreported" });
+  });
+
   it("reads a v1 session exactly as before: `cancelled` ends a call only in a v2 session", () => {
     const told = new Told(false).prompt("p", "go");
     told.update("c", { sessionUpdate: "tool_call", toolCallId: "c", title: "x", status: "cancelled" });
