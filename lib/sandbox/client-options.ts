@@ -15,6 +15,8 @@ export interface ClientSettings extends SandboxAgentClientOptions {
   store: SessionStore;
   /** Where `debug` sends its lines: the console for `true`, the given logger, or nowhere. */
   logger: Logger | undefined;
+  /** What the client tells the agent it can present, each part decided. */
+  shows: Required<NonNullable<SandboxAgentClientOptions["shows"]>>;
 }
 
 /** A health wait's options with every default filled in. */
@@ -55,6 +57,7 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
     ...(o.headers ? { headers: { ...o.headers } } : {}),
     autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
     cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
+    shows: { ...CLIENT_DEFAULTS.shows, ...o.shows },
     store: o.store ?? memoryStore(),
     logger: o.debug === true ? consoleLogger("sandbox-agent") : o.debug || undefined,
   };
@@ -83,6 +86,7 @@ export function checkClientOptions(options: object): void {
   for (const handler of ["onReadTextFile", "onWriteTextFile"] as const) {
     optional(o, handler, "a function", isFunction);
   }
+  optional(o, "shows", "an object of true or false by part (compaction, notices, booleanOptions)", isShows);
   optional(o, "debug", "true, false or a logger with debug() and warn()", isDebug);
   optional(o, "store", "a session store (getSession, listSessions, updateSession, listEvents, insertEvent)", isStore);
   checkBounds(o, "waitForServer", ["initialDelayMs", "maxDelayMs", "attemptTimeoutMs"], true);
@@ -175,6 +179,10 @@ const isDebug = (value: unknown): boolean =>
   (isObject(value) &&
     isFunction((value as { debug?: unknown }).debug) &&
     isFunction((value as { warn?: unknown }).warn));
+const SHOWN = new Set(["compaction", "notices", "booleanOptions"]);
+const isShows = (value: unknown): boolean =>
+  isObject(value) &&
+  Object.entries(value).every(([part, shown]) => SHOWN.has(part) && (shown === undefined || isBoolean(shown)));
 const isStore = (value: unknown): boolean =>
   isObject(value) &&
   ["getSession", "listSessions", "updateSession", "listEvents", "insertEvent"].every((method) =>

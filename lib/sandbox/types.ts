@@ -10,6 +10,7 @@ import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./server/profiles.js";
+import type { AgentCan } from "./connection/capabilities.js";
 import type { PromptInput, PromptOutcome } from "./sessions/session-calls.js";
 import type { Transcript } from "./transcript/index.js";
 
@@ -85,6 +86,14 @@ export interface SandboxAgentClientOptions {
   /** Answers the agent's file reads and writes (advertised to the agent only when given). */
   onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;
+  /**
+   * What the client tells the agent it can present to the user, told when connecting; default: all
+   * of it (`CLIENT_DEFAULTS.shows`). `compaction`: the agent's context compactions (the transcript's
+   * `compaction` entries); `notices`: its notices to the user (`notice` entries); `booleanOptions`:
+   * on/off configuration options (`setSessionConfigOption(id, id, true)`). Set one to `false` when
+   * your interface does not show it; an agent told nothing may keep such updates to itself.
+   */
+  shows?: { compaction?: boolean; notices?: boolean; booleanOptions?: boolean };
   /** Log what the client does (never tokens): `true` for the console, or a logger of your own. */
   debug?: boolean | Logger;
   /**
@@ -145,6 +154,8 @@ export interface ConnectInfo {
   agentInfo: { name: string; version?: string } | undefined;
   /** Extension flags the server or agent advertised. */
   extensions: Record<string, boolean>;
+  /** The optional session calls the agent said it answers (`loadSession`, `deleteSession`, ...). */
+  agentCan: AgentCan;
 }
 
 /** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or network. */

@@ -35,7 +35,11 @@
 //                      with _meta.fs = [those reports]
 //   setmode ID         the agent switches mode itself: emits current_mode_update ID, then end_turn
 //   setoption ID VALUE the agent changes an option itself: emits config_option_update, then end_turn
-//   elicit [url]       asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//   refuse [METHOD]    from now on this session answers METHOD (default session/delete) with -32601, as
+//                      scriptedUnsupported does (an agent that advertised it, then refuses); end_turn
+//   elicit [url|multi] asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//                      multi: `areas`, a required multi-select of api/ui/docs with 1 to 2 items, and
+//                      `reviewers`, a titled multi-select of ada/alan defaulting to [alan];
 //                      url: elicitationId "e-<n>", url https://example.invalid/sign-in), waits for the
 //                      answer, reports it in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report. An accepted url question is followed by
@@ -48,14 +52,20 @@
 //
 // Requests:
 //   initialize                  protocolVersion 1, agentCapabilities (loadSession, prompt
-//                               capabilities, _meta["sandboxagent.dev"].extensions with booleans and
-//                               the `methods` this agent answers), authMethods [], agentInfo;
-//                               result._meta.seenClientMeta = params._meta (or null)
+//                               capabilities, sessionCapabilities list/delete/resume, auth.logout,
+//                               _meta["sandboxagent.dev"].extensions with booleans and the `methods` this
+//                               agent answers), authMethods [], agentInfo; result._meta.seenClientMeta =
+//                               params._meta (or null), result._meta.seenClientCapabilities =
+//                               params.clientCapabilities (or null), kept for the sessions' boolean option
 //   session/new                 {sessionId:"sess-<n>", modes, configOptions, _meta:{seenMeta: params._meta|null,
 //                               cwd}}: modes normal/plan (current normal); configOptions (type select) model
 //                               (mock|mock-fast), mode (normal|plan), thought_level (low|medium|high), each with
 //                               the category of its id. params._meta["sandboxagent.dev"].scriptedUnsupported (an
 //                               array of method names) makes those methods answer -32601 in that session.
+//                               params._meta["sandboxagent.dev"].scriptedBoolean (true) adds a boolean option
+//                               `verbose` (false; category null), only when initialize's clientCapabilities
+//                               said session.configOptions.boolean (as the protocol asks); it is set only by
+//                               {type:"boolean", value:true|false} (-32602 otherwise).
 //                               params._meta["sandboxagent.dev"].scriptedConfig picks how that session's
 //                               configuration talks (default: as described below):
 //                                 "silent"   no modes or configOptions in the result; the set calls accept
@@ -70,7 +80,8 @@
 //   session/list                {sessions:[{sessionId, cwd, additionalDirectories}]} for the sessions here
 //                               (session/new and session/resume record params.additionalDirectories)
 //   session/resume              {modes, configOptions} of a session known here (-32602 for another one)
-//   session/delete              forgets the session ({}; -32602 for an unknown one)
+//   session/delete              forgets the session ({}; -32602 for an unknown one; -32601 when the session
+//                               lists session/delete in scriptedUnsupported: advertised, yet refused)
 //   logout                      {}; from then on session/new answers -32000 "Authentication required"
 //   session/set_mode            records the mode (-32602 for an unknown one), emits current_mode_update, then {}
 //   session/set_model           records the model (-32602 for an unknown one), emits config_option_update, then {}
@@ -84,6 +95,7 @@
 //   _probe/notify {method, params}               emits that notification, then {}
 //   _probe/stderr {lines,text}                   writes lines to stderr, then {wrote:n}
 //   _probe/env                                   {argv, cwd, pid, ppid, env}
+//   _probe/initialize                            {clientCapabilities} of the last initialize (or null)
 //   anything else                                JSON-RPC error -32601
 // Notifications:
 //   session/cancel {sessionId}  ends that session's pending turn with "cancelled"
@@ -138,6 +150,7 @@ const METHODS = [
   "_probe/notify",
   "_probe/stderr",
   "_probe/env",
+  "_probe/initialize",
 ];
 
 /** sessionId -> {cwd, config, unsupported} for session/list, the `fs` verb and session configuration. */
@@ -145,6 +158,8 @@ const sessions = new Map();
 let sessionCounter = 0;
 /** Set by `logout`: new sessions then need authentication again. */
 let loggedOut = false;
+// What the client said it can do in initialize (the boolean option is offered only when it can).
+let clientCapabilities = null;
 
 /** Our agent->client request id -> resolver of the client's answer. */
 const awaitingClient = new Map();
@@ -316,6 +331,25 @@ async function runPrompt(msg) {
       const elicitationId = `e-${outgoingCounter + 1}`;
       const question = url
         ? { sessionId, mode: "url", message: "Sign in", elicitationId, url: "https://example.invalid/sign-in" }
+        : args[0] === "multi" ? {
+            sessionId,
+            mode: "form",
+            message: "Which areas, and who reviews?",
+            requestedSchema: {
+              type: "object",
+              properties: {
+                areas: {
+                  type: "array", title: "Areas", minItems: 1, maxItems: 2,
+                  items: { type: "string", enum: ["api", "ui", "docs"] },
+                },
+                reviewers: {
+                  type: "array", title: "Reviewers", default: ["alan"],
+                  items: { anyOf: [{ const: "ada", title: "Ada Lovelace" }, { const: "alan", title: "Alan Turing" }] },
+                },
+              },
+              required: ["areas"],
+            },
+          }
         : {
             sessionId,
             mode: "form",
@@ -331,6 +365,9 @@ async function runPrompt(msg) {
       if (url && answer.result?.action === "accept") notify("elicitation/complete", { elicitationId });
       return endTurn({ askAnswer: answer });
     }
+    case "refuse":
+      sessions.get(sessionId)?.unsupported.push(args[0] ?? "session/delete");
+      return endTurn();
     case "ask": {
       const method = args[0] ?? "_probe/unknown";
       const answer = report(method, await askClient(method, { sessionId }));
@@ -368,12 +405,16 @@ function sessionConfig(sessionId) {
 }
 
 /** Sets one option; emits its update (and current_mode_update for the mode). Returns an error text or undefined. */
-function applyOption(sessionId, configId, value) {
+function applyOption(sessionId, configId, value, type) {
   const session = sessions.get(sessionId);
   if (!session) return `unknown session ${sessionId}`;
   const option = session.config.find((candidate) => candidate.id === configId);
   if (!option) return `unknown config option ${configId}`;
-  if (!option.options.some((candidate) => candidate.value === value)) return `unknown value ${value} for ${configId}`;
+  if (option.type === "boolean") {
+    if (type !== "boolean" || typeof value !== "boolean") return `${configId} takes {type:"boolean", value}`;
+  } else if (!option.options.some((candidate) => candidate.value === value)) {
+    return `unknown value ${value} for ${configId}`;
+  }
   if (session.configStyle === "quiet") {
     option.currentValue = value;
     return undefined;
@@ -396,7 +437,7 @@ function setConfig(msg) {
     : [params.configId, params.value];
   // A silent session keeps no options: whatever is asked for is taken.
   if (session?.configStyle === "silent") return reply(msg.id, {});
-  const problem = applyOption(params.sessionId, configId, value);
+  const problem = applyOption(params.sessionId, configId, value, params.type);
   if (problem) return fail(msg.id, -32602, problem);
   const isOption = msg.method === "session/set_config_option" && session.configStyle === undefined;
   return reply(msg.id, isOption ? { configOptions: structuredClone(session.config) } : {});
@@ -406,11 +447,14 @@ function handleRequest(msg) {
   const params = msg.params ?? {};
   switch (msg.method) {
     case "initialize":
+      clientCapabilities = params.clientCapabilities ?? null;
       return reply(msg.id, {
         protocolVersion: 1,
         agentCapabilities: {
           loadSession: !noLoad,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          sessionCapabilities: { list: {}, delete: {}, resume: {} },
+          auth: { logout: {} },
           _meta: {
             "sandboxagent.dev": {
               extensions: {
@@ -426,7 +470,7 @@ function handleRequest(msg) {
         },
         authMethods: [],
         agentInfo: { name: "scripted-agent", title: "Scripted Agent", version: "1.0.0" },
-        _meta: { seenClientMeta: params._meta ?? null },
+        _meta: { seenClientMeta: params._meta ?? null, seenClientCapabilities: clientCapabilities },
       });
     case "session/new": {
       const sessionId = `sess-${++sessionCounter}`;
@@ -435,6 +479,10 @@ function handleRequest(msg) {
       const unsupported = Array.isArray(scripting.scriptedUnsupported) ? scripting.scriptedUnsupported : [];
       const configStyle = ["silent", "quiet", "stubborn"].includes(scripting.scriptedConfig) ? scripting.scriptedConfig : undefined;
       const config = initialConfig();
+      const booleanShown = typeof clientCapabilities?.session?.configOptions?.boolean === "object";
+      if (scripting.scriptedBoolean === true && booleanShown) {
+        config.push({ id: "verbose", name: "Verbose", category: null, type: "boolean", currentValue: false });
+      }
       if (loggedOut) return fail(msg.id, -32000, "Authentication required");
       const additionalDirectories = Array.isArray(params.additionalDirectories) ? params.additionalDirectories : [];
       sessions.set(sessionId, { cwd, config, unsupported, configStyle, additionalDirectories });
@@ -470,6 +518,9 @@ function handleRequest(msg) {
       return reply(msg.id, sessionConfig(params.sessionId));
     }
     case "session/delete":
+      if (sessions.get(params.sessionId)?.unsupported.includes("session/delete")) {
+        return fail(msg.id, -32601, "Method not found: session/delete");
+      }
       if (!sessions.delete(params.sessionId)) return fail(msg.id, -32602, `unknown session ${params.sessionId}`);
       return reply(msg.id, {});
     case "logout":
@@ -509,6 +560,8 @@ function handleRequest(msg) {
       for (let i = 0; i < lines; i++) process.stderr.write(`${text} ${i}\n`);
       return reply(msg.id, { wrote: lines });
     }
+    case "_probe/initialize":
+      return reply(msg.id, { clientCapabilities });
     case "_probe/env":
       return reply(msg.id, {
         argv: process.argv,

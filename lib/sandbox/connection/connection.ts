@@ -22,6 +22,7 @@ import {
   type SandboxEvent,
 } from "../events/events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
+import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, type AgentCan, type Shown } from "./capabilities.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
@@ -54,6 +55,8 @@ export interface ConnectionSettings {
   reconnect: ReconnectOption | undefined;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
+  /** What the client tells the agent it can present (the client option `shows`, defaulted). */
+  shows: Shown;
   logger: AcpLogger | undefined;
   /** Reattach to this existing connection (v2 connection id; on v1 the server id is the connection). */
   connectionId?: string | undefined;
@@ -115,6 +118,8 @@ export class SandboxConnection {
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   /** Whether the agent advertised `loadSession` in its `initialize` answer. */
   canLoadSession = false;
+  /** The optional calls the agent advertised in its `initialize` answer. */
+  agentCan: AgentCan = NOTHING_SAID;
   /** The agent's exit code once it has exited (`null`: killed by a signal). */
   #agentExitCode: number | null | undefined;
   readonly #inFlight = new Set<AbortController>();
@@ -193,7 +198,7 @@ export class SandboxConnection {
     let result: InitializeResult;
     this.#creating = this.#bootstrapQuery !== undefined;
     try {
-      result = await this.protocol.initialize(meta);
+      result = await this.protocol.initialize({ ...meta, ...clientSessionCapabilities(this.settings.shows) });
       this.#creating = false;
     } catch (error) {
       // The server answered (an HTTP status): whatever it created, it has finished.
@@ -208,6 +213,7 @@ export class SandboxConnection {
       );
     }
     this.#extensions = readExtensions(result.agentCapabilities);
+    this.agentCan = readAgentCan(result.agentCapabilities);
     this.canLoadSession = (result.agentCapabilities as { loadSession?: unknown } | undefined)?.loadSession === true;
     return result;
   }

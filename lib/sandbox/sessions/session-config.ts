@@ -380,9 +380,18 @@ export class SessionSettings {
       const detail = `${configId} takes ${values.join(", ")}`;
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
+    // A boolean option takes true or false, sent with `type: "boolean"` (what tells the agent it is
+    // no value id); a boolean value for an option the session never reported is sent the same way.
+    const onOff = option?.type === "boolean" || (option === undefined && typeof value === "boolean");
+    if (option?.type === "boolean" && typeof value !== "boolean") {
+      const detail = `${configId} is on or off (true or false)`;
+      const feature = `config option "${configId}" = ${JSON.stringify(value)}`;
+      throw new UnsupportedFeatureError(feature, detail, ["true", "false"]);
+    }
     const target = { configId, ...(option?.category ? { category: option.category } : {}) };
     const method = "session/set_config_option";
-    const { answer, reported } = await this.#watched(sessionId, target, method, { configId, value }, call);
+    const params = onOff ? { configId, type: "boolean", value } : { configId, value };
+    const { answer, reported } = await this.#watched(sessionId, target, method, params, call);
     const answered = v.safeParse(SessionConfigOptionsSchema, (answer as { configOptions?: unknown })?.configOptions);
     if (answered.success && answered.output.length > 0) {
       // The agent's answer says what every option now is, the mode included.

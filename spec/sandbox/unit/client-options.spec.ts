@@ -99,6 +99,9 @@ describe("SandboxAgentClient options are checked at construction", () => {
     ["waitForServer.attemptTimeoutMs", { waitForServer: { attemptTimeoutMs: 0 } }],
     ["waitForServer.initialDelayMs", { waitForServer: { initialDelayMs: -100 } }],
     ["replay.maxChars", { replay: { maxChars: -5 } }],
+    ["shows", { shows: true }],
+    ["shows", { shows: { notices: "yes" } }],
+    ["shows", { shows: { colours: true } }],
   ])("option %s: a wrong value is a TypeError naming it", (name, options) => {
     const error = constructionError({ baseUrl: BASE, ...options });
     expect(error.message).toContain(`option ${name} must be `);
@@ -124,6 +127,7 @@ describe("SandboxAgentClient options are checked at construction", () => {
       debug: { debug: () => undefined, warn: () => undefined },
       store: memoryStore(),
       replay: { maxChars: 4000, maxEvents: 100 },
+      shows: { compaction: true, notices: false, booleanOptions: true },
     };
     expect(() => new SandboxAgentClient(options)).not.toThrow();
     expect(() => new SandboxAgentClient({ baseUrl: BASE, token: "t", reconnect: false, autoConnect: false })).not.toThrow();
@@ -151,10 +155,15 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(created).toBe(0);
   });
 
-  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store", () => {
+  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store, showing everything", () => {
     const settings = resolveClientOptions({ baseUrl: BASE });
     expect(settings).toMatchObject({ baseUrl: BASE, autoConnect: CLIENT_DEFAULTS.autoConnect, cwd: CLIENT_DEFAULTS.cwd });
-    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/" });
+    const shows = { compaction: true, notices: true, booleanOptions: true };
+    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", shows });
+    expect(settings.shows).toEqual(shows);
+    // A part left out keeps its default.
+    const noNotices = resolveClientOptions({ baseUrl: BASE, shows: { notices: false } });
+    expect(noNotices.shows).toEqual({ ...shows, notices: false });
     expect(typeof settings.store.insertEvent).toBe("function");
     // Given values are kept.
     expect(resolveClientOptions({ baseUrl: BASE, autoConnect: false, cwd: "/w" })).toMatchObject({ autoConnect: false, cwd: "/w" });
