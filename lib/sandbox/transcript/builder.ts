@@ -178,8 +178,8 @@ export class TranscriptBuilder {
     liveAgain(): void {
       this.#b.#replaying = false;
     }
-    isEcho(part: string | ContentBlock): boolean {
-      return this.#b.#isEcho(part);
+    isEcho(part: string | ContentBlock, anywhere?: boolean): boolean {
+      return this.#b.#isEcho(part, anywhere);
     }
   };
 
@@ -436,10 +436,11 @@ export class TranscriptBuilder {
    * Some agents (qwen) echo the prompt they were sent back as `user_message_chunk`s right after it: those
    * chunks are the prompt entry already shown, not replayed history, as long as they spell its text.
    */
-  #isEcho(part: string | ContentBlock): boolean {
+  #isEcho(part: string | ContentBlock, anywhere = false): boolean {
     const echo = this.#echo;
     if (!echo || typeof part !== "string") return false;
-    if (echo.index !== this.#list.size - 1 || !echo.rest.startsWith(part)) return false;
+    // Without message ids the echo must follow the prompt; a v2 agent's echo is known by its id wherever.
+    if ((!anywhere && echo.index !== this.#list.size - 1) || !echo.rest.startsWith(part)) return false;
     echo.rest = echo.rest.slice(part.length);
     return true;
   }

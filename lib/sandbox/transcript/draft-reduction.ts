@@ -62,8 +62,11 @@ export interface DraftHost {
   liveAgain(): void;
   /** The prompt just sent: its entry's index and what of its text an echo has not yet spelled out. */
   readonly echo: { readonly index: number } | undefined;
-  /** Whether this part of a user message spells the prompt just sent further (and consumes it). */
-  isEcho(part: string | ContentBlock): boolean;
+  /**
+   * Whether this part of a user message spells the prompt just sent further (and consumes it); with
+   * `anywhere`, also when other entries came after the prompt.
+   */
+  isEcho(part: string | ContentBlock, anywhere?: boolean): boolean;
 }
 
 /** The v2 draft's reduction for one builder: created with it, fed only what the draft says. */
@@ -180,8 +183,10 @@ export class DraftReduction {
     const key = `${kind}:${sessionId}:${messageId}`;
     const index = this.#messageIndex(sessionId, kind, messageId);
     const echo = this.#host.echo;
-    if (kind === "user-message" && (index === undefined || index === echo?.index) && this.#host.isEcho(part)) {
-      // The agent spelling out the prompt just sent: that prompt's entry.
+    // A new message while the echo is still to come, or the echo going on, spelling out the prompt just
+    // sent: that prompt's entry (another user message the agent inserted first may lie between).
+    const echoes = index === undefined ? !this.#echoBound && !this.#host.replaying : index === echo?.index;
+    if (kind === "user-message" && echoes && this.#host.isEcho(part, true)) {
       this.#echoBound = true;
       this.#messages.set(key, echo!.index);
       return;

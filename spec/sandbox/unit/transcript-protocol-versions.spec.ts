@@ -322,7 +322,13 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     told.update("other", { sessionUpdate: "user_message", messageId: "other", content: [text("theirs")] });
     told.update("echo", { sessionUpdate: "user_message", messageId: "u1", content: [text("mine")] });
     told.update("echo-2", v1Chunk("user_message_chunk", "u1", "!"));
-    for (const t of [transcriptOf(told.stored()), transcriptOf(told.live())]) {
+    // The same told in chunks.
+    const chunked = new Told(true).update("idle", state("idle")).prompt("p", "mine").update("run", state("running"));
+    chunked.update("other", v1Chunk("user_message_chunk", "other", "theirs"));
+    chunked.update("echo", v1Chunk("user_message_chunk", "u1", "mi"));
+    chunked.update("echo-2", v1Chunk("user_message_chunk", "u1", "ne"));
+    chunked.update("echo-3", v1Chunk("user_message_chunk", "u1", "!"));
+    for (const t of [told.stored(), told.live(), chunked.stored(), chunked.live()].map((e) => transcriptOf(e))) {
       expect(t.entries.map((e) => [e.id, (e as { text?: string }).text])).toEqual([
         ["user:sse:server-1:connection:p", "mine!"],
         [`user:${AGENT}:other`, "theirs"],
