@@ -12,6 +12,7 @@ export interface ClientSettings extends SandboxAgentClientOptions {
   autoConnect: boolean;
   /** Working directory for new sessions when a call does not give one. */
   cwd: string;
+  protocolVersion: 1 | 2;
   store: SessionStore;
   /** Where `debug` sends its lines: the console for `true`, the given logger, or nowhere. */
   logger: Logger | undefined;
@@ -57,6 +58,7 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
     ...(o.headers ? { headers: { ...o.headers } } : {}),
     autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
     cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
+    protocolVersion: o.protocolVersion ?? CLIENT_DEFAULTS.protocolVersion,
     shows: { ...CLIENT_DEFAULTS.shows, ...o.shows },
     store: o.store ?? memoryStore(),
     logger: o.debug === true ? consoleLogger("sandbox-agent") : o.debug || undefined,
@@ -81,6 +83,7 @@ export function checkClientOptions(options: object): void {
   optional(o, "serverApi", "\"v1\" or \"v2\"", (value) => value === "v1" || value === "v2");
   optional(o, "serverId", "a non-empty string", (value) => typeof value === "string" && value !== "");
   optional(o, "cwd", "a string (a directory on the server)", (value) => typeof value === "string");
+  optional(o, "protocolVersion", "1 or 2 (2: the ACP v2 draft, experimental)", (value) => value === 1 || value === 2);
   optional(o, "onPermissionRequest", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
   optional(o, "onInput", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
   for (const handler of ["onReadTextFile", "onWriteTextFile"] as const) {

@@ -15,6 +15,8 @@ export const CLIENT_DEFAULTS = {
    * and notice entries of their updates and `setSessionConfigOption` sends boolean values as such.
    */
   shows: { compaction: true, notices: true, booleanOptions: true },
+  /** Stable ACP; 2, the ACP v2 draft, is experimental and opt-in. */
+  protocolVersion: 1,
 } as const;
 
 /** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */

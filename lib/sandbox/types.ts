@@ -67,6 +67,14 @@ export interface SandboxAgentClientOptions {
   /** Working directory for new sessions when a call does not give one. Default `/`. */
   cwd?: string;
   /**
+   * The protocol version asked of the agent: 1 (default), or 2 for the ACP v2 draft, which is
+   * experimental (the draft may still change). The agent's answer decides; `ConnectInfo.protocolVersion`
+   * says which was agreed. On 2 a prompt resolves when the agent reports its session idle, every
+   * update of the turn delivered first, and a session is reopened with the agent's `session/resume`
+   * (`loadSession` asks it to replay the history). See docs/client.md.
+   */
+  protocolVersion?: 1 | 2;
+  /**
    * Decides the agent's permission requests; without it every request is answered "cancelled". `"ask"`:
    * each request waits for `client.replyPermission(...)` (a UI's answer; it shows as the session
    * transcript's `pendingPermission`) until its turn is cancelled or the agent withdraws it.
@@ -150,6 +158,8 @@ export type ConnectionState = "disconnected" | "connecting" | "connected" | "rec
 /** What a successful `connect()` reports: the server contract, the agent, and what it advertised. */
 export interface ConnectInfo {
   api: ServerApi;
+  /** The protocol version the agent agreed to: 1, or 2 (the ACP v2 draft, experimental) when asked for. */
+  protocolVersion: 1 | 2;
   agent: string;
   agentInfo: { name: string; version?: string } | undefined;
   /** Extension flags the server or agent advertised. */

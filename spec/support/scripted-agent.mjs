@@ -44,17 +44,33 @@
 //                      answer, reports it in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report. An accepted url question is followed by
 //                      elicitation/complete {elicitationId}
+//   reply              a thought "Let me look" (messageId thought-<n>), a tool call tool-<n> ("Read notes",
+//                      pending, then completed), the message "Hello, world" in three parts (messageId
+//                      reply-<n>), then end_turn; n counts the session's prompts (r<pid>-<count> in a
+//                      session this process took up with session/resume). v2: the thought and the
+//                      message begin with their upserts (agent_thought, agent_message), the tool call with
+//                      the tool_call_update that creates it; the parts after the first are chunks, as in v1
 //   ask METHOD         sends an agent->client request METHOD with params {sessionId}; the answer is
 //                      reported in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report (a client should answer unknown methods -32601)
 // session/cancel also cuts `sleep` and `slowchunks` short; the turn then ends with "cancelled".
 // Every prompt result carries _meta.scripted = {verb}.
 //
+// The ACP v2 draft: an `initialize` that asks for protocolVersion 2 is answered with 2 (the draft's
+// shape: info, capabilities with the same _meta), and from then on this agent speaks the draft. A
+// prompt (any verb but error, exit, crash) is acknowledged at once with {messageId: "user-<n>"}; then
+// come the agent's user_message for it (that messageId), state_update running, the verb's updates
+// (agent chunks carry messageId reply-<n>), and the turn ends with state_update idle {stopReason,
+// _meta} instead of an answer. `error` still refuses the prompt with its JSON-RPC error (no turn).
+// session/resume of a session not known here takes it up (as session/load does); with replayFrom and
+// SCRIPTED_AGENT_REPLAY_ON_LOAD=1 it first replays the short history as upserts (user_message
+// "earlier question", agent_message "earlier answer"), then the state snapshot (idle), then answers.
+//
 // Requests:
-//   initialize                  protocolVersion 1, agentCapabilities (loadSession, prompt
-//                               capabilities, sessionCapabilities list/delete/resume, auth.logout,
-//                               _meta["sandboxagent.dev"].extensions with booleans and the `methods` this
-//                               agent answers), authMethods [], agentInfo; result._meta.seenClientMeta =
+//   initialize                  protocolVersion 1 (2 when asked for 2: see above), agentCapabilities
+//                               (loadSession, prompt capabilities, sessionCapabilities list/delete/resume,
+//                               auth.logout, _meta["sandboxagent.dev"].extensions with booleans and the
+//                               `methods` this agent answers), authMethods [], agentInfo; result._meta.seenClientMeta =
 //                               params._meta (or null), result._meta.seenClientCapabilities =
 //                               params.clientCapabilities (or null), kept for the sessions' boolean option
 //   session/new                 {sessionId:"sess-<n>", modes, configOptions, _meta:{seenMeta: params._meta|null,
@@ -119,6 +135,8 @@ const echoPrompt = process.env.SCRIPTED_AGENT_ECHO_PROMPT === "1";
 // SCRIPTED_AGENT_REPLAY_ON_LOAD=1: session/load first replays a short history (a user_message_chunk
 // "earlier question", then agent_message_chunks "earlier ", "answer"), as agents that keep history do.
 const replayOnLoad = process.env.SCRIPTED_AGENT_REPLAY_ON_LOAD === "1";
+/** Set by an `initialize` that asks for protocolVersion 2: this agent then speaks the ACP v2 draft. */
+let draft = false;
 
 function writeLine(line) {
   if (trace) process.stderr.write(`scripted-agent send: ${line}\n`);
@@ -202,10 +220,27 @@ function beginTurn(sessionId) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** sessionId -> the messageId of the running turn's agent message (v2, and the `reply` verb). */
+const replyIds = new Map();
+/** sessionId -> prompts sent to it, for the ids of a turn's messages and tool call. */
+const promptCounts = new Map();
+/**
+ * sessionId -> what this process puts before a turn's number in those ids: nothing for a session it
+ * created, `r<pid>-` for one it took up (resume, load), which an earlier process numbered from 1 too.
+ */
+const idPrefixes = new Map();
+
+const update = (sessionId, body) => notify("session/update", { sessionId, update: body });
+
 function chunk(sessionId, text, meta) {
+  const messageId = replyIds.get(sessionId);
   notify("session/update", {
     sessionId,
-    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      ...(messageId === undefined ? {} : { messageId }),
+      content: { type: "text", text },
+    },
     ...(meta === undefined ? {} : { _meta: meta }),
   });
 }
@@ -229,10 +264,25 @@ async function runPrompt(msg) {
   const text = (first?.text ?? "").trim();
   const [verb = "", ...args] = text.split(/\s+/);
   const turn = beginTurn(sessionId);
+  const count = (promptCounts.get(sessionId) ?? 0) + 1;
+  promptCounts.set(sessionId, count);
+  const n = `${idPrefixes.get(sessionId) ?? ""}${count}`;
+  // The v2 draft: the prompt is acknowledged at once, the turn reported by the session's state.
+  const acknowledged = draft && !["error", "exit", "crash"].includes(verb);
+  if (acknowledged) {
+    const messageId = `user-${n}`;
+    reply(msg.id, { messageId });
+    update(sessionId, { sessionUpdate: "user_message", messageId, content: blocks.filter((b) => b?.type === "text") });
+    update(sessionId, { sessionUpdate: "state_update", state: "running" });
+  }
+  if (acknowledged || verb === "reply") replyIds.set(sessionId, `reply-${n}`);
   const end = (stopReason, meta = {}) => {
     turn.finish();
+    replyIds.delete(sessionId);
     const echoed = echoPrompt ? { promptTexts: blocks.filter((b) => b?.type === "text").map((b) => b.text) } : {};
-    reply(msg.id, { stopReason, _meta: { scripted: { verb: verb || "default" }, ...echoed, ...meta } });
+    const _meta = { scripted: { verb: verb || "default" }, ...echoed, ...meta };
+    if (acknowledged) update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason, _meta });
+    else reply(msg.id, { stopReason, _meta });
   };
   const endTurn = (meta) => end(turn.isCancelled ? "cancelled" : "end_turn", meta);
 
@@ -365,6 +415,22 @@ async function runPrompt(msg) {
       if (url && answer.result?.action === "accept") notify("elicitation/complete", { elicitationId });
       return endTurn({ askAnswer: answer });
     }
+    case "reply": {
+      const text = (t) => ({ type: "text", text: t });
+      const thought = { messageId: `thought-${n}` };
+      if (draft) update(sessionId, { sessionUpdate: "agent_thought", ...thought, content: [text("Let me")] });
+      else update(sessionId, { sessionUpdate: "agent_thought_chunk", ...thought, content: text("Let me") });
+      update(sessionId, { sessionUpdate: "agent_thought_chunk", ...thought, content: text(" look") });
+      const call = { toolCallId: `tool-${n}`, title: "Read notes", kind: "read", status: "pending" };
+      update(sessionId, { sessionUpdate: draft ? "tool_call_update" : "tool_call", ...call });
+      update(sessionId, { sessionUpdate: "tool_call_update", toolCallId: call.toolCallId, status: "completed" });
+      const messageId = `reply-${n}`;
+      if (draft) update(sessionId, { sessionUpdate: "agent_message", messageId, content: [text("Hello")] });
+      else chunk(sessionId, "Hello");
+      chunk(sessionId, ", ");
+      chunk(sessionId, "world");
+      return endTurn();
+    }
     case "refuse":
       sessions.get(sessionId)?.unsupported.push(args[0] ?? "session/delete");
       return endTurn();
@@ -448,6 +514,7 @@ function handleRequest(msg) {
   switch (msg.method) {
     case "initialize":
       clientCapabilities = params.clientCapabilities ?? null;
+      if (Number(params.protocolVersion) >= 2) return initializeDraft(msg);
       return reply(msg.id, {
         protocolVersion: 1,
         agentCapabilities: {
@@ -455,18 +522,7 @@ function handleRequest(msg) {
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
           sessionCapabilities: { list: {}, delete: {}, resume: {} },
           auth: { logout: {} },
-          _meta: {
-            "sandboxagent.dev": {
-              extensions: {
-                sessionListModels: true,
-                sessionSetMetadata: false,
-                sessionDetach: false,
-                sessionTerminate: false,
-                sessionEndedNotification: true,
-                methods: METHODS,
-              },
-            },
-          },
+          _meta: EXTENSIONS,
         },
         authMethods: [],
         agentInfo: { name: "scripted-agent", title: "Scripted Agent", version: "1.0.0" },
@@ -512,6 +568,7 @@ function handleRequest(msg) {
         })),
       });
     case "session/resume": {
+      if (draft) resumeDraft(params);
       const session = sessions.get(params.sessionId);
       if (!session) return fail(msg.id, -32602, `unknown session ${params.sessionId}`);
       if (Array.isArray(params.additionalDirectories)) session.additionalDirectories = params.additionalDirectories;
@@ -573,6 +630,55 @@ function handleRequest(msg) {
     default:
       return fail(msg.id, -32601, `Method not found: ${msg.method}`);
   }
+}
+
+/** The extensions this agent advertises, in the sandbox-agent namespace of its capabilities' _meta. */
+const EXTENSIONS = {
+  "sandboxagent.dev": {
+    extensions: {
+      sessionListModels: true,
+      sessionSetMetadata: false,
+      sessionDetach: false,
+      sessionTerminate: false,
+      sessionEndedNotification: true,
+      methods: METHODS,
+    },
+  },
+};
+
+/** `initialize` asking for the ACP v2 draft: answered in the draft's shape, and spoken from now on. */
+function initializeDraft(msg) {
+  draft = true;
+  return reply(msg.id, {
+    protocolVersion: 2,
+    info: { name: "scripted-agent", title: "Scripted Agent", version: "1.0.0" },
+    capabilities: { session: { delete: {}, additionalDirectories: {} }, _meta: EXTENSIONS },
+    authMethods: [],
+    _meta: { seenClientMeta: msg.params?._meta ?? null },
+  });
+}
+
+/**
+ * v2 `session/resume`, before its answer: a session not known here is taken up (a new agent
+ * process, as session/load does on v1); with `replayFrom`, the history replayed (when
+ * SCRIPTED_AGENT_REPLAY_ON_LOAD=1), then the session's state as a snapshot.
+ */
+function resumeDraft(params) {
+  const { sessionId } = params;
+  if (typeof sessionId !== "string") return;
+  if (!sessions.has(sessionId)) {
+    const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
+    sessions.set(sessionId, { cwd, config: initialConfig(), unsupported: [] });
+    idPrefixes.set(sessionId, `r${process.pid}-`);
+  }
+  if (params.replayFrom == null) return;
+  if (replayOnLoad) {
+    const message = (kind, messageId, text) =>
+      update(sessionId, { sessionUpdate: kind, messageId, content: [{ type: "text", text }] });
+    message("user_message", "earlier-user", "earlier question");
+    message("agent_message", "earlier-agent", "earlier answer");
+  }
+  update(sessionId, { sessionUpdate: "state_update", state: "idle" });
 }
 
 function handleNotification(msg) {

@@ -49,6 +49,23 @@ export function readAgentCan(capabilities: AgentCapabilities | undefined): Agent
   };
 }
 
+/**
+ * The same from an ACP v2 draft answer (`capabilities`): a `session` object says the baseline session
+ * methods (listing and resuming among them; loading is not in the draft), `delete` and
+ * `additionalDirectories` say those, and a non-empty `authMethods` says `auth/logout`.
+ */
+export function readDraftAgentCan(capabilities: object, authMethods: unknown): AgentCan {
+  const session = (capabilities as { session?: Record<string, unknown> | null }).session;
+  const yes = (flag: unknown): boolean => typeof flag === "object" && flag !== null;
+  return {
+    loadSession: false,
+    listSessions: yes(session),
+    deleteSession: yes(session?.delete),
+    logout: Array.isArray(authMethods) && authMethods.length > 0,
+    additionalDirectories: yes(session?.additionalDirectories),
+  };
+}
+
 /** Before a connection has answered: the agent has said it can do nothing optional. */
 export const NOTHING_SAID: AgentCan = {
   loadSession: false,

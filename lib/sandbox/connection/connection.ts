@@ -7,6 +7,7 @@ import {
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
+  type PromptParams,
   type ReconnectOption,
   type RequestOptions,
   type TokenSource,
@@ -22,7 +23,8 @@ import {
   type SandboxEvent,
 } from "../events/events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
-import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, type AgentCan, type Shown } from "./capabilities.js";
+import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, readDraftAgentCan } from "./capabilities.js";
+import type { AgentCan, Shown } from "./capabilities.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
@@ -53,6 +55,8 @@ export interface ConnectionSettings {
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
   reconnect: ReconnectOption | undefined;
+  /** The protocol version asked of the agent (2: the ACP v2 draft, experimental). */
+  protocolVersion: 1 | 2;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
   /** What the client tells the agent it can present (the client option `shows`, defaulted). */
@@ -154,6 +158,7 @@ export class SandboxConnection {
       ...(settings.token ? { token: settings.token } : {}),
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
       ...(settings.reconnect !== undefined ? { reconnect: settings.reconnect } : {}),
+      protocolVersion: settings.protocolVersion,
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,
@@ -198,7 +203,9 @@ export class SandboxConnection {
     let result: InitializeResult;
     this.#creating = this.#bootstrapQuery !== undefined;
     try {
-      result = await this.protocol.initialize({ ...meta, ...clientSessionCapabilities(this.settings.shows) });
+      // What the client shows is said in v1's client session capabilities (the draft has none such).
+      const shows = this.settings.protocolVersion === 1 ? clientSessionCapabilities(this.settings.shows) : {};
+      result = await this.protocol.initialize({ ...meta, ...shows });
       this.#creating = false;
     } catch (error) {
       // The server answered (an HTTP status): whatever it created, it has finished.
@@ -212,10 +219,14 @@ export class SandboxConnection {
         { kind: "protocol" },
       );
     }
-    this.#extensions = readExtensions(result.agentCapabilities);
-    this.agentCan = readAgentCan(result.agentCapabilities);
+    // The v2 draft names them `capabilities` and `info` (it has no `session/load`: it resumes).
+    const v2 = result as { capabilities?: InitializeResult["agentCapabilities"]; info?: InitializeResult["agentInfo"] };
+    this.#extensions = readExtensions(result.agentCapabilities ?? v2.capabilities);
+    this.agentCan = v2.capabilities && !result.agentCapabilities
+      ? readDraftAgentCan(v2.capabilities, result.authMethods)
+      : readAgentCan(result.agentCapabilities);
     this.canLoadSession = (result.agentCapabilities as { loadSession?: unknown } | undefined)?.loadSession === true;
-    return result;
+    return v2.info && !result.agentInfo ? { ...result, agentInfo: v2.info } : result;
   }
 
   /** True when the server or agent advertised this extension (by flag or by method name). */
@@ -247,6 +258,11 @@ export class SandboxConnection {
     this.#inFlight.add(controller);
     const requestOptions: RequestOptions = { signal: controller.signal };
     try {
+      // A turn that ends on its session's idle (the v2 draft) is waited for by the typed prompt: the
+      // answer only acknowledges it. On v1 the answer is the turn's end, read as it came.
+      if (method === "session/prompt" && this.protocol.protocolVersion === 2) {
+        return await this.protocol.prompt(params as PromptParams, requestOptions);
+      }
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {
       // Read again after the await: the agent may have exited while the call was pending.

@@ -220,7 +220,9 @@ export class ConnectionLifecycle implements ExtensionChannel {
         const version = info?.version !== undefined ? { version: info.version } : {};
         const agentInfo = info ? { name: info.name, ...version } : undefined;
         const agentCan = { ...connection.agentCan };
-        this.#info = { api, agent, agentInfo, extensions: { ...connection.extensions.flags }, agentCan };
+        const { protocolVersion } = connection.protocol;
+        const extensions = { ...connection.extensions.flags };
+        this.#info = { api, protocolVersion, agent, agentInfo, extensions, agentCan };
         return this.#info;
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;
@@ -272,6 +274,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
         headers: options.headers,
         fetch: options.fetch,
         reconnect: options.reconnect,
+        protocolVersion: options.protocolVersion,
         handlers: this.#handlers,
         clientInfo: { ...CLIENT_INFO },
         shows: options.shows,

@@ -296,6 +296,10 @@ export class SessionSettings {
       const detail = `the session's modes are ${ids.join(", ")}`;
       throw new UnsupportedFeatureError(`setSessionMode("${modeId}")`, detail, ids);
     }
+    if (this.#configOnly()) {
+      await this.#sendCategory(sessionId, "mode", modeId, call);
+      return;
+    }
     let reported: boolean;
     try {
       ({ reported } = await this.#watched(sessionId, { category: "mode" }, "session/set_mode", { modeId }, call));
@@ -328,6 +332,10 @@ export class SessionSettings {
     if (ids.length > 0 && !ids.includes(modelId)) {
       const detail = `the agent offers ${ids.join(", ")}`;
       throw new UnsupportedFeatureError(`setSessionModel("${modelId}")`, detail, ids);
+    }
+    if (this.#configOnly()) {
+      await this.#sendCategory(sessionId, "model", modelId, call);
+      return;
     }
     let reported: boolean;
     try {
@@ -402,6 +410,14 @@ export class SessionSettings {
       await this.#stick(sessionId, target, value, call);
     }
     return answer;
+  }
+
+  /**
+   * Whether modes and models are set only through config options: the ACP v2 draft has no
+   * `session/set_mode` or `session/set_model` (read after the call's first step, which connected).
+   */
+  #configOnly(): boolean {
+    return this.#lifecycle.info?.protocolVersion === 2;
   }
 
   /** Sends a set call, noting whether the agent reports `target` (an update event) before it is answered. */

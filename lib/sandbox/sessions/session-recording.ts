@@ -2,6 +2,7 @@ import { Subject, merge, tap, type Observable } from "rxjs";
 import type { AcpEnvelope } from "../../acp-http/index.js";
 import type { ConnectionTap, SandboxConnection } from "../connection/connection.js";
 import type { NewSessionOptions, PromptBlock, SessionHandle, SessionPlace } from "./session-calls.js";
+import { REPLAY_FROM_START, resumesSessions } from "./session-calls.js";
 import { StoreError } from "../errors.js";
 import { history$, type HistoryEvent, type HistoryOptions } from "../persistence/history.js";
 import { eventIdentity } from "../persistence/identity.js";
@@ -177,7 +178,11 @@ export class SessionRecording {
     const fresh = !this.#local.has(agentSessionId);
     if (fresh) this.#local.set(agentSessionId, agentSessionId);
     const key = connectionKey(conn);
-    const payload = { jsonrpc: "2.0" as const, method: "session/load", params: { sessionId: agentSessionId } };
+    // The v2 draft's load is a resume with `replayFrom`, which the transcript reads as a load.
+    const load = resumesSessions(conn)
+      ? { method: "session/resume", params: { sessionId: agentSessionId, replayFrom: REPLAY_FROM_START } }
+      : { method: "session/load", params: { sessionId: agentSessionId } };
+    const payload = { jsonrpc: "2.0" as const, ...load };
     this.#enqueue(agentSessionId, `client:${key}:${globalThis.crypto.randomUUID()}`, key, "client", payload);
     return () => {
       if (fresh && !this.#records.has(agentSessionId)) this.#local.delete(agentSessionId);

@@ -82,6 +82,8 @@ describe("SandboxAgentClient options are checked at construction", () => {
     ["serverApi", { serverApi: "v3" }],
     ["serverId", { serverId: "" }],
     ["cwd", { cwd: 7 }],
+    ["protocolVersion", { protocolVersion: 3 }],
+    ["protocolVersion", { protocolVersion: "2" }],
     ["onPermissionRequest", { onPermissionRequest: "allow" }],
     ["onReadTextFile", { onReadTextFile: true }],
     ["onInput", { onInput: "decline" }],
@@ -120,6 +122,7 @@ describe("SandboxAgentClient options are checked at construction", () => {
       serverId: "mine",
       reconnect: { maxRetries: Infinity, initialDelayMs: 0, factor: 1, jitter: 0, stallTimeoutMs: Infinity },
       cwd: "/work",
+      protocolVersion: 2,
       onPermissionRequest: () => ({ outcome: "cancelled" }),
       onReadTextFile: () => "",
       onWriteTextFile: () => undefined,
@@ -155,12 +158,13 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(created).toBe(0);
   });
 
-  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store, showing everything", () => {
+  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store, showing everything, v1", () => {
     const settings = resolveClientOptions({ baseUrl: BASE });
     expect(settings).toMatchObject({ baseUrl: BASE, autoConnect: CLIENT_DEFAULTS.autoConnect, cwd: CLIENT_DEFAULTS.cwd });
     const shows = { compaction: true, notices: true, booleanOptions: true };
-    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", shows });
+    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", shows, protocolVersion: 1 });
     expect(settings.shows).toEqual(shows);
+    expect(settings.protocolVersion).toBe(1);
     // A part left out keeps its default.
     const noNotices = resolveClientOptions({ baseUrl: BASE, shows: { notices: false } });
     expect(noNotices.shows).toEqual({ ...shows, notices: false });
