@@ -8,17 +8,29 @@
 // so the sandbox layer does not depend on how the protocol layer types them.
 import * as v from "valibot";
 
-const Meta = v.optional(v.nullable(v.record(v.string(), v.unknown())));
+/**
+ * What the draft's schema marks `x-deserialize-default-on-error`: a value that does not fit is read as
+ * omitted, never as a malformed update (so a bad `_meta` on an `idle` still ends the turn).
+ */
+const lenient = <S extends v.GenericSchema>(schema: S) => v.fallback(v.optional(v.nullable(schema)), undefined);
+/** `_meta`: omitted and `null` mean none; any other value that is not an object is ignored (both schemas). */
+export const LenientMeta = lenient(v.record(v.string(), v.unknown()));
 const Block = v.looseObject({ type: v.string(), text: v.optional(v.string()) });
+/** A message's content (`x-deserialize-skip-invalid-items`): an item that is not a content block is left out. */
+const Blocks = v.pipe(
+  v.array(v.unknown()),
+  v.transform((items) => items.filter((item): item is v.InferOutput<typeof Block> => v.is(Block, item))),
+);
 const PlanStep = v.looseObject({
   content: v.string(),
   priority: v.optional(v.string()),
   status: v.optional(v.string()),
 });
-// Terminal output is base64 on the wire; a value that is not base64 is a malformed update.
-const Base64 = v.pipe(v.string(), v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/));
+// Terminal output is base64 on the wire (padded or not: `atob` reads both); a value that is not base64 is
+// a malformed chunk, and a terminal update's output that is not is ignored (default-on-error).
+const Base64 = v.pipe(v.string(), v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/));
 
-const MessageFields = { messageId: v.string(), content: v.optional(v.nullable(v.array(Block))), _meta: Meta };
+const MessageFields = { messageId: v.string(), content: lenient(Blocks), _meta: LenientMeta };
 
 /** The draft's update kinds that the stable protocol does not have, one loose schema each. */
 export const DRAFT_UPDATE_SCHEMAS = [
@@ -34,32 +46,29 @@ export const DRAFT_UPDATE_SCHEMAS = [
     /** With `stopReason: "error"`: the failure as a JSON-RPC error object. */
     error: v.optional(v.unknown()),
     background: v.optional(v.unknown()),
-    _meta: Meta,
+    _meta: LenientMeta,
   }),
   v.looseObject({
     sessionUpdate: v.literal("tool_call_content_chunk"),
     toolCallId: v.string(),
     content: v.looseObject({ type: v.string() }),
-    _meta: Meta,
+    _meta: LenientMeta,
   }),
   v.looseObject({
     sessionUpdate: v.literal("terminal_update"),
     terminalId: v.string(),
-    command: v.optional(v.nullable(v.string())),
-    cwd: v.optional(v.nullable(v.string())),
-    output: v.optional(v.nullable(v.looseObject({ data: Base64 }))),
-    exitStatus: v.optional(v.nullable(v.looseObject({
-      exitCode: v.optional(v.nullable(v.number())),
-      signal: v.optional(v.nullable(v.string())),
-    }))),
-    size: v.optional(v.nullable(v.looseObject({ cols: v.number(), rows: v.number() }))),
-    _meta: Meta,
+    command: lenient(v.string()),
+    cwd: lenient(v.string()),
+    output: lenient(v.looseObject({ data: Base64 })),
+    exitStatus: lenient(v.looseObject({ exitCode: lenient(v.number()), signal: lenient(v.string()) })),
+    size: lenient(v.looseObject({ cols: v.number(), rows: v.number() })),
+    _meta: LenientMeta,
   }),
   v.looseObject({
     sessionUpdate: v.literal("terminal_output_chunk"),
     terminalId: v.string(),
     data: Base64,
-    _meta: Meta,
+    _meta: LenientMeta,
   }),
   v.looseObject({
     sessionUpdate: v.literal("plan_update"),
@@ -68,7 +77,7 @@ export const DRAFT_UPDATE_SCHEMAS = [
       v.looseObject({ type: v.string(), planId: v.string(), entries: v.optional(v.array(PlanStep)) }),
       v.check((plan) => plan.type !== "items" || plan.entries !== undefined, "an items plan lists its entries"),
     ),
-    _meta: Meta,
+    _meta: LenientMeta,
   }),
 ] as const;
 

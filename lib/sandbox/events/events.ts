@@ -2,7 +2,7 @@ import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } fro
 import * as v from "valibot";
 import { isRequest, isResponse, type AcpEnvelope, type AcpParseError, type EventGap } from "../../acp-http/index.js";
 import { isPlainObject, safeCopy, type PlainObject } from "../metadata.js";
-import { DRAFT_UPDATE_KINDS, DRAFT_UPDATE_SCHEMAS } from "./draft-updates.js";
+import { DRAFT_UPDATE_KINDS, DRAFT_UPDATE_SCHEMAS, LenientMeta as Meta } from "./draft-updates.js";
 
 /**
  * Session updates typed by their `sessionUpdate` kind. Each schema is loose: fields a
@@ -11,7 +11,6 @@ import { DRAFT_UPDATE_KINDS, DRAFT_UPDATE_SCHEMAS } from "./draft-updates.js";
  * (`draft-updates.ts`) are typed too; one of them that does not parse is a `parse-error` event.
  */
 
-const Meta = v.optional(v.record(v.string(), v.unknown()));
 export const ContentSchema = v.looseObject({ type: v.string(), text: v.optional(v.string()) });
 /** A content block of an update (text, image, resource); unknown fields are kept. */
 export type Content = v.InferOutput<typeof ContentSchema>;

@@ -4,14 +4,16 @@
 // share its indexes read-only. First the bookkeeping (snapshots, appends, ids, store gaps), then
 // `#apply` and `#update`, which send each event kind to its method below. An entry's id comes from
 // the identity of the event that made it (see `docs/transcript.md`). The ACP v2 draft's updates (upserts
-// by id, the session's state, the agent's terminals, plans by id) have methods of their own, after the
-// v1 ones; they reduce to the same entries as the same conversation told in v1 chunks.
+// by id, the session's state, the agent's terminals, plans by id) go to `DraftReduction`
+// (`draft-reduction.ts`), which works on this builder's entries; they reduce to the same entries as the
+// same conversation told in v1 chunks.
 import { PersistentVector } from "../../internal/persistent-vector.js";
 import type { InputRequest, PermissionOptionInfo, PlanEntry, SandboxEvent, SessionEnded } from "../events/events.js";
 import { isPlainObject, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
 import { Message } from "./message.js";
 import {
+  DRAFT_FINISHED_TOOL_STATUSES,
   FINISHED_TOOL_STATUSES,
   type CompactionEntry,
   type ContentBlock,
@@ -20,7 +22,6 @@ import {
   type MessageEntry,
   type PermissionEntry,
   type PlanTranscriptEntry,
-  type TerminalEntry,
   type TokenUsage,
   type ToolCallEntry,
   type ToolDiff,
@@ -31,9 +32,9 @@ import {
   type TranscriptOptions,
   type TranscriptSource,
 } from "./model.js";
+import { DraftReduction, type DraftHost } from "./draft-reduction.js";
 import { Snapshot, type Derived } from "./snapshot.js";
 import { isHistoryEvent, messageStamp, readStored, REPLAY_FOLLOWS, usageOf } from "./stored.js";
-import { TerminalOutput } from "./terminal-output.js";
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
@@ -60,18 +61,7 @@ type CompactionUpdate = PlainObject & {
   content?: unknown;
 };
 
-/** A message kind's id prefix. */
-const MESSAGE_PREFIX: Record<MessageEntry["kind"], string> = {
-  "agent-message": "message",
-  "thought": "thought",
-  "user-message": "user",
-};
-/** The v2 draft's message upserts and the chunks (v1's names) by the message kind they make. */
-const DRAFT_MESSAGES: ReadonlyMap<string, MessageEntry["kind"]> = new Map([
-  ["user_message", "user-message"],
-  ["agent_message", "agent-message"],
-  ["agent_thought", "thought"],
-]);
+/** The chunks (v1's names) by the message kind they make. */
 const CHUNKS: ReadonlyMap<string, MessageEntry["kind"]> = new Map([
   ["user_message_chunk", "user-message"],
   ["agent_message_chunk", "agent-message"],
@@ -121,26 +111,77 @@ export class TranscriptBuilder {
   #stamped: { index: number; stamp: string } | undefined;
   /** The prompt just sent and what of its text an agent's echo has not yet spelled out. */
   #echo: { index: number; rest: string } | undefined;
-  /**
-   * The agent speaks the v2 draft (an update only the draft has came): its messages are known by id
-   * wherever they are (chunks of several may interleave), and its state, not its output, starts a turn.
-   */
-  #draft = false;
-  /** v2 draft messages by kind, agent session and `messageId` → their entry's index. */
-  readonly #messages = new Map<string, number>();
-  /** The prompt's echo (v2 draft: the agent's user message for it) was bound to the prompt's entry. */
-  #echoBound = false;
-  /** The current turn was ended by the agent's `idle`: the client's own note of its end adds nothing. */
-  #endedByState = false;
-  /** v2 draft terminals by agent session and `terminalId` → their entry's index and output decoder. */
-  readonly #terminals = new Map<string, { index: number; output: TerminalOutput }>();
-  /** v2 draft plans by agent session and `planId` → their entry's index. */
-  readonly #plans = new Map<string, number>();
+  /** The ACP v2 draft's part of the reduction, working on this builder's entries (see `draft-reduction.ts`). */
+  readonly #draft: DraftReduction;
 
   constructor(options: TranscriptOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#snapshot = this.#snap();
+    this.#draft = new DraftReduction(new TranscriptBuilder.#Host(this));
   }
+
+  /**
+   * What of a builder the v2 draft's reduction works on. A class in this class's body, so its methods
+   * reach the builder's private members; on the prototype, so a builder pays one small object for it.
+   */
+  static readonly #Host = class implements DraftHost {
+    readonly #b: TranscriptBuilder;
+    constructor(builder: TranscriptBuilder) {
+      this.#b = builder;
+    }
+    get size(): number {
+      return this.#b.#list.size;
+    }
+    get derived(): Derived {
+      return this.#b.#derived;
+    }
+    get replaying(): boolean {
+      return this.#b.#replaying;
+    }
+    get echo(): { readonly index: number } | undefined {
+      return this.#b.#echo;
+    }
+    entry(index: number): TranscriptEntry | undefined {
+      return this.#b.#list.get(index);
+    }
+    append(entry: TranscriptEntry): number {
+      return this.#b.#append(entry);
+    }
+    replace(index: number, entry: TranscriptEntry): void {
+      this.#b.#replace(index, entry);
+    }
+    id(prefix: string, identity?: string): string {
+      return this.#b.#id(prefix, identity);
+    }
+    changed(derived?: Partial<Derived>): void {
+      this.#b.#changed(derived);
+    }
+    tool(sessionId: string, update: PlainObject, at: number): void {
+      this.#b.#tool(sessionId, update, at);
+    }
+    toolIndex(sessionId: string, toolCallId: string): number | undefined {
+      return this.#b.#tools.get(`${sessionId}:${toolCallId}`)?.index;
+    }
+    turnEnded(stopReason: string, usage: TokenUsage | undefined, at: number): void {
+      this.#b.#turnEnded(stopReason, usage, at);
+    }
+    settlePermissions(outcome: PermissionEntry["status"], at: number): void {
+      this.#b.#settlePermissions(outcome, at);
+    }
+    reportedUsage(update: PlainObject): void {
+      this.#b.#reportedUsage(update);
+    }
+    turnBegan(): void {
+      this.#b.#turn++;
+      this.#b.#planIndex = undefined;
+    }
+    liveAgain(): void {
+      this.#b.#replaying = false;
+    }
+    isEcho(part: string | ContentBlock, anywhere?: boolean): boolean {
+      return this.#b.#isEcho(part, anywhere);
+    }
+  };
 
   /** The latest snapshot (the empty transcript before the first event). */
   get snapshot(): Transcript {
@@ -229,19 +270,18 @@ export class TranscriptBuilder {
       case "unknown-update":
         return this.#update(input.sessionId, input.update, at);
       case "prompt-sent":
-        this.#endedByState = false;
-        this.#echoBound = false;
+        this.#draft.promptSent();
         // A wait the turn before left behind (it ended otherwise than by the agent's state) is over.
         if (this.#derived.requiresAction) this.#derived = { ...this.#derived, requiresAction: false };
         return this.#prompt(input.prompt, at);
       case "turn-ended":
-        // The agent's `idle` ended the turn already (v2 draft): the prompt's end adds only its usage.
-        if (this.#endedByState && !this.#derived.isRunning) {
+        // The agent's `idle` ended the prompt's turn already (v2 draft): its end adds only its usage.
+        if (this.#draft.noted()) {
           return input.usage ? this.#changed({ usage: { ...this.#derived.usage, ...input.usage } }) : undefined;
         }
         return this.#turnEnded(input.stopReason, input.usage, at);
       case "turn-failed": {
-        if (this.#endedByState && !this.#derived.isRunning) return;
+        if (this.#draft.noted()) return;
         this.#settlePermissions("withdrawn", at);
         const { message, code } = input;
         this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "prompt", message, code });
@@ -286,10 +326,10 @@ export class TranscriptBuilder {
   }
 
   #update(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
-    if (this.#draft) {
+    if (this.#draft.active) {
       const chunkOf = CHUNKS.get(update.sessionUpdate);
       if (chunkOf !== undefined && typeof update.messageId === "string") {
-        return this.#chunkById(sessionId, chunkOf, update, at);
+        return this.#draft.chunk(sessionId, chunkOf, update, at);
       }
     }
     switch (update.sessionUpdate) {
@@ -303,7 +343,7 @@ export class TranscriptBuilder {
         return this.#tool(sessionId, update, at);
       case "tool_call_update":
         this.#tool(sessionId, update, at);
-        return this.#draft ? this.#toolCleared(sessionId, update) : undefined;
+        return this.#draft.active ? this.#draft.toolCleared(sessionId, update) : undefined;
       case "plan":
         return this.#plan(Array.isArray(update.entries) ? (update.entries as PlanEntry[]) : [], at);
       case "current_mode_update": {
@@ -341,7 +381,7 @@ export class TranscriptBuilder {
       case "terminal_update":
       case "terminal_output_chunk":
       case "plan_update":
-        return this.#draftUpdate(sessionId, update, at);
+        return this.#draft.update(sessionId, update, at);
       default:
         this.#append({ kind: "raw", id: this.#id("raw"), at, type: update.sessionUpdate, value: update });
     }
@@ -396,10 +436,11 @@ export class TranscriptBuilder {
    * Some agents (qwen) echo the prompt they were sent back as `user_message_chunk`s right after it: those
    * chunks are the prompt entry already shown, not replayed history, as long as they spell its text.
    */
-  #isEcho(part: string | ContentBlock): boolean {
+  #isEcho(part: string | ContentBlock, anywhere = false): boolean {
     const echo = this.#echo;
     if (!echo || typeof part !== "string") return false;
-    if (echo.index !== this.#list.size - 1 || !echo.rest.startsWith(part)) return false;
+    // Without message ids the echo must follow the prompt; a v2 agent's echo is known by its id wherever.
+    if ((!anywhere && echo.index !== this.#list.size - 1) || !echo.rest.startsWith(part)) return false;
     echo.rest = echo.rest.slice(part.length);
     return true;
   }
@@ -424,19 +465,20 @@ export class TranscriptBuilder {
     if (toolCallId === undefined) return;
     const scope = `${sessionId}:${toolCallId}`;
     const creates = update.sessionUpdate === "tool_call";
+    const ends = this.#finished();
     let known = this.#tools.get(scope);
     let previous = known === undefined ? undefined : (this.#list.get(known.index) as ToolCallEntry);
-    const finished = previous !== undefined && FINISHED_TOOL_STATUSES.has(previous.status);
+    const finished = previous !== undefined && ends.has(previous.status);
     if (creates && finished && known !== undefined && known.turn < this.#turn) {
       known = undefined;
       previous = undefined;
     }
     // A late `tool_call` loses to what the entry already holds; anything else wins over it.
-    const late = creates && previous !== undefined && FINISHED_TOOL_STATUSES.has(previous.status);
+    const late = creates && previous !== undefined && ends.has(previous.status);
     const reported = str(update.status);
     // A finished call keeps its status, unless the update reports a finishing one.
     const status = previous !== undefined && finished
-        && (reported === undefined || !FINISHED_TOOL_STATUSES.has(reported))
+        && (reported === undefined || !ends.has(reported))
       ? previous.status
       : pick(late, reported, previous?.status) ?? "pending";
     const listed = Array.isArray(update.content) ? update.content.filter(isPlainObject) : undefined;
@@ -469,7 +511,7 @@ export class TranscriptBuilder {
       rawInput: pick(late, "rawInput" in update ? update.rawInput : undefined, previous?.rawInput),
       rawOutput: pick(late, "rawOutput" in update ? update.rawOutput : undefined, previous?.rawOutput),
       startedAt: previous?.startedAt ?? at,
-      endedAt: previous?.endedAt ?? (FINISHED_TOOL_STATUSES.has(status) ? at : undefined),
+      endedAt: previous?.endedAt ?? (ends.has(status) ? at : undefined),
       updates: (previous?.updates ?? 0) + 1,
     };
     if (known === undefined) this.#tools.set(scope, { index: this.#append(entry), turn: this.#turn });
@@ -626,255 +668,10 @@ export class TranscriptBuilder {
     this.#changed({ pending: this.#derived.pending.filter((i) => i !== index) });
   }
 
-  // --- the ACP v2 draft ----------------------------------------------------------------------
-
-  /** An update only the v2 draft has: from now on the session is read as the draft's. */
-  #draftUpdate(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
-    this.#draft = true;
-    switch (update.sessionUpdate) {
-      case "state_update":
-        return this.#state(update, at);
-      case "tool_call_content_chunk":
-        return this.#toolContent(sessionId, update, at);
-      case "terminal_update":
-      case "terminal_output_chunk":
-        return this.#terminal(sessionId, update, at);
-      case "plan_update":
-        return this.#planById(sessionId, update, at);
-      default:
-        return this.#message(sessionId, DRAFT_MESSAGES.get(update.sessionUpdate)!, update, at);
-    }
+  /** The tool call statuses that end a call: v1's, or the draft's (with `cancelled`). */
+  #finished(): ReadonlySet<string> {
+    return this.#draft.active ? DRAFT_FINISHED_TOOL_STATUSES : FINISHED_TOOL_STATUSES;
   }
-
-  /**
-   * A v2 draft message upsert (`user_message`, `agent_message`, `agent_thought`): one entry per kind,
-   * agent session and `messageId`, at the place of its first update or chunk, with the id a v1 chunk
-   * of that `messageId` gives. Patch semantics: an omitted `content` leaves it, `null` or `[]` clears
-   * it, an array replaces everything accumulated (chunks included). The agent's user message for the
-   * prompt just sent is that prompt's entry, not a second one.
-   */
-  #message(sessionId: string, kind: MessageEntry["kind"], update: PlainObject, at: number): void {
-    this.#reportedUsage(update);
-    const messageId = str(update.messageId);
-    if (messageId === undefined) return;
-    const content = update.content === null
-      ? []
-      : Array.isArray(update.content) ? (update.content.filter(isPlainObject) as ContentBlock[]) : undefined;
-    let index = this.#messageIndex(sessionId, kind, messageId);
-    if (index === undefined && kind === "user-message" && this.#bindsEcho()) {
-      index = this.#echo!.index;
-      this.#messages.set(`${kind}:${sessionId}:${messageId}`, index);
-      const prompt = this.#list.get(index) as Message;
-      // The prompt as the agent took it in: the entry stays as sent unless the agent's text differs.
-      if (content === undefined || textOf(content) === prompt.text) return;
-    }
-    if (index === undefined) {
-      const id = this.#id(MESSAGE_PREFIX[kind], `${sessionId}:${messageId}`);
-      const created = withParts(new Message(kind, id, at, kind === "user-message", messageId, [], 0), content ?? []);
-      this.#messages.set(`${kind}:${sessionId}:${messageId}`, this.#append(created));
-      return;
-    }
-    if (content === undefined) return;
-    const previous = this.#list.get(index) as Message;
-    const { id, at: began, replayed } = previous;
-    this.#replace(index, withParts(new Message(kind, id, began, replayed, messageId, [], 0), content));
-  }
-
-  /**
-   * A chunk of a v2 draft session: appended to its message by `messageId` wherever that message is
-   * (chunks of several messages may interleave), or beginning it. Unlike a v1 chunk it starts no turn:
-   * the agent's state does.
-   */
-  #chunkById(sessionId: string, kind: MessageEntry["kind"], update: PlainObject, at: number): void {
-    this.#reportedUsage(update);
-    const messageId = update.messageId as string;
-    const content = isPlainObject(update.content) ? (update.content as ContentBlock) : undefined;
-    if (!content) return;
-    const part = content.type === "text" ? (content.text ?? "") : content;
-    if (part === "") return;
-    const key = `${kind}:${sessionId}:${messageId}`;
-    const index = this.#messageIndex(sessionId, kind, messageId);
-    if (kind === "user-message" && (index === undefined || index === this.#echo?.index) && this.#isEcho(part)) {
-      // The agent spelling out the prompt just sent: that prompt's entry.
-      this.#echoBound = true;
-      this.#messages.set(key, this.#echo!.index);
-      return;
-    }
-    if (index !== undefined) {
-      this.#replace(index, (this.#list.get(index) as Message).append(part));
-      return;
-    }
-    const id = this.#id(MESSAGE_PREFIX[kind], `${sessionId}:${messageId}`);
-    const created = new Message(kind, id, at, kind === "user-message", messageId, [], 0).append(part);
-    this.#messages.set(key, this.#append(created));
-  }
-
-  /** A v2 draft message's entry, also one begun by chunks before the session showed it speaks the draft. */
-  #messageIndex(sessionId: string, kind: MessageEntry["kind"], messageId: string): number | undefined {
-    const key = `${kind}:${sessionId}:${messageId}`;
-    const known = this.#messages.get(key);
-    if (known !== undefined) return known;
-    const lastIndex = this.#list.size - 1;
-    const last = this.#list.get(lastIndex);
-    if (!(last instanceof Message) || last.kind !== kind || last.messageId !== messageId) return undefined;
-    this.#messages.set(key, lastIndex);
-    return lastIndex;
-  }
-
-  /** Whether an agent's user message now is its echo of the prompt just sent (the first one, live). */
-  #bindsEcho(): boolean {
-    if (this.#echo === undefined || this.#echoBound || this.#replaying) return false;
-    this.#echoBound = true;
-    return true;
-  }
-
-  /**
-   * The agent's state (v2 draft): `running` or `requires_action` begin a turn when none is under way
-   * (the agent may start work without a prompt), `idle` ends it with its stop reason (`error` as a
-   * failed turn, like a prompt that failed). A state that repeats is a snapshot, not new work: it
-   * starts and ends nothing. After a replay, the state the agent reports is live again.
-   */
-  #state(update: PlainObject, at: number): void {
-    const state = str(update.state);
-    this.#replaying = false;
-    if (state === "running" || state === "requires_action") {
-      const requiresAction = state === "requires_action";
-      if (this.#derived.isRunning || this.#derived.ended) {
-        if (requiresAction !== this.#derived.requiresAction) this.#changed({ requiresAction });
-        return;
-      }
-      this.#turn++;
-      this.#planIndex = undefined;
-      this.#endedByState = false;
-      return this.#changed({ isRunning: true, requiresAction });
-    }
-    if (state !== "idle") {
-      this.#append({ kind: "raw", id: this.#id("raw"), at, type: "state_update", value: update });
-      return;
-    }
-    if (!this.#derived.isRunning) {
-      if (this.#derived.requiresAction) this.#changed({ requiresAction: false });
-      return;
-    }
-    this.#endedByState = true;
-    const stopReason = str(update.stopReason);
-    if (stopReason !== "error") {
-      this.#turnEnded(stopReason ?? "unknown", undefined, at);
-      return this.#changed({ requiresAction: false });
-    }
-    this.#settlePermissions("withdrawn", at);
-    const error = isPlainObject(update.error) ? update.error : {};
-    const message = str(error.message) ?? "error";
-    this.#append({ kind: "agent-error", id: this.#id("error"), at, source: "prompt", message, code: num(error.code) });
-    this.#changed({ isRunning: false, requiresAction: false });
-  }
-
-  /**
-   * What a v2 draft `tool_call_update` clears with `null` (v1 reads `null` as "unchanged"): the title
-   * and kind back to their defaults, the status to `pending` (unless the call finished), the content
-   * and locations to none.
-   */
-  #toolCleared(sessionId: string, update: PlainObject): void {
-    const toolCallId = str(update.toolCallId);
-    const known = toolCallId === undefined ? undefined : this.#tools.get(`${sessionId}:${toolCallId}`);
-    if (known === undefined || toolCallId === undefined) return;
-    const entry = this.#list.get(known.index) as ToolCallEntry;
-    const cleared: { -readonly [K in keyof ToolCallEntry]?: ToolCallEntry[K] } = {};
-    if (update.title === null) cleared.title = toolCallId;
-    if (update.kind === null) cleared.toolKind = "other";
-    if (update.status === null && !FINISHED_TOOL_STATUSES.has(entry.status)) cleared.status = "pending";
-    if (update.content === null) Object.assign(cleared, { content: [], diffs: [], changes: [], terminals: [] });
-    if (update.locations === null) cleared.locations = [];
-    if (Object.keys(cleared).length > 0) this.#replace(known.index, { ...entry, ...cleared });
-  }
-
-  /** A v2 draft tool content chunk: one more content item of the call (which it creates if new). */
-  #toolContent(sessionId: string, update: PlainObject, at: number): void {
-    const toolCallId = str(update.toolCallId);
-    if (toolCallId === undefined || !isPlainObject(update.content)) return;
-    const known = this.#tools.get(`${sessionId}:${toolCallId}`);
-    const before = known === undefined ? [] : (this.#list.get(known.index) as ToolCallEntry).content;
-    this.#tool(sessionId, { sessionUpdate: "tool_call_update", toolCallId, content: [...before, update.content] }, at);
-  }
-
-  /**
-   * A terminal the agent runs (v2 draft): one entry per agent session and `terminalId`, at the place of
-   * its first update. `terminal_update` patches it (omitted: unchanged, `null`: cleared; `output` is a
-   * replacement snapshot), `terminal_output_chunk` appends output; an `exitStatus` marks it exited.
-   */
-  #terminal(sessionId: string, update: PlainObject, at: number): void {
-    const terminalId = str(update.terminalId);
-    if (terminalId === undefined) return;
-    const scope = `${sessionId}:${terminalId}`;
-    const known = this.#terminals.get(scope) ?? { index: -1, output: new TerminalOutput() };
-    const previous = known.index < 0 ? undefined : (this.#list.get(known.index) as TerminalEntry);
-    let output = previous?.output ?? "";
-    if (update.sessionUpdate === "terminal_output_chunk") output += known.output.append(String(update.data));
-    else if (update.output === null) output = known.output.replace("");
-    else if (isPlainObject(update.output)) output = known.output.replace(String(update.output.data));
-    const patched = <T>(field: string, read: (value: PlainObject) => T, before: T | undefined): T | undefined =>
-      update[field] === null ? undefined : isPlainObject(update[field]) ? read(update[field]) : before;
-    const exitStatus = patched(
-      "exitStatus",
-      (s) => ({ exitCode: num(s.exitCode) ?? null, signal: str(s.signal) ?? null }),
-      previous?.exitStatus,
-    );
-    const size = patched("size", (s) => ({ cols: Number(s.cols), rows: Number(s.rows) }), previous?.size);
-    const text = (field: string, before: string | undefined) =>
-      update[field] === null ? undefined : (str(update[field]) ?? before);
-    const entry: TerminalEntry = {
-      kind: "terminal",
-      id: previous?.id ?? this.#id("terminal", scope),
-      at: previous?.at ?? at,
-      terminalId,
-      command: text("command", previous?.command),
-      cwd: text("cwd", previous?.cwd),
-      output,
-      exitStatus,
-      size,
-      endedAt: exitStatus === undefined ? undefined : (previous?.endedAt ?? at),
-    };
-    if (previous !== undefined) return this.#replace(known.index, entry);
-    const index = this.#append(entry);
-    this.#terminals.set(scope, { index, output: known.output });
-    this.#changed({ terminals: new Map(this.#derived.terminals).set(terminalId, index) });
-  }
-
-  /**
-   * A v2 draft plan, known by its id: one entry per plan of the agent session, at the place of its
-   * first update (its id from that update's event, as a v1 plan's), replaced by each update. A plan
-   * of a content type other than `items` is kept as a raw entry.
-   */
-  #planById(sessionId: string, update: PlainObject, at: number): void {
-    const plan = isPlainObject(update.plan) ? update.plan : {};
-    if (plan.type !== "items" || !Array.isArray(plan.entries) || typeof plan.planId !== "string") {
-      this.#append({ kind: "raw", id: this.#id("raw"), at, type: update.sessionUpdate as string, value: update });
-      return;
-    }
-    const entries = Object.freeze((plan.entries as PlanEntry[]).slice());
-    const scope = `${sessionId}:${plan.planId}`;
-    const index = this.#plans.get(scope);
-    if (index === undefined) {
-      this.#plans.set(scope, this.#append({ kind: "plan", id: this.#id("plan"), at, entries }));
-    } else {
-      this.#replace(index, { ...(this.#list.get(index) as PlanTranscriptEntry), entries });
-    }
-    this.#changed({ plan: entries });
-  }
-}
-
-/** A message with these content blocks as its parts (text as strings, empty text left out). */
-function withParts(message: Message, blocks: readonly ContentBlock[]): Message {
-  let next = message;
-  for (const block of blocks) {
-    const part = block.type === "text" ? (block.text ?? "") : block;
-    if (part !== "") next = next.append(part);
-  }
-  return next;
-}
-
-function textOf(blocks: readonly ContentBlock[]): string {
-  return blocks.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("");
 }
 
 /** The file changes of v2 draft diffs (`{ type: "diff", changes, patch }`); a v1 diff has none. */

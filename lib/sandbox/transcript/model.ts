@@ -320,8 +320,10 @@ export interface TranscriptOptions {
   now?: () => number;
 }
 
+/** The tool call statuses that end a call (`completed`, `failed`): a finished call never goes back. */
+export const FINISHED_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed"]);
 /**
- * The tool call statuses that end a call (`completed`, `failed`, and the v2 draft's `cancelled`): a
- * finished call never goes back.
+ * The same in a v2 draft session, which adds `cancelled`. A v1 session reads as before: there
+ * `cancelled` is no status of the protocol, and a later update may move the call on.
  */
-export const FINISHED_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+export const DRAFT_FINISHED_TOOL_STATUSES: ReadonlySet<string> = new Set([...FINISHED_TOOL_STATUSES, "cancelled"]);

@@ -2,7 +2,7 @@
 // entries between two messages into one `activity` group with a one-line summary (what a
 // collapsible "3 tool calls, 1 thought" row shows). It reads a snapshot's entries and builds nothing
 // the snapshot keeps, so a UI calls it on each snapshot it renders.
-import { FINISHED_TOOL_STATUSES, type MessageEntry, type TranscriptEntry } from "./model.js";
+import type { MessageEntry, TranscriptEntry } from "./model.js";
 
 /** What a run of activity between messages amounts to (a collapsed group's one-line summary). */
 export interface ActivitySummary {
@@ -54,7 +54,8 @@ function summarise(run: readonly TranscriptEntry[]): ActivitySummary {
     if (entry.kind !== "tool-call") continue;
     toolCalls++;
     if (entry.status === "failed") failed++;
-    else if (!FINISHED_TOOL_STATUSES.has(entry.status)) running++;
+    // Not ended: the builder sets `endedAt` when the call reaches a status that ends it (in v1 or v2 terms).
+    else if (entry.endedAt === undefined) running++;
   }
   const other = run.length - toolCalls - thoughts;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -3,7 +3,7 @@
 // checked against the SDK's own v2 schema (valid ones pass it, malformed ones fail it).
 import { from, lastValueFrom, toArray } from "rxjs";
 import type { AcpEnvelope } from "../../../lib/acp-http/index.js";
-import { isUpdate } from "../../../lib/sandbox/index.js";
+import { isUpdate, transcriptOf } from "../../../lib/sandbox/index.js";
 import { toSandboxEvents, type SandboxEvent } from "../../../lib/sandbox/events/events.js";
 import { draftUpdateProblem } from "../../support/draft-update-schema.js";
 
@@ -81,6 +81,51 @@ describe("the v2 draft's session updates as events", () => {
     const update = { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "%%%" };
     const [error] = await convert(update);
     expect(error).toMatchObject({ kind: "parse-error", source: "agent", raw: JSON.stringify(update) });
+  });
+
+  it("reads what the schema says to tolerate as omitted or left out, so the update is not lost", async () => {
+    const b64 = (t: string) => Buffer.from(t).toString("base64");
+    const tolerated: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      // `_meta` that is not an object: ignored (default-on-error); `null`: none (a v1 chunk kind too).
+      [
+        { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", _meta: "oops" },
+        { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+      ],
+      [
+        { sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("x"), _meta: null },
+        { sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("x"), _meta: null },
+      ],
+      // A content item that is not a content block: left out (skip-invalid-items).
+      [
+        { sessionUpdate: "agent_message", messageId: "m1", content: [{ text: "no type" }, text("kept")] },
+        { sessionUpdate: "agent_message", messageId: "m1", content: [text("kept")] },
+      ],
+      // A terminal's output that is not base64: ignored, its exit status kept; unpadded base64 is base64.
+      [
+        { sessionUpdate: "terminal_update", terminalId: "t", output: { data: "%%%" }, exitStatus: { exitCode: 1 } },
+        { sessionUpdate: "terminal_update", terminalId: "t", exitStatus: { exitCode: 1 } },
+      ],
+      [
+        { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: b64("hi").replace(/=+$/, "") },
+        { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "aGk" },
+      ],
+    ];
+    for (const [update, read] of tolerated) {
+      expect(await convert(update)).toEqual([{ kind: "update", sessionId: S, update: read }]);
+    }
+  });
+
+  it("ends the turn on an idle whatever its tolerated fields, and decodes unpadded terminal output", async () => {
+    const events = await convert(
+      { sessionUpdate: "state_update", state: "running" },
+      { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "aGk" },
+      { sessionUpdate: "terminal_update", terminalId: "t", output: { data: "%%%" }, exitStatus: { exitCode: 0 } },
+      { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", _meta: "oops" },
+    );
+    const t = transcriptOf(events, { now: () => 1 });
+    expect(t.isRunning).toBe(false);
+    expect(t.entries.map((e) => e.kind)).toEqual(["terminal", "turn-end"]);
+    expect(t.terminal("t")).toMatchObject({ output: "hi", exitStatus: { exitCode: 0, signal: null } });
   });
 
   it("leaves v1 updates as they were: a malformed v1 kind is still an unknown-update", async () => {

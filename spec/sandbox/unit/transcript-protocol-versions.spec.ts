@@ -283,6 +283,75 @@ describe("a conversation told in ACP v1 chunks and in v2 draft upserts", () => {
     expect(last.kind === "activity" && last.summary.running).toBe(0);
   });
 
+  it.each([
+    ["turn-ended", { result: { stopReason: "end_turn" } }],
+    ["turn-failed", { error: { code: -32000, message: "stream closed" } }],
+  ])("leaves the agent's next turn running when the prompt's own %s note comes after it began", async (_n, note) => {
+    const told = new Told(true).prompt("p", "go").update("run", state("running"));
+    told.update("a1", v1Chunk("agent_message_chunk", "a1", "done"));
+    told.update("idle", state("idle", { stopReason: "end_turn" }));
+    // The agent starts work of its own before the client writes the prompt's end (a microtask later).
+    told.update("own", state("running"));
+    told.respond("note", note);
+    const ends = (t: Transcript) => t.entries.filter((e) => e.kind === "turn-end" || e.kind === "agent-error");
+    // Reopened from a store: read up to a marker (a title), the last event told.
+    const upToMarker = async (title: string) => {
+      told.update(`marker-${title}`, { sessionUpdate: "session_info_update", title });
+      const store = memoryStore();
+      for (const event of told.events) await store.insertEvent(LOCAL, event);
+      const reopened$ = history$(createRecorder(store), LOCAL).pipe(toTranscript());
+      return firstValueFrom(reopened$.pipe(filter((t) => t.title === title), timeout(5000)));
+    };
+    const midway = [await upToMarker("one"), transcriptOf(told.stored()), transcriptOf(told.live())];
+    for (const t of midway) {
+      expect(t.isRunning).toBe(true);
+      expect(ends(t)).toHaveLength(1);
+    }
+    told.update("a2", v1Chunk("agent_message_chunk", "a2", "my own work"));
+    told.update("own-idle", state("idle", { stopReason: "end_turn" }));
+    for (const t of [await upToMarker("two"), transcriptOf(told.stored()), transcriptOf(told.live())]) {
+      expect(t.isRunning).toBe(false);
+      const ids = ["idle", "own-idle"].map((label) => `turn:sse:server-1:connection:${label}`);
+      expect(ends(t).map((e) => e.id)).toEqual(ids);
+    }
+  });
+
+  it("takes as the prompt's echo the agent's user message that spells it, not the first one it inserts", () => {
+    const told = new Told(true).update("idle", state("idle")).prompt("p", "mine").update("run", state("running"));
+    // Another client's queued prompt inserted first, then the echo of ours.
+    told.update("other", { sessionUpdate: "user_message", messageId: "other", content: [text("theirs")] });
+    told.update("echo", { sessionUpdate: "user_message", messageId: "u1", content: [text("mine")] });
+    told.update("echo-2", v1Chunk("user_message_chunk", "u1", "!"));
+    // The same told in chunks.
+    const chunked = new Told(true).update("idle", state("idle")).prompt("p", "mine").update("run", state("running"));
+    chunked.update("other", v1Chunk("user_message_chunk", "other", "theirs"));
+    chunked.update("echo", v1Chunk("user_message_chunk", "u1", "mi"));
+    chunked.update("echo-2", v1Chunk("user_message_chunk", "u1", "ne"));
+    chunked.update("echo-3", v1Chunk("user_message_chunk", "u1", "!"));
+    for (const t of [told.stored(), told.live(), chunked.stored(), chunked.live()].map((e) => transcriptOf(e))) {
+      expect(t.entries.map((e) => [e.id, (e as { text?: string }).text])).toEqual([
+        ["user:sse:server-1:connection:p", "mine!"],
+        [`user:${AGENT}:other`, "theirs"],
+      ]);
+    }
+  });
+
+  it("names a stop reason the agent's idle does not give as the prompt result does: unreported", () => {
+    const told = new Told(true).prompt("p", "go").update("run", state("running")).update("idle", state("idle"));
+    expect(transcriptOf(told.stored()).at(-1)).toMatchObject({ kind: "turn-end", stopReason: "unreported" });
+  });
+
+  it("reads a v1 session exactly as before: `cancelled` ends a call only in a v2 session", () => {
+    const told = new Told(false).prompt("p", "go");
+    told.update("c", { sessionUpdate: "tool_call", toolCallId: "c", title: "x", status: "cancelled" });
+    const cancelled = transcriptOf(told.stored());
+    expect(cancelled.at(1)).toMatchObject({ status: "cancelled", endedAt: undefined });
+    const group = groupEntries(cancelled.entries).at(-1)!;
+    expect(group.kind === "activity" && group.summary.running).toBe(1);
+    told.update("c-2", { sessionUpdate: "tool_call_update", toolCallId: "c", status: "in_progress" });
+    expect(transcriptOf(told.stored()).at(1)).toMatchObject({ status: "in_progress", endedAt: undefined });
+  });
+
   it("reads a replay the same way: v1's session/load, v2's session/resume with replayFrom", () => {
     const load = { id: "load", method: "session/load", params: { sessionId: AGENT } };
     const v1 = new Told(false).add("load", "client", load);
