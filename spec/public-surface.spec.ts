@@ -16,7 +16,7 @@ const entries = entriesOf(pkg);
 /** Exported names per entry, types included (`export *` counted name by name). */
 const BUDGET: Record<string, number> = {
   ".": 92,
-  "./acp-http": 106,
+  "./acp-http": 107,
   "./acp-http/reattach": 4,
   "./local": 8,
   "./docker": 7,

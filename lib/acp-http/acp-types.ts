@@ -76,9 +76,6 @@ export const InitializeResultSchema = v.looseObject({
   agentCapabilities: v.optional(AgentCapabilitiesSchema),
   authMethods: v.optional(v.array(v.looseObject({ id: v.string() }))),
   agentInfo: v.optional(v.nullable(ImplementationSchema)),
-  // ACP v2 (experimental) calls the agent's identity and capabilities `info` and `capabilities`.
-  info: v.fallback(v.optional(v.nullable(ImplementationSchema)), undefined),
-  capabilities: lenient(v.nullable(v.looseObject({}))),
   _meta: Meta,
 });
 /**
@@ -86,7 +83,8 @@ export const InitializeResultSchema = v.looseObject({
  * (`agentInfo` and `agentCapabilities` in v1; `info` and `capabilities` in the v2 draft, whose auth
  * methods are named by `methodId` rather than `id`).
  */
-export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
+export type InitializeResult = v.InferOutput<typeof InitializeResultSchema> &
+  Partial<Pick<v.InferOutput<typeof V2InitializeResultSchema>, "info" | "capabilities">>;
 
 /**
  * What this client can do for the agent, sent in `initialize`: `fs` reads and writes, `terminal`,
@@ -184,19 +182,26 @@ export interface PromptParams {
   [key: string]: unknown;
 }
 
-export const PromptResultSchema = v.looseObject({
-  stopReason: v.string(),
-  messageId: v.optional(v.string()),
-  error: v.optional(v.looseObject({ code: v.number(), message: v.string() })),
-  _meta: Meta,
-});
+export const PromptResultSchema = v.looseObject({ stopReason: v.string(), _meta: Meta });
+/**
+ * The stop reason of a v2 turn whose idle gave none (the draft lets an agent leave it out, or send
+ * one that reads as none): the one name both layers use for it, in a prompt's result and in the
+ * transcript.
+ */
+export const UNREPORTED_STOP_REASON = "unreported";
+
 /**
  * How a prompt's turn ended: why it stopped (`end_turn`, `cancelled`, ...). In v1 the answer to
  * `session/prompt`. In the v2 draft the idle `state_update` that ended the turn: its `stopReason`
- * (`unreported` when it gave none), `error` with `stopReason: "error"`, and `messageId`, the user
- * message the acknowledgement named.
+ * (`UNREPORTED_STOP_REASON` when it gave none; `cancelled` when the session was closed or deleted),
+ * `error` with `stopReason: "error"`, and `messageId`, the user message the acknowledgement named.
  */
-export type PromptResult = v.InferOutput<typeof PromptResultSchema>;
+export type PromptResult = v.InferOutput<typeof PromptResultSchema> & {
+  /** v2 draft: the user message the acknowledgement named (a v1 answer's own fields pass as sent). */
+  messageId?: string;
+  /** v2 draft, with `stopReason: "error"`: the failure, as a JSON-RPC error object. */
+  error?: { code: number; message: string; [key: string]: unknown };
+};
 
 /** The parameters of `session/cancel` (a notification): the session whose turn to cancel. */
 export interface CancelParams {
@@ -498,11 +503,22 @@ export const PROTOCOL_VERSION = 1;
 // 2.4.0 (`schema/v2/schema.json`), as the stable ones above: loose objects, only what a reader relies
 // on required. A connection reads them once it negotiated version 2 (protocol-versions.ts).
 
-// v2 lets every `_meta` be null.
-const V2Meta = v.optional(v.nullable(v.record(v.string(), v.unknown())));
+// v2 lets every `_meta` be null, and a malformed one reads as absent (the schema's
+// `x-deserialize-default-on-error`): it never makes an update, least of all an idle, unreadable.
+const V2Meta = v.fallback(v.optional(v.nullable(v.record(v.string(), v.unknown()))), undefined);
 // Patch semantics (v2): omitted leaves a field unchanged, null clears it; both read as given.
 const patch = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema));
-
+// A patched field the schema reads leniently: a malformed value reads as left out (unchanged).
+const lenientPatch = <S extends v.GenericSchema>(schema: S) => v.fallback(patch(schema), undefined);
+// A list whose invalid items are skipped (`x-deserialize-skip-invalid-items`), the rest kept in order;
+// a value that is no list at all reads as left out.
+const itemsOf = <S extends v.GenericSchema>(item: S) =>
+  lenientPatch(
+    v.pipe(
+      v.array(v.unknown()),
+      v.transform((items) => items.filter((entry) => v.is(item, entry)) as v.InferOutput<S>[]),
+    ),
+  );
 
 /**
  * The agent's answer to a v2 `initialize`: the version it chose, who it is (`info`), what it can do
@@ -519,8 +535,11 @@ export const V2InitializeResultSchema = v.looseObject({
       session: lenient(
         v.nullable(
           v.looseObject({
-            prompt: lenient(v.nullable(v.looseObject({ image: YesNo, audio: YesNo, embeddedContext: YesNo }))),
-            mcp: lenient(v.nullable(v.looseObject({ http: YesNo, sse: YesNo }))),
+            // Each capability is an object (`{}` on, absent or null off), as in the stable session ones.
+            prompt: lenient(
+              v.nullable(v.looseObject({ image: Flag, audio: Flag, embeddedContext: Flag, _meta: V2Meta })),
+            ),
+            mcp: lenient(v.nullable(v.looseObject({ stdio: Flag, http: Flag, _meta: V2Meta }))),
             delete: Flag,
             additionalDirectories: Flag,
             _meta: V2Meta,
@@ -544,10 +563,13 @@ export const V2PromptAckSchema = v.looseObject({ messageId: v.string(), _meta: V
 
 const v2Kind = <K extends string, E extends v.ObjectEntries>(name: K, entries: E) =>
   v.looseObject({ sessionUpdate: v.literal(name), ...entries, _meta: V2Meta });
+// A stable kind v2 keeps as it is, but with v2's `_meta` (null allowed, malformed read as absent).
+const v2Kept = <E extends v.ObjectEntries>(schema: v.LooseObjectSchema<E, undefined>) =>
+  v.looseObject({ ...schema.entries, _meta: V2Meta });
 // A v2 chunk always names the message it belongs to.
 const Chunk = { messageId: v.string(), content: ContentBlockSchema };
 // A message upsert: `content` replaces the whole message when present (null or [] clears it).
-const Message = { messageId: v.string(), content: patch(v.array(ContentBlockSchema)) };
+const Message = { messageId: v.string(), content: itemsOf(ContentBlockSchema) };
 const ToolCallContentSchema = v.looseObject({ type: v.string() });
 // A stop reason the agent reports malformed reads as none reported (the protocol says so).
 const StopReason = v.fallback(v.optional(v.nullable(v.string())), undefined);
@@ -578,9 +600,9 @@ export const V2_SESSION_UPDATE_SCHEMAS = {
   }),
   tool_call_update: v2Kind("tool_call_update", {
     toolCallId: v.string(),
-    title: patch(v.string()),
-    status: patch(v.string()),
-    content: patch(v.array(ToolCallContentSchema)),
+    title: lenientPatch(v.string()),
+    status: lenientPatch(v.string()),
+    content: itemsOf(ToolCallContentSchema),
   }),
   tool_call_content_chunk: v2Kind("tool_call_content_chunk", {
     toolCallId: v.string(),
@@ -588,19 +610,19 @@ export const V2_SESSION_UPDATE_SCHEMAS = {
   }),
   terminal_update: v2Kind("terminal_update", {
     terminalId: v.string(),
-    command: patch(v.string()),
-    output: patch(v.looseObject({ data: v.string() })),
-    exitStatus: patch(v.looseObject({ exitCode: patch(v.number()), signal: patch(v.string()) })),
+    command: lenientPatch(v.string()),
+    output: lenientPatch(v.looseObject({ data: v.string() })),
+    exitStatus: lenientPatch(v.looseObject({ exitCode: lenientPatch(v.number()), signal: lenientPatch(v.string()) })),
   }),
   terminal_output_chunk: v2Kind("terminal_output_chunk", { terminalId: v.string(), data: v.string() }),
   plan_update: v2Kind("plan_update", { plan: v.looseObject({ type: v.string() }) }),
-  available_commands_update: SESSION_UPDATE_SCHEMAS.available_commands_update,
-  config_option_update: SESSION_UPDATE_SCHEMAS.config_option_update,
-  session_info_update: SESSION_UPDATE_SCHEMAS.session_info_update,
-  usage_update: SESSION_UPDATE_SCHEMAS.usage_update,
-  notice: SESSION_UPDATE_SCHEMAS.notice,
-  compaction_update: SESSION_UPDATE_SCHEMAS.compaction_update,
-  compaction_summary_chunk: SESSION_UPDATE_SCHEMAS.compaction_summary_chunk,
+  available_commands_update: v2Kept(SESSION_UPDATE_SCHEMAS.available_commands_update),
+  config_option_update: v2Kept(SESSION_UPDATE_SCHEMAS.config_option_update),
+  session_info_update: v2Kept(SESSION_UPDATE_SCHEMAS.session_info_update),
+  usage_update: v2Kept(SESSION_UPDATE_SCHEMAS.usage_update),
+  notice: v2Kept(SESSION_UPDATE_SCHEMAS.notice),
+  compaction_update: v2Kept(SESSION_UPDATE_SCHEMAS.compaction_update),
+  compaction_summary_chunk: v2Kept(SESSION_UPDATE_SCHEMAS.compaction_summary_chunk),
 } as const;
 
 type V2Updates = typeof V2_SESSION_UPDATE_SCHEMAS;

@@ -8,13 +8,7 @@ import type { WebSocketConstructor } from "../internal/web-socket.js";
 import { PROTOCOL_VERSION, type Implementation } from "./acp-types.js";
 import type { AcpClientHandlers } from "./agent-requests.js";
 import { ACP_DEFAULTS } from "./defaults.js";
-import {
-  HIGHEST_PROTOCOL_VERSION,
-  negotiatedProfile,
-  PROTOCOL_PROFILES,
-  profileOf,
-  type ProtocolProfile,
-} from "./protocol-versions.js";
+import { profileOf, type ProtocolProfile } from "./protocol-versions.js";
 import type { AcpConnectionClosedError, AcpHttpError, CloseReason } from "./errors.js";
 import type { CursorAdvance } from "./event-stream.js";
 import { defaultCookieStore, type AcpCookieStore } from "./http-transport.js";
@@ -201,14 +195,12 @@ export function resolveClientOptions(options: AcpHttpClientOptions): ResolvedCli
 }
 
 /**
- * The version a client speaks until `initialize` answers: the one asked for (a value without a profile
- * is the caller's bug, thrown here); with `connectionId`, the stored connection's, whose value may be
- * one a server sends as an opaque header (`"2026-01"`): a version without a profile is spoken as 1.
+ * The version a client speaks until `initialize` answers: the one asked for or, with `connectionId`,
+ * the stored connection's, whose value may be one a server sends as an opaque header (`"2026-01"`).
+ * A value without a profile is spoken as 1, as the option was read before the v2 draft.
  */
 function storedOrAskedProfile(options: AcpHttpClientOptions): ProtocolProfile {
-  const version = options.protocolVersion ?? ACP_DEFAULTS.protocolVersion;
-  if (options.connectionId === undefined) return profileOf(version);
-  return negotiatedProfile(HIGHEST_PROTOCOL_VERSION, version) ?? PROTOCOL_PROFILES[1];
+  return profileOf(options.protocolVersion ?? ACP_DEFAULTS.protocolVersion);
 }
 
 /** Settings for the ACP streamable HTTP RFD profile (`/acp`, `Acp-Connection-Id`, session streams). */

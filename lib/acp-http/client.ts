@@ -5,7 +5,6 @@ import * as v from "valibot";
 import { type Observable as Obs, Observable } from "rxjs";
 import {
   ForkSessionResultSchema,
-  InitializeResultSchema,
   ListSessionsResultSchema,
   LooseResultSchema,
   NewSessionResultSchema,
@@ -46,16 +45,12 @@ import {
   AcpHttpError,
   AcpProtocolError,
   AcpProtocolVersionError,
+  AcpRpcError,
   AcpTimeoutError,
   AcpUnsupportedError,
 } from "./errors.js";
-import { V2InitializeResultSchema, V2PromptAckSchema } from "./acp-types.js";
-import {
-  negotiatedProfile,
-  PROTOCOL_PROFILES,
-  type AcpProtocolVersion,
-  type ProtocolProfile,
-} from "./protocol-versions.js";
+import { UNREPORTED_STOP_REASON, V2PromptAckSchema } from "./acp-types.js";
+import { negotiatedProfile, PROTOCOL_PROFILES, type AcpProtocolVersion } from "./protocol-versions.js";
 import type { EventGap } from "./event-stream.js";
 import type { PendingOptions } from "./call-correlation.js";
 import type { AcpParseError } from "./response-order.js";
@@ -80,16 +75,14 @@ export class AcpHttpClient {
 
   readonly #options: ResolvedClientOptions;
   readonly #connection: Connection;
-  /** The protocol version spoken: the one asked for until `initialize` is answered, then the agent's. */
-  #profile: ProtocolProfile;
   #initialized = false;
   #agentCapabilities: AgentCapabilities | undefined;
+  #v2AgentCapabilities: InitializeResult["capabilities"];
 
   constructor(options: AcpHttpClientOptions) {
     this.#options = resolveClientOptions(options);
     const connection = (this.#connection = new Connection(this.#options));
-    this.#profile = this.#options.profile;
-    connection.speak(this.#profile);
+    connection.speak(this.#options.profile);
     this.envelopes$ = connection.inbound.envelopes.asObservable();
     this.closed = connection.closed;
   }
@@ -144,11 +137,21 @@ export class AcpHttpClient {
   }
 
   /**
-   * What the agent said it can do, from the last successful `initialize` (undefined before). The
-   * unstable methods below are sent only when it lists them under `sessionCapabilities`.
+   * What the agent said it can do, from the last successful `initialize` (undefined before, and on a
+   * v2 connection: see `v2AgentCapabilities`). The unstable methods below are sent only when it lists
+   * them under `sessionCapabilities`.
    */
   get agentCapabilities(): AgentCapabilities | undefined {
     return this.#agentCapabilities;
+  }
+
+  /**
+   * What a v2 agent said it can do (its `initialize` answer's `capabilities`, ACP v2 draft), from the
+   * last successful `initialize`; undefined before and on v1. Each capability is an object when on
+   * (`session.prompt.image`, `session.mcp.http`, `session.delete`, ...), absent when off.
+   */
+  get v2AgentCapabilities(): InitializeResult["capabilities"] {
+    return this.#v2AgentCapabilities;
   }
 
   /**
@@ -156,7 +159,7 @@ export class AcpHttpClient {
    * is answered, then the one the agent answered. 2 is the v2 draft (experimental).
    */
   get protocolVersion(): AcpProtocolVersion {
-    return this.#profile.version;
+    return this.#connection.profile.version;
   }
 
   /** Sends a request and resolves with its `result`; a JSON-RPC error rejects with `AcpRpcError`. */
@@ -193,7 +196,7 @@ export class AcpHttpClient {
    * closes (`initialize-failed`, or `unauthorized` on a 401) and the error is rethrown.
    */
   async initialize(params: Partial<InitializeParams> = {}, options?: RequestOptions): Promise<InitializeResult> {
-    const asked = this.#profile;
+    const asked = this.#connection.profile;
     try {
       const full = this.#initializeParams(params);
       const answer = await this.#connection.request("initialize", full, options ?? {}, true);
@@ -202,15 +205,12 @@ export class AcpHttpClient {
       const answered = (answer as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
       const spoken = negotiatedProfile(asked.version, answered);
       if (!spoken) throw new AcpProtocolVersionError(asked.version, answered);
-      // v2 names an auth method `methodId` (v1 `id`): its answer is read by its own schema.
-      const result =
-        spoken.version === 2
-          ? (parsed("initialize", V2InitializeResultSchema, answer) as unknown as InitializeResult)
-          : parsed("initialize", InitializeResultSchema, answer);
-      this.#profile = spoken;
+      const result = parsed("initialize", spoken.initializeResult, answer);
       this.#connection.speak(spoken);
       this.#adoptConnectionId(result);
       this.#agentCapabilities = result.agentCapabilities;
+      // v1's answer is read without `capabilities` (a field it does not define passes through unread).
+      this.#v2AgentCapabilities = spoken.version === 1 ? undefined : result.capabilities;
       this.#connection.streams.openConnection();
       this.#initialized = true;
       return result;
@@ -243,8 +243,8 @@ export class AcpHttpClient {
    * deadline or a close ends the wait as in v1 (`{ signal, timeoutMs }` bound the whole turn).
    */
   prompt(params: PromptParams, options?: RequestOptions): Promise<PromptResult> {
-    if (this.#profile.turnEnd === "response") return this.#call("prompt", PromptResultSchema, params, options);
-    return this.#promptUntilIdle(params, options);
+    if (this.#connection.profile.turnEnd === "idle") return this.#promptUntilIdle(params, options);
+    return this.#call("prompt", PromptResultSchema, params, options);
   }
 
   cancel(params: CancelParams): Promise<void> {
@@ -265,9 +265,12 @@ export class AcpHttpClient {
     return this.#call("listSessions", ListSessionsResultSchema, params, options);
   }
 
-  /** `session/delete` (stable; `sessionCapabilities.delete`): the session is gone from `session/list`. */
+  /**
+   * `session/delete` (stable; `sessionCapabilities.delete`): the session is gone from `session/list`.
+   * v2: its prompts still waiting for their idle end as `cancelled` (the agent sends nothing more).
+   */
   deleteSession(params: SessionIdParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#call("deleteSession", LooseResultSchema, params, options);
+    return this.#endingSession(params.sessionId, this.#call("deleteSession", LooseResultSchema, params, options));
   }
 
   /**
@@ -279,9 +282,13 @@ export class AcpHttpClient {
     return this.#call("resumeSession", LooseResultSchema, params, options);
   }
 
-  /** `session/close` (stable; `sessionCapabilities.close`): ends one session's work, and its event stream. */
+  /**
+   * `session/close` (stable; `sessionCapabilities.close`): ends one session's work, and its event stream.
+   * v2: its prompts still waiting for their idle end as `cancelled` once the close is answered (also
+   * when the agent answers that the session is unknown, -32002), since the agent sends nothing more.
+   */
   closeSession(params: CloseSessionParams, options?: RequestOptions): Promise<LooseResult> {
-    return this.#call("closeSession", LooseResultSchema, params, options);
+    return this.#endingSession(params.sessionId, this.#call("closeSession", LooseResultSchema, params, options), true);
   }
 
   /** `logout` (stable; `auth.logout`), `auth/logout` (v2): new sessions need `authenticate` again. */
@@ -376,7 +383,7 @@ export class AcpHttpClient {
     params: unknown,
     options?: RequestOptions,
   ): Promise<T> {
-    const method = this.#profile.methods[name];
+    const method = this.#connection.profile.methods[name];
     if (method && !this.#agentCapabilities?.sessionCapabilities?.[capability]) {
       return Promise.reject(new AcpUnsupportedError(method, `sessionCapabilities.${capability}`));
     }
@@ -388,7 +395,7 @@ export class AcpHttpClient {
    * name, or refused before anything is sent when the version has no such method or parameter.
    */
   #call<T>(name: string, schema: v.GenericSchema<unknown, T>, params: unknown, options?: RequestOptions): Promise<T> {
-    const profile = this.#profile;
+    const profile = this.#connection.profile;
     const method = profile.methods[name];
     if (method === undefined) {
       const other = Object.values(PROTOCOL_PROFILES).find((candidate) => candidate.methods[name] !== undefined);
@@ -420,8 +427,8 @@ export class AcpHttpClient {
   /** `initialize`'s parameters in the version asked for, with what the handlers make possible. */
   #initializeParams(params: Partial<InitializeParams>): InitializeParams {
     const { handlers, clientInfo } = this.#options;
-    const { handlerCapabilities, version } = this.#profile;
-    const { info, capabilities } = this.#profile.initialize;
+    const { handlerCapabilities, version } = this.#connection.profile;
+    const { info, capabilities } = this.#connection.profile.initialize;
     const can = (capability: "fs" | "terminal" | "elicitation") => handlerCapabilities.includes(capability);
     const fromHandlers = {
       ...(can("fs")
@@ -441,6 +448,22 @@ export class AcpHttpClient {
   }
 
   /**
+   * A close or delete of `sessionId`: once the agent answered it (a close also when it says the session
+   * is unknown), the session's v2 turns still waiting end as `cancelled`; no idle will come for them.
+   */
+  async #endingSession<T>(sessionId: string, call: Promise<T>, unknownIsEnded = false): Promise<T> {
+    const end = (): void => this.#connection.turns?.endSession(sessionId, { stopReason: "cancelled" });
+    try {
+      const result = await call;
+      end();
+      return result;
+    } catch (error) {
+      if (unknownIsEnded && error instanceof AcpRpcError && error.code === RESOURCE_NOT_FOUND) end();
+      throw error;
+    }
+  }
+
+  /**
    * A v2 prompt: one deadline signal for the acknowledgement and the wait for idle; the turn listens
    * from before the prompt is sent, since its updates (even its idle) may come before the answer.
    */
@@ -452,11 +475,14 @@ export class AcpHttpClient {
     const turn = turns.open(params.sessionId);
     try {
       const ack = await this.#call("prompt", V2PromptAckSchema, params, { signal: deadline.signal });
-      const idle = await untilAborted(turn.acknowledged(ack.messageId), deadline.signal, (reason) =>
-        reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason),
-      );
+      const idle = await untilAborted(turn.acknowledged(ack.messageId), deadline.signal, (reason) => {
+        // The prompt is in the session: given up (abort, deadline), the agent is told to stop the turn,
+        // as a v1 prompt's `$/cancel_request` tells it (option `cancelRequests`).
+        if (this.#options.cancelRequests) this.notify("session/cancel", { sessionId: params.sessionId }).catch(noop);
+        return reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason);
+      });
       return {
-        stopReason: idle.stopReason ?? "unreported",
+        stopReason: idle.stopReason ?? UNREPORTED_STOP_REASON,
         messageId: ack.messageId,
         ...(idle.error ? { error: idle.error } : {}),
         ...(idle._meta ? { _meta: idle._meta } : {}),
@@ -492,6 +518,10 @@ export class AcpHttpClient {
     this.#connection.http.adoptConnectionId(fromResult);
   }
 }
+
+/** JSON-RPC's "resource not found" (ACP: the session is unknown). */
+const RESOURCE_NOT_FOUND = -32002;
+const noop = (): void => undefined;
 
 /** A result checked against its schema; a shape the protocol does not allow is an `AcpProtocolError`. */
 function parsed<T>(method: string, schema: v.GenericSchema<unknown, T>, result: unknown): T {

@@ -14,6 +14,7 @@ import {
   AcpConnectionClosedError,
   AcpHttpError,
   AcpInterruptedError,
+  AcpProtocolVersionError,
   AcpRpcError,
   type CloseReason,
 } from "./errors.js";
@@ -26,7 +27,7 @@ import { Outbox, SENT_AT_ONCE, type OutboxOwner, type Transport } from "./outbox
 import { ConnectionRecovery, type AcpRecovery, type RecoveryOwner } from "./recovery.js";
 import { SessionStreams, type StreamsOwner } from "./session-streams.js";
 import { WebSocketTransport, normalizeWatchdogPolicy, type SocketOwner } from "./ws-transport.js";
-import type { ProtocolProfile } from "./protocol-versions.js";
+import { negotiatedProfile, type ProtocolProfile } from "./protocol-versions.js";
 import { V2Turns, type V2TurnsOwner } from "./v2-turns.js";
 
 /**
@@ -76,12 +77,17 @@ export class Connection
   readonly #ownCookies: AcpCookieStore | undefined;
   /** The prompts waiting for their session's idle, on a connection that speaks a version whose turns end so. */
   #turns: V2Turns | undefined;
+  /** The version asked for in `initialize` (option `protocolVersion`); a recovery asks for it again. */
+  readonly #asked: ProtocolProfile;
+  /** The version spoken: the one asked for until `initialize` is answered, then the agent's (`speak`). */
+  #profile: ProtocolProfile;
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
 
   /** `options`: resolved once by the client (`resolveClientOptions`); no default is set here. */
   constructor(options: ResolvedClientOptions) {
+    this.#asked = this.#profile = options.profile;
     this.#correlator = new RpcCorrelator(ACP_DEFAULTS.postReleaseMs, this, options.randomRequestIds);
     const logger = (this.#logger = options.logger);
     const policy = options.reconnectPolicy;
@@ -144,8 +150,14 @@ export class Connection
    * version whose turns end on idle has its session updates read as they are delivered.
    */
   speak(profile: ProtocolProfile): void {
+    this.#profile = profile;
     this.#turns = profile.turnEnd === "idle" ? (this.#turns ?? new V2Turns(this)) : undefined;
     this.inbound.delivered = this.#turns;
+  }
+
+  /** The version spoken (see `speak`). */
+  get profile(): ProtocolProfile {
+    return this.#profile;
   }
 
   /** The prompts waiting for their idle (a version whose turns end so; see `speak`). */
@@ -376,7 +388,15 @@ export class Connection
   async recoveryRequest(method: string, params: unknown): Promise<unknown> {
     const bound = { timeoutMs: ACP_DEFAULTS.recoveryRequestTimeoutMs };
     const result = await this.#send(method, params, bound, method === "initialize");
-    if (method === "initialize") this.streams.openConnection();
+    if (method === "initialize") {
+      // The rebuilt agent's answer decides the version again, as the first one did (it may be
+      // another build); one this client cannot speak fails the attempt.
+      const answered = (result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+      const spoken = negotiatedProfile(this.#asked.version, answered);
+      if (!spoken) throw new AcpProtocolVersionError(this.#asked.version, answered);
+      this.speak(spoken);
+      this.streams.openConnection();
+    }
     return result;
   }
 

@@ -181,8 +181,9 @@ export class AcpProtocolError extends AcpError {
 }
 
 /**
- * `initialize` was answered with a protocol version this client does not speak: one above the version
- * it asked for, or one it has no profile for (see the `protocolVersion` option). The connection closes
+ * `initialize` was answered with a protocol version this client does not speak: asked for 2, one above
+ * it, or one it has no profile for (asked for 1, the default, the answer is not checked, as it never
+ * was; see the `protocolVersion` option). The connection closes
  * (`initialize-failed`), as the protocol asks; a client asking for v2 of an agent that answers 1 speaks
  * v1 instead and gets no error.
  */
@@ -246,7 +247,10 @@ export class AcpUnsupportedError extends AcpError {
   override name = "AcpUnsupportedError";
   declare readonly kind: "unsupported";
   readonly method: string;
-  /** The capability the method needs, as a path in the agent's capabilities (`sessionCapabilities.fork`). */
+  /**
+   * What the method needs: a path in the agent's capabilities (`sessionCapabilities.fork`), or, for a
+   * method or parameter the spoken protocol version lacks, `protocolVersion N` (the version that has it).
+   */
   readonly capability: string;
 
   /** `detail`: why, when it is not a capability the agent left out (the message says it instead). */

@@ -42,6 +42,7 @@ export {
 // The ACP shapes a user meets in the signatures above (params, results, the agent's requests).
 export {
   PROTOCOL_VERSION,
+  UNREPORTED_STOP_REASON,
   readSessionUpdate,
   type AgentCapabilities,
   type AuthenticateParams,

@@ -2,6 +2,12 @@
 // how a turn ends, how `initialize` is shaped. client.ts reads the profile of the version
 // `initialize` negotiated (before that, of the version asked for); nothing else asks "is it v2?".
 // Version 2 is the ACP v2 draft (experimental; `experimental/v2` of @agentclientprotocol/sdk 2.4.0).
+import type * as v from "valibot";
+import {
+  InitializeResultSchema,
+  V2InitializeResultSchema,
+  type InitializeResult,
+} from "./acp-types.js";
 
 /** A protocol version this client speaks: 1 (stable ACP), or 2 (the ACP v2 draft, experimental, opt-in). */
 export type AcpProtocolVersion = 1 | 2;
@@ -23,6 +29,8 @@ export interface ProtocolProfile {
   readonly turnEnd: "response" | "idle";
   /** The names `initialize` gives the client's identity and capabilities (v1 `clientInfo`, v2 `info`). */
   readonly initialize: { readonly info: string; readonly capabilities: string };
+  /** How `initialize`'s answer reads in this version (v2 names an auth method `methodId`, v1 `id`). */
+  readonly initializeResult: v.GenericSchema<unknown, InitializeResult>;
   /**
    * The client capabilities this version defines that a handler makes possible (v2 has no
    * client-side files or terminals: its terminals are the agent's).
@@ -65,6 +73,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<AcpProtocolVersion, ProtocolProf
     absentParams: { resumeSession: ["replayFrom"], unstableResumeSession: ["replayFrom"] },
     turnEnd: "response",
     initialize: { info: "clientInfo", capabilities: "clientCapabilities" },
+    initializeResult: InitializeResultSchema,
     handlerCapabilities: ["fs", "terminal", "elicitation"],
   },
   2: {
@@ -80,6 +89,8 @@ export const PROTOCOL_PROFILES: Readonly<Record<AcpProtocolVersion, ProtocolProf
     absentParams: {},
     turnEnd: "idle",
     initialize: { info: "info", capabilities: "capabilities" },
+    // Read as an InitializeResult whose v1 fields are absent (its `authMethods` name `methodId`).
+    initializeResult: V2InitializeResultSchema as unknown as v.GenericSchema<unknown, InitializeResult>,
     handlerCapabilities: ["elicitation"],
   },
 };
@@ -91,19 +102,20 @@ export const HIGHEST_PROTOCOL_VERSION: AcpProtocolVersion = 2;
  * The profile of the version `initialize` was answered with, or undefined when this client cannot
  * speak it: the agent answers the highest version it has at or below the one asked for, so an answer
  * above `requested`, or one with no profile, is a version the client must not speak. A numeric
- * string is read as its number (some servers echo the version as a string, `"1"` or `"1.0"`).
+ * string is read as its number (some servers echo the version as a string, `"1"` or `"1.0"`). Asked
+ * for 1, the answer is not checked: the stable client never did (servers answer `"2025-06-18"`, 0, 2).
  */
 export function negotiatedProfile(requested: AcpProtocolVersion, answered: unknown): ProtocolProfile | undefined {
+  if (requested === 1) return PROTOCOL_PROFILES[1];
   const version = typeof answered === "string" && /^\d+(\.0+)?$/.test(answered) ? Number(answered) : answered;
   if (typeof version !== "number" || !Number.isInteger(version) || version < 1 || version > requested) return undefined;
   return PROTOCOL_PROFILES[version as AcpProtocolVersion];
 }
 
-/** The profile of a version given as an option; anything else is a caller's bug, thrown at construction. */
+/**
+ * The profile of a version given as an option: 2 (or `"2"`) asks for the v2 draft; anything else is
+ * read as 1, as the option was before the draft (a stored connection's header value, `"2025-06-18"`).
+ */
 export function profileOf(version: number | string): ProtocolProfile {
-  const profile = negotiatedProfile(HIGHEST_PROTOCOL_VERSION, version);
-  if (!profile) {
-    throw new TypeError(`protocolVersion must be one of 1..${HIGHEST_PROTOCOL_VERSION} (got ${String(version)})`);
-  }
-  return profile;
+  return negotiatedProfile(HIGHEST_PROTOCOL_VERSION, version) ?? PROTOCOL_PROFILES[1];
 }

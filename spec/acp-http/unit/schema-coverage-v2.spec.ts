@@ -22,6 +22,7 @@ interface Def {
   $ref?: string;
   const?: string;
   required?: string[];
+  type?: string | string[];
   "x-side"?: string;
   "x-method"?: string;
 }
@@ -52,16 +53,31 @@ const refOf = (def: Def | undefined): Def | undefined => {
   return ref ? defs[ref.replace("#/$defs/", "")] : undefined;
 };
 
+/** Every capability path under `def`, at any depth (through `$ref`s), `_meta` left out. */
 function capabilityPaths(root: string, def: Def): string[] {
   const paths: string[] = [];
   for (const [key, field] of Object.entries(def.properties ?? {})) {
     if (key === "_meta") continue;
     paths.push(`${root}.${key}`);
-    for (const inner of Object.keys(refOf(field)?.properties ?? {})) {
-      if (inner !== "_meta") paths.push(`${root}.${key}.${inner}`);
-    }
+    const inner = refOf(field);
+    if (inner) paths.push(...capabilityPaths(`${root}.${key}`, inner));
   }
   return paths;
+}
+
+/**
+ * An answer that says yes to every capability under `def`, each in the draft's own type: an object
+ * (`{}` when it has nothing but `_meta`), a boolean `true`.
+ */
+function everythingOn(def: Def): Record<string, unknown> {
+  const on: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(def.properties ?? {})) {
+    if (key === "_meta") continue;
+    const inner = refOf(field);
+    if (inner) on[key] = everythingOn(inner);
+    else if ([field.type].flat().includes("boolean")) on[key] = true;
+  }
+  return on;
 }
 
 const uncovered = (names: Iterable<string>, covered: (name: string) => boolean) =>
@@ -121,6 +137,25 @@ describe(`the protocol layer covers the ACP v2 draft of @agentclientprotocol/sdk
       return true;
     };
     expect(uncovered(capabilityPaths("agentCapabilities", defs.AgentCapabilities!), read)).toEqual([]);
+  });
+
+  it("reads every capability the agent may advertise in v2 in the draft's type, and exposes it", async () => {
+    const capabilities = everythingOn(defs.AgentCapabilities!);
+    // The reading itself works: objects at the second level and below (`session.prompt.image`).
+    expect(capabilities).toMatchObject({ session: { prompt: { image: {} }, mcp: { stdio: {}, http: {} } } });
+    const h = createHarness({ protocolVersion: 2 });
+    h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: 2, capabilities });
+    const result = await h.client.initialize();
+    const at = (root: unknown, path: string) =>
+      path
+        .split(".")
+        .slice(1)
+        .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
+    const paths = capabilityPaths("agentCapabilities", defs.AgentCapabilities!);
+    const readBack = (root: unknown) => paths.map((path) => [path, at(root, path)]);
+    const expected = paths.map((path) => [path, at(capabilities, path)]);
+    expect(readBack(result.capabilities)).toEqual(expected);
+    expect(readBack(h.client.v2AgentCapabilities)).toEqual(expected);
   });
 
   it("advertises every v2 client capability its handlers make possible", async () => {

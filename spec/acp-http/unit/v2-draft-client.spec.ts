@@ -5,6 +5,7 @@
 import {
   AcpAbortError,
   AcpConnectionClosedError,
+  AcpInterruptedError,
   AcpProtocolVersionError,
   AcpRpcError,
   AcpTimeoutError,
@@ -26,6 +27,7 @@ const update = (sessionUpdate: string, fields: Record<string, unknown> = {}) => 
   params: { sessionId: "s1", update: { sessionUpdate, ...fields } },
 });
 const idle = (stopReason?: string) => update("state_update", { state: "idle", ...(stopReason ? { stopReason } : {}) });
+const running = () => update("state_update", { state: "running" });
 
 /** A v2 client whose fake agent answers initialize with `answered`, a prompt with `messageId`, the rest `{}`. */
 function v2Harness(answered: unknown = 2, onPrompt?: (id: unknown) => Response | Promise<Response>): Harness {
@@ -83,7 +85,6 @@ describe("AcpHttpClient on the ACP v2 draft: initialize", () => {
     [2, 3],
     [2, 0],
     [2, "two"],
-    [1, 2],
   ])("asked for %p, refuses an answer of %p with AcpProtocolVersionError and closes", async (asked, answered) => {
     const h = createHarness({ protocolVersion: asked });
     h.server.onPost = (request) => rpcResult(bodyOf(request).id, { protocolVersion: answered });
@@ -93,8 +94,9 @@ describe("AcpHttpClient on the ACP v2 draft: initialize", () => {
     expect((await h.client.closed).reason).toBe("initialize-failed");
   });
 
-  it("refuses a protocolVersion option it has no profile for at construction", () => {
-    expect(() => createHarness({ protocolVersion: 3 })).toThrow(TypeError);
+  it("asks for v2 with the option 2 or \"2\"; any other value is read as 1", () => {
+    expect(createHarness({ protocolVersion: "2" }).client.protocolVersion).toBe(2);
+    expect(createHarness({ protocolVersion: 3 }).client.protocolVersion).toBe(1);
   });
 });
 
@@ -133,8 +135,9 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
   it("ends the turn with an idle that came before the acknowledgement, after the echo of its message", async () => {
     await start(async (id) => {
       stream.send(1, update("user_message", { messageId: "m1" }));
-      stream.send(2, idle("max_tokens"));
-      await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the echo and the idle");
+      stream.send(2, running());
+      stream.send(3, idle("max_tokens"));
+      await waitFor(() => updatesIn(h.envelopes) === 3, 2000, "the echo, running and the idle");
       return rpcResult(id, { messageId: "m1" });
     });
     await expect(h.client.prompt(PROMPT, { timeoutMs: 5000 })).resolves.toMatchObject({ stopReason: "max_tokens" });
@@ -142,16 +145,18 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
 
   it("does not end the turn with an idle of earlier work (before its message was echoed)", async () => {
     await start(async (id) => {
-      stream.send(1, idle("end_turn"));
-      await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "the earlier idle");
+      stream.send(1, running());
+      stream.send(2, idle("end_turn"));
+      await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the earlier work and its idle");
       return rpcResult(id, { messageId: "m1" });
     });
     const state = watch(h.client.prompt(PROMPT));
     await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
-    stream.send(2, update("user_message", { messageId: "m1" }));
-    await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the echo");
+    stream.send(3, update("user_message", { messageId: "m1" }));
+    stream.send(4, running());
+    await waitFor(() => updatesIn(h.envelopes) === 4, 2000, "the echo and running");
     expect(state.settled).toBe(false);
-    stream.send(3, update("state_update", { state: "idle", stopReason: "error", error: { code: -1, message: "x" } }));
+    stream.send(5, update("state_update", { state: "idle", stopReason: "error", error: { code: -1, message: "x" } }));
     await waitFor(() => state.settled, 2000, "the prompt");
     expect(state.value).toEqual({ stopReason: "error", messageId: "m1", error: { code: -1, message: "x" } });
   });
@@ -161,12 +166,121 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
     const state = watch(h.client.prompt(PROMPT));
     await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
     const otherIdle = { sessionId: "s2", update: { sessionUpdate: "state_update", state: "idle" } };
-    stream.send(1, { ...idle("end_turn"), params: otherIdle });
-    await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "the other session's idle");
+    stream.send(1, running());
+    stream.send(2, { ...idle("end_turn"), params: otherIdle });
+    await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the other session's idle");
     expect(state.settled).toBe(false);
-    stream.send(2, idle());
+    stream.send(3, idle());
     await waitFor(() => state.settled, 2000, "the prompt");
     expect(state.value).toEqual({ stopReason: "unreported", messageId: "m1" });
+  });
+
+  it("does not end the turn with a repeated idle snapshot, after the acknowledgement or before it", async () => {
+    await start();
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    // A background task ended while the session was idle: the same state again, with its new list.
+    stream.send(1, update("state_update", { state: "idle", background: [] }));
+    await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "the snapshot");
+    stream.send(2, update("user_message", { messageId: "m1" }));
+    stream.send(3, running());
+    await waitFor(() => updatesIn(h.envelopes) === 3, 2000, "the echo and running");
+    expect(state.settled).toBe(false);
+    stream.send(4, idle("end_turn"));
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+  });
+
+  it("does not end the turn with an idle snapshot after its echo and before the acknowledgement", async () => {
+    await start(async (id) => {
+      stream.send(1, update("user_message", { messageId: "m1" }));
+      stream.send(2, update("state_update", { state: "idle", background: [] }));
+      await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "the echo and the snapshot");
+      return rpcResult(id, { messageId: "m1" });
+    });
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    stream.send(3, running());
+    await waitFor(() => updatesIn(h.envelopes) === 3, 2000, "running");
+    expect(state.settled).toBe(false);
+    stream.send(4, idle("end_turn"));
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+  });
+
+  it("ends the turn at the first idle when the session was already at work as the prompt was sent", async () => {
+    await start();
+    stream.send(1, running());
+    await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "running");
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    stream.send(2, idle("end_turn"));
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+  });
+
+  it("ends the turn at an idle whose _meta is malformed (read as absent, nothing reported)", async () => {
+    await start((id) => rpcResult(id, { messageId: "m1", _meta: "also malformed" }));
+    const errors: AcpParseError[] = [];
+    h.client.parseErrors$.subscribe((error) => errors.push(error));
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    stream.send(1, update("user_message", { messageId: "m1" }));
+    stream.send(2, running());
+    stream.send(3, update("state_update", { state: "idle", stopReason: "end_turn", _meta: "oops" }));
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+    expect(errors).toEqual([]);
+  });
+
+  it("ends a waiting turn as cancelled when its session is closed or deleted", async () => {
+    await start();
+    const closed = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    stream.send(1, update("user_message", { messageId: "m1" }));
+    await waitFor(() => updatesIn(h.envelopes) === 1, 2000, "the echo");
+    await h.client.closeSession({ sessionId: "s1" });
+    await waitFor(() => closed.settled, 2000, "the closed session's prompt");
+    expect(closed.value).toEqual({ stopReason: "cancelled", messageId: "m1" });
+
+    const deleted = watch(h.client.prompt(PROMPT));
+    await waitFor(() => sent(h).filter((m) => m.method === "session/prompt").length === 2, 2000, "the prompt");
+    await h.client.deleteSession({ sessionId: "s1" });
+    await waitFor(() => deleted.settled, 2000, "the deleted session's prompt");
+    expect(deleted.value).toEqual({ stopReason: "cancelled", messageId: "m1" });
+  });
+
+  it("ends a waiting turn as cancelled when the agent answers its session's close with -32002", async () => {
+    await start();
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      if (message.method === "session/prompt") return rpcResult(message.id, { messageId: "m1" });
+      return jsonResponse({ jsonrpc: "2.0", id: message.id, error: { code: -32002, message: "unknown session" } });
+    };
+    const state = watch(h.client.prompt(PROMPT));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    await expect(h.client.closeSession({ sessionId: "s1" })).rejects.toBeInstanceOf(AcpRpcError);
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "cancelled", messageId: "m1" });
+  });
+
+  it("tells the agent session/cancel when a prompt is given up after its acknowledgement", async () => {
+    h = createHarness({ protocolVersion: 2, cancelRequests: true });
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      if (message.method === "initialize") return rpcResult(message.id, { protocolVersion: 2 });
+      if (message.method === "session/prompt") return rpcResult(message.id, { messageId: "m1" });
+      return rpcResult(message.id ?? null, {});
+    };
+    await bootstrap(h);
+    const controller = new AbortController();
+    const state = watch(h.client.prompt(PROMPT, { signal: controller.signal }));
+    await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
+    controller.abort();
+    await waitFor(() => state.settled, 2000, "the aborted prompt");
+    expect(state.error).toBeInstanceOf(AcpAbortError);
+    await waitFor(() => sent(h).some((m) => m.method === "session/cancel"), 2000, "session/cancel");
+    expect(sent(h).find((m) => m.method === "session/cancel")!.params).toEqual({ sessionId: "s1" });
   });
 
   it("fails at once when the agent refuses the prompt", async () => {
@@ -242,6 +356,23 @@ describe("AcpHttpClient on the ACP v2 draft: methods by version", () => {
 });
 
 describe("AcpHttpClient on the ACP v2 draft: updates", () => {
+  it("reads a null or malformed _meta as absent and skips invalid content items, reporting nothing", async () => {
+    const h = v2Harness();
+    const errors: AcpParseError[] = [];
+    h.client.parseErrors$.subscribe((error) => errors.push(error));
+    const stream = await bootstrap(h);
+    stream.send(1, update("usage_update", { used: 1, size: 2, _meta: null }));
+    const content = [{ type: "text", text: "ok" }, { text: "no type" }];
+    stream.send(2, update("agent_message", { messageId: "a1", content }));
+    await waitFor(() => updatesIn(h.envelopes) === 2, 2000, "two updates");
+    expect(errors).toEqual([]);
+    const [usage, message] = h.envelopes
+      .map((e) => (e as { params?: { update?: unknown } }).params?.update)
+      .filter(Boolean);
+    expect(readSessionUpdate(usage, 2)).toMatchObject({ sessionUpdate: "usage_update", used: 1 });
+    expect(readSessionUpdate(message, 2)).toMatchObject({ content: [{ type: "text", text: "ok" }] });
+  });
+
   it("reports a malformed v2 update on parseErrors$, keeps it on envelopes$, reads good ones typed", async () => {
     const h = v2Harness();
     const errors: AcpParseError[] = [];
@@ -261,5 +392,29 @@ describe("AcpHttpClient on the ACP v2 draft: updates", () => {
     expect(readSessionUpdate(updates[2], 2)).toBeUndefined();
     // The stable reader does not know the v2 kinds.
     expect(readSessionUpdate(updates[1])).toBeUndefined();
+  });
+});
+
+describe("AcpHttpClient on the ACP v2 draft: recovery", () => {
+  it("speaks the version the rebuilt agent answers: v1 there, the prompt ends with its answer", async () => {
+    const h = createHarness({ recover: true, protocolVersion: 2 });
+    let generation = 0;
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      if (message.method === "initialize") {
+        generation += 1;
+        return rpcResult(message.id, { protocolVersion: generation === 1 ? 2 : 1 });
+      }
+      if (message.method === "_x/lost" && generation === 1) return new Response(null, { status: 404 });
+      if (message.method === "session/prompt") return rpcResult(message.id, { stopReason: "end_turn" });
+      return rpcResult(message.id, {});
+    };
+    await bootstrap(h);
+    expect(h.client.protocolVersion).toBe(2);
+    await expect(h.client.request("_x/lost", {})).rejects.toBeInstanceOf(AcpInterruptedError);
+    await h.client.request("_x/after", {});
+    expect(generation).toBe(2);
+    expect(h.client.protocolVersion).toBe(1);
+    await expect(h.client.prompt(PROMPT, { timeoutMs: 2000 })).resolves.toEqual({ stopReason: "end_turn" });
   });
 });
