@@ -10,7 +10,7 @@ import { PersistentVector } from "../../internal/persistent-vector.js";
 import type { InputRequest, PermissionOptionInfo, PlanEntry, SandboxEvent, SessionEnded } from "../events/events.js";
 import { isPlainObject, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
-import { Message } from "./message.js";
+import { Message, type OpenMessage } from "./message.js";
 import {
   FINISHED_TOOL_STATUSES,
   type CompactionEntry,
@@ -134,6 +134,13 @@ export class TranscriptBuilder {
   readonly #terminals = new Map<string, { index: number; output: TerminalOutput }>();
   /** v2 draft plans by agent session and `planId` → their entry's index. */
   readonly #plans = new Map<string, number>();
+  /**
+   * The last entry while v1 chunks coalesce into it: the vector still holds the version it had when
+   * it opened, and the snapshots hold it with their chunk count (`#close` puts the current version
+   * in the vector before anything else reads the entries). `#openSnapped`: a snapshot has its count.
+   */
+  #open: OpenMessage | undefined;
+  #openSnapped = false;
 
   constructor(options: TranscriptOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -164,7 +171,22 @@ export class TranscriptBuilder {
   }
 
   #snap(): Transcript {
+    const open = this.#open;
+    if (open !== undefined && !this.#openSnapped) {
+      this.#openSnapped = true;
+      return new Snapshot(this.#list, this.#ids, this.#derived, this.#version, open, open.chunks);
+    }
+    // One snapshot per chunk count: a later snapshot (a change that added no chunk) reads the vector.
+    this.#close();
     return new Snapshot(this.#list, this.#ids, this.#derived, this.#version);
+  }
+
+  /** The open message's current version into the vector; no change to the transcript. */
+  #close(): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    this.#open = undefined;
+    this.#list = this.#list.set(this.#list.size - 1, open.version(open.chunks));
   }
 
   #changed(derived?: Partial<Derived>): void {
@@ -173,6 +195,7 @@ export class TranscriptBuilder {
   }
 
   #append(entry: TranscriptEntry): number {
+    this.#close();
     const index = this.#list.size;
     const before = this.#list.get(index - 1);
     if (before instanceof Message) before.compact();
@@ -183,6 +206,7 @@ export class TranscriptBuilder {
   }
 
   #replace(index: number, entry: TranscriptEntry): void {
+    this.#close();
     this.#list = this.#list.set(index, entry);
     this.#changed();
   }
@@ -221,6 +245,8 @@ export class TranscriptBuilder {
   }
 
   #apply(input: SandboxEvent | TranscriptNote, at: number): void {
+    // Only a v1 chunk may find the last entry open (it reads no more than the message's kind and ids).
+    if (input.kind !== "update" || !this.#isChunk(input.update as unknown as PlainObject)) this.#close();
     switch (input.kind) {
       case "update":
         return this.#update(input.sessionId, input.update as unknown as PlainObject & { sessionUpdate: string }, at);
@@ -281,6 +307,11 @@ export class TranscriptBuilder {
         this.#append({ kind: "raw", id: this.#id("raw"), at, type: input.method, value: input.params });
         return;
     }
+  }
+
+  /** The update goes to `#chunk` (a v1 chunk, or a v2 draft chunk without a `messageId`). */
+  #isChunk(update: PlainObject): boolean {
+    return CHUNKS.has(update.sessionUpdate as string) && !(this.#draft && typeof update.messageId === "string");
   }
 
   #update(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
@@ -371,7 +402,11 @@ export class TranscriptBuilder {
     // numbers messages, the same message).
     const sameMessage = messageId === undefined || (last instanceof Message && last.messageId === messageId);
     if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
-      this.#replace(lastIndex, last.append(part));
+      // `last` is the open message's base while it is open: the fields read above do not change.
+      this.#open ??= last.open();
+      this.#open.append(part);
+      this.#openSnapped = false;
+      this.#changed();
     } else {
       // The agent's message id names the message (within its agent session); without one, the event
       // that began it does.
