@@ -246,7 +246,8 @@ export class TranscriptBuilder {
 
   #apply(input: SandboxEvent | TranscriptNote, at: number): void {
     // Only a v1 chunk may find the last entry open (it reads no more than the message's kind and ids).
-    if (input.kind !== "update" || !this.#isChunk(input.update as unknown as PlainObject)) this.#close();
+    const open = this.#open !== undefined;
+    if (open && (input.kind !== "update" || !this.#isChunk(input.update as unknown as PlainObject))) this.#close();
     switch (input.kind) {
       case "update":
         return this.#update(input.sessionId, input.update as unknown as PlainObject & { sessionUpdate: string }, at);
@@ -311,7 +312,10 @@ export class TranscriptBuilder {
 
   /** The update goes to `#chunk` (a v1 chunk, or a v2 draft chunk without a `messageId`). */
   #isChunk(update: PlainObject): boolean {
-    return CHUNKS.has(update.sessionUpdate as string) && !(this.#draft && typeof update.messageId === "string");
+    const kind = update.sessionUpdate;
+    // Compared, not looked up in `CHUNKS`: this runs for every update while a message is open.
+    const chunk = kind === "agent_message_chunk" || kind === "agent_thought_chunk" || kind === "user_message_chunk";
+    return chunk && !(this.#draft && typeof update.messageId === "string");
   }
 
   #update(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
