@@ -370,7 +370,7 @@ describe("the transcript model", () => {
       expect((early.at(0) as MessageEntry).content).toEqual([{ type: "text", text: "a" }]);
     });
 
-    it("gives each chunk's snapshot its own message version, one object whether read before or after later events", () => {
+    it("gives a chunk's snapshot its own message version, one object whether read early or late", () => {
       const usage = { _meta: { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } } };
       const builder = new TranscriptBuilder();
       builder.push(prompt("go"));
