@@ -46,7 +46,8 @@ export const AGENT_NOTIFICATIONS: Readonly<Record<string, string>> = {
 export const NOT_SUPPORTED: Readonly<Record<string, string>> = {
   "clientCapabilities.session":
     "says the client shows compaction, notices and boolean options; only the layer's user knows that " +
-    "(the updates are typed here), so it is sent when the caller passes it to initialize({ clientCapabilities })",
+    "(the updates are typed here), so it is sent when the caller passes it to initialize({ clientCapabilities }); " +
+    "a client built on this layer decides it (the sandbox layer sends all three by default)",
   "clientCapabilities.auth":
     "terminal authentication runs the agent's login command in a terminal the client owns; this client " +
     "owns none (terminal/* requests go to the user's handlers); a caller may still pass it to initialize",

@@ -12,9 +12,12 @@ export interface ClientSettings extends SandboxAgentClientOptions {
   autoConnect: boolean;
   /** Working directory for new sessions when a call does not give one. */
   cwd: string;
+  protocolVersion: 1 | 2;
   store: SessionStore;
   /** Where `debug` sends its lines: the console for `true`, the given logger, or nowhere. */
   logger: Logger | undefined;
+  /** What the client tells the agent it can present, each part decided. */
+  shows: Required<NonNullable<SandboxAgentClientOptions["shows"]>>;
 }
 
 /** A health wait's options with every default filled in. */
@@ -55,6 +58,8 @@ export function resolveClientOptions(options: SandboxAgentClientOptions): Client
     ...(o.headers ? { headers: { ...o.headers } } : {}),
     autoConnect: o.autoConnect ?? CLIENT_DEFAULTS.autoConnect,
     cwd: o.cwd ?? CLIENT_DEFAULTS.cwd,
+    protocolVersion: o.protocolVersion ?? CLIENT_DEFAULTS.protocolVersion,
+    shows: { ...CLIENT_DEFAULTS.shows, ...o.shows },
     store: o.store ?? memoryStore(),
     logger: o.debug === true ? consoleLogger("sandbox-agent") : o.debug || undefined,
   };
@@ -78,11 +83,13 @@ export function checkClientOptions(options: object): void {
   optional(o, "serverApi", "\"v1\" or \"v2\"", (value) => value === "v1" || value === "v2");
   optional(o, "serverId", "a non-empty string", (value) => typeof value === "string" && value !== "");
   optional(o, "cwd", "a string (a directory on the server)", (value) => typeof value === "string");
+  optional(o, "protocolVersion", "1 or 2 (2: the ACP v2 draft, experimental)", (value) => value === 1 || value === 2);
   optional(o, "onPermissionRequest", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
   optional(o, "onInput", 'a function or "ask"', (value) => value === "ask" || isFunction(value));
   for (const handler of ["onReadTextFile", "onWriteTextFile"] as const) {
     optional(o, handler, "a function", isFunction);
   }
+  optional(o, "shows", "an object of true or false by part (compaction, notices, booleanOptions)", isShows);
   optional(o, "debug", "true, false or a logger with debug() and warn()", isDebug);
   optional(o, "store", "a session store (getSession, listSessions, updateSession, listEvents, insertEvent)", isStore);
   checkBounds(o, "waitForServer", ["initialDelayMs", "maxDelayMs", "attemptTimeoutMs"], true);
@@ -175,6 +182,10 @@ const isDebug = (value: unknown): boolean =>
   (isObject(value) &&
     isFunction((value as { debug?: unknown }).debug) &&
     isFunction((value as { warn?: unknown }).warn));
+const SHOWN = new Set(["compaction", "notices", "booleanOptions"]);
+const isShows = (value: unknown): boolean =>
+  isObject(value) &&
+  Object.entries(value).every(([part, shown]) => SHOWN.has(part) && (shown === undefined || isBoolean(shown)));
 const isStore = (value: unknown): boolean =>
   isObject(value) &&
   ["getSession", "listSessions", "updateSession", "listEvents", "insertEvent"].every((method) =>

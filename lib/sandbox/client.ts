@@ -142,6 +142,14 @@ export class SandboxAgentClient {
     return this.#lifecycle.connected;
   }
 
+  /**
+   * What the last successful connect learnt (the agent, its extensions, `agentCan`); undefined
+   * before one. A connect that `resumeSession` or `autoConnect` made counts too.
+   */
+  get connectInfo(): ConnectInfo | undefined {
+    return this.#lifecycle.info;
+  }
+
   /** The sandbox this client started with `SandboxAgentClient.start`, if any. */
   get sandbox(): SandboxInfo | undefined {
     return this.#sandbox?.info;

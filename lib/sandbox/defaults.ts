@@ -7,7 +7,17 @@
  * The defaults of the client's own options (the reconnect policy's are the protocol layer's,
  * `ACP_DEFAULTS.reconnect`).
  */
-export const CLIENT_DEFAULTS = { autoConnect: true, cwd: "/" } as const;
+export const CLIENT_DEFAULTS = {
+  autoConnect: true,
+  cwd: "/",
+  /**
+   * What the client tells the agent it can present: all of it, since the transcript makes compaction
+   * and notice entries of their updates and `setSessionConfigOption` sends boolean values as such.
+   */
+  shows: { compaction: true, notices: true, booleanOptions: true },
+  /** Stable ACP; 2, the ACP v2 draft, is experimental and opt-in. */
+  protocolVersion: 1,
+} as const;
 
 /** The defaults of `startSandbox`'s options (and `SandboxAgentClient.start`'s). */
 export const START_DEFAULTS = {

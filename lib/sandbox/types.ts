@@ -10,6 +10,7 @@ import type { HistoryEvent, HistoryOptions } from "./persistence/history.js";
 import type { ReplayOptions } from "./persistence/replay.js";
 import type { SessionStore } from "./persistence/store.js";
 import type { ServerApi } from "./server/profiles.js";
+import type { AgentCan } from "./connection/capabilities.js";
 import type { PromptInput, PromptOutcome } from "./sessions/session-calls.js";
 import type { Transcript } from "./transcript/index.js";
 
@@ -66,6 +67,14 @@ export interface SandboxAgentClientOptions {
   /** Working directory for new sessions when a call does not give one. Default `/`. */
   cwd?: string;
   /**
+   * The protocol version asked of the agent: 1 (default), or 2 for the ACP v2 draft, which is
+   * experimental (the draft may still change). The agent's answer decides; `ConnectInfo.protocolVersion`
+   * says which was agreed. On 2 a prompt resolves when the agent reports its session idle, every
+   * update of the turn delivered first, and a session is reopened with the agent's `session/resume`
+   * (`loadSession` asks it to replay the history). See docs/client.md.
+   */
+  protocolVersion?: 1 | 2;
+  /**
    * Decides the agent's permission requests; without it every request is answered "cancelled". `"ask"`:
    * each request waits for `client.replyPermission(...)` (a UI's answer; it shows as the session
    * transcript's `pendingPermission`) until its turn is cancelled or the agent withdraws it.
@@ -85,6 +94,14 @@ export interface SandboxAgentClientOptions {
   /** Answers the agent's file reads and writes (advertised to the agent only when given). */
   onReadTextFile?: (request: ReadTextFileRequest) => string | Promise<string>;
   onWriteTextFile?: (request: { sessionId: string; path: string; content: string }) => void | Promise<void>;
+  /**
+   * What the client tells the agent it can present to the user, told when connecting; default: all
+   * of it (`CLIENT_DEFAULTS.shows`). `compaction`: the agent's context compactions (the transcript's
+   * `compaction` entries); `notices`: its notices to the user (`notice` entries); `booleanOptions`:
+   * on/off configuration options (`setSessionConfigOption(id, id, true)`). Set one to `false` when
+   * your interface does not show it; an agent told nothing may keep such updates to itself.
+   */
+  shows?: { compaction?: boolean; notices?: boolean; booleanOptions?: boolean };
   /** Log what the client does (never tokens): `true` for the console, or a logger of your own. */
   debug?: boolean | Logger;
   /**
@@ -141,10 +158,14 @@ export type ConnectionState = "disconnected" | "connecting" | "connected" | "rec
 /** What a successful `connect()` reports: the server contract, the agent, and what it advertised. */
 export interface ConnectInfo {
   api: ServerApi;
+  /** The protocol version the agent agreed to: 1, or 2 (the ACP v2 draft, experimental) when asked for. */
+  protocolVersion: 1 | 2;
   agent: string;
   agentInfo: { name: string; version?: string } | undefined;
   /** Extension flags the server or agent advertised. */
   extensions: Record<string, boolean>;
+  /** The optional session calls the agent said it answers (`loadSession`, `deleteSession`, ...). */
+  agentCan: AgentCan;
 }
 
 /** Why a connection ended: `disconnected` is `disconnect()`; anything else came from the server or network. */

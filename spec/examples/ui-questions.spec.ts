@@ -1,8 +1,9 @@
 // examples/ui in real headless Chromium against the real sandbox-agent 0.4.2 server: the agent's
-// questions (a form card from the schema, a URL card, both answered through `onInput: "ask"`), the
-// agent's text in them kept as text, and Delete in the session list (done where the scripted agent
-// has session/delete, off with its reason where the demo agent answers it has none). Screenshots go
-// to spec/artifacts/.
+// questions (a form card from the schema, multi-selects as checkboxes, a URL card, all answered
+// through `onInput: "ask"`), the agent's text in them kept as text, and Delete in the session list
+// (offered where the scripted agent advertises session/delete, off with its reason when it then
+// refuses; not offered at all to the demo agent, which does not advertise it). Screenshots go to
+// spec/artifacts/.
 import type { Page } from "playwright-core";
 import { CHROMIUM, describeWith } from "../support/system-component.js";
 import { TIMEOUT, useUiBuild, useUiFixture, WAIT } from "./ui-fixture.js";
@@ -40,6 +41,39 @@ describeWith([CHROMIUM])("examples/ui: the agent's questions and deleting sessio
     expect(JSON.parse((await lastMessage(tab)) ?? "")).toEqual({
       method: "elicitation/create",
       result: { action: "accept", content: { project: "rx", runs: 2 } },
+    });
+    await tab.close();
+  }, TIMEOUT);
+
+  it("shows multi-selects as checkboxes, keeps to their bounds and sends the chosen values", async () => {
+    const tab = await ui.connected(ui.scriptedServer().baseUrl);
+    await ui.newSession(tab, "Multi-select");
+    await ui.send(tab, "elicit multi");
+    await tab.waitForSelector("#question[data-kind=form]", WAIT);
+    const labels = (field: string) => tab.locator(`#question-${field} .question-choice`).allTextContents();
+    expect((await labels("areas")).map((label) => label.trim())).toEqual(["api", "ui", "docs"]);
+    // Titled items show their titles; the schema's default is chosen at first.
+    expect((await labels("reviewers")).map((label) => label.trim())).toEqual(["Ada Lovelace", "Alan Turing"]);
+    expect(await tab.isChecked("#question-reviewers-alan")).toBe(true);
+    expect(await tab.textContent("#question-areas-label")).toBe("Areas *");
+    expect(await tab.evaluate(() => document.activeElement?.id)).toBe("question-areas-api");
+    // Fewer than minItems: the card says so and stays.
+    await tab.click("#question-accept");
+    expect(await tab.textContent("#question-problem")).toBe("Areas: choose at least 1");
+    expect(await tab.locator("#question").count()).toBe(1);
+    // At maxItems the other boxes are off.
+    await tab.check("#question-areas-docs");
+    await tab.check("#question-areas-api");
+    expect(await tab.isDisabled("#question-areas-ui")).toBe(true);
+    await tab.check("#question-reviewers-ada");
+    await ui.screenshot(tab, "ui-question-multi.png");
+    await tab.click("#question-accept");
+    await ui.stopReason(tab, "end_turn");
+    expect(await tab.locator("#question").count()).toBe(0);
+    // In the schema's order, whatever the order of the clicks.
+    expect(JSON.parse((await lastMessage(tab)) ?? "")).toEqual({
+      method: "elicitation/create",
+      result: { action: "accept", content: { areas: ["api", "docs"], reviewers: ["ada", "alan"] } },
     });
     await tab.close();
   }, TIMEOUT);
@@ -93,7 +127,7 @@ describeWith([CHROMIUM])("examples/ui: the agent's questions and deleting sessio
     await tab.close();
   }, TIMEOUT);
 
-  it("deletes a session from the list where the agent can, and turns Delete off, with why, where not", async () => {
+  it("offers Delete where the agent advertises it (off, with why, if it then refuses), and not elsewhere", async () => {
     const tab = await ui.connected(ui.scriptedServer().baseUrl);
     tab.on("dialog", (dialog) => void dialog.accept());
     await ui.newSession(tab, "Doomed");
@@ -104,20 +138,30 @@ describeWith([CHROMIUM])("examples/ui: the agent's questions and deleting sessio
     await row.locator(".session-delete").click();
     await row.waitFor({ ...WAIT, state: "detached" });
     await tab.waitForSelector(".empty-main", WAIT);
+
+    // The agent said it deletes sessions, yet this one it refuses ("method not found"): the action
+    // goes off, with the reason shown, and the session stays.
+    await ui.newSession(tab, "Refused");
+    const refused = await tab.getAttribute(".session-view", "data-session");
+    await ui.send(tab, "refuse session/delete");
+    await ui.stopReason(tab, "end_turn");
+    const refusedRow = tab.locator(`#session-list li[data-session="${refused}"]`);
+    await refusedRow.locator(".session-delete").click();
+    await tab.waitForSelector("#delete-off", WAIT);
+    expect(await tab.textContent("#delete-off")).toBe("Delete is off: mock cannot delete sessions.");
+    expect(await refusedRow.locator(".session-delete").isDisabled()).toBe(true);
+    expect(await refusedRow.count()).toBe(1);
     await tab.close();
 
-    // The demo agent has no session/delete: its answer turns the action off, with the reason shown.
+    // The demo agent does not advertise session/delete: no row offers it.
     const demo = await ui.connected(ui.agentServer.baseUrl);
-    demo.on("dialog", (dialog) => void dialog.accept());
     await ui.newSession(demo, "Kept");
     const kept = await demo.getAttribute(".session-view", "data-session");
     const keptRow = demo.locator(`#session-list li[data-session="${kept}"]`);
     await keptRow.waitFor(WAIT);
-    await keptRow.locator(".session-delete").click();
-    await demo.waitForSelector("#delete-off", WAIT);
-    expect(await demo.textContent("#delete-off")).toBe("Delete is off: mock cannot delete sessions.");
-    expect(await keptRow.locator(".session-delete").isDisabled()).toBe(true);
-    expect(await keptRow.count()).toBe(1);
+    expect(await keptRow.locator(".session-open").count()).toBe(1);
+    expect(await demo.locator("#session-list .session-delete").count()).toBe(0);
+    expect(await demo.locator("#delete-off").count()).toBe(0);
     await demo.close();
   }, TIMEOUT);
 });

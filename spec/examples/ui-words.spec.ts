@@ -55,6 +55,30 @@ describe("UI transcript notices", () => {
     ]);
   });
 
+  it("gives the agent's notices and context compactions a line each, toned by what they say", () => {
+    const text = (t: string) => ({ type: "text", text: t });
+    expect(
+      notices([
+        { kind: "prompt-sent", sessionId: S, prompt: [text("a")] },
+        update({ sessionUpdate: "notice", severity: "warning", title: "Rate limited", description: "Retrying in 5 s" }),
+        update({ sessionUpdate: "notice", severity: "error", title: "Quota exhausted", description: null }),
+        update({ sessionUpdate: "notice", severity: "_vendor", title: "Indexed 40 files" }),
+        update({ sessionUpdate: "compaction_update", compactionId: "c1", status: "in_progress" }),
+        update({ sessionUpdate: "compaction_update", compactionId: "c2", status: "in_progress" }),
+        update({ sessionUpdate: "compaction_summary_chunk", compactionId: "c2", content: text("the plan") }),
+        update({ sessionUpdate: "compaction_update", compactionId: "c2", status: "completed" }),
+        update({ sessionUpdate: "compaction_update", compactionId: "c3", status: "failed", error: "too big" }),
+      ] as TranscriptSource[]),
+    ).toEqual([
+      ["warn", "Rate limited: Retrying in 5 s"],
+      ["error", "Quota exhausted"],
+      ["info", "Indexed 40 files"],
+      ["info", "Compacting the conversation…"],
+      ["info", "Conversation compacted. Kept: the plan"],
+      ["warn", "Compaction failed: too big"],
+    ]);
+  });
+
   it("words stop reasons instead of showing their codes", () => {
     expect(["end_turn", "cancelled", "max_tokens", "max_turn_requests", "refusal", "other"].map(stopReasonText)).toEqual([
       "Done",

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { listedInstances, report, sleep } from "./support/helpers.js";
+import { drained, report } from "./support/helpers.js";
 
 let server: SandboxAgentServer;
 
@@ -24,16 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-/** The server's listing once it is empty, or as it is at the deadline. */
-async function drained(timeoutMs: number): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const listed = await listedInstances(server.baseUrl);
-    if (listed.length === 0 || Date.now() > deadline) return listed;
-    await sleep(100);
-  }
-}
 
 /** A fetch that makes the server create the instance after the close's DELETE was answered. */
 function lateCreatingFetch(): {
@@ -93,7 +83,7 @@ describe("a connect cut off while the server creates its agent instance", () => 
     const created = await wire.created;
     expect(created.status).toBe(200); // the server did create the instance, after the DELETE
     await created.body?.cancel();
-    const listed = await drained(20_000);
+    const { listed } = await drained(server.baseUrl, 20_000);
     report("cut-off creation", { requests: wire.requests, listed });
     expect(listed).toEqual([]);
   }, 60_000);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { SandboxAgentClient } from "../../lib/sandbox/index.js";
 import { mulberry32 } from "../support/prng.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
-import { listedInstances, report, sleep, waitFor } from "./support/helpers.js";
+import { drained, report, sleep, waitFor } from "./support/helpers.js";
 
 const RUNS = 50;
 const BATCH = 5;
@@ -41,16 +41,6 @@ function agentProcesses(): number[] {
     if (Number(pgrp) === group && state !== "Z") pids.push(Number(entry));
   }
   return pids;
-}
-
-/** Waits until the server lists no instance and no agent runs; returns what is left at the deadline. */
-async function drained(timeoutMs: number): Promise<{ listed: string[]; alive: number[] }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = { listed: await listedInstances(server.baseUrl), alive: agentProcesses() };
-    if ((left.listed.length === 0 && left.alive.length === 0) || Date.now() > deadline) return left;
-    await sleep(100);
-  }
 }
 
 /** How long one whole connect takes here, so the random points cover all of it. */
@@ -87,7 +77,7 @@ describe("disconnect() during connect() leaks nothing on the 0.4.2 server", () =
       // A cut-off creation is settled after disconnect() returned (the server may still be creating
       // the instance), and the server lets an agent go only once its DELETE is abandoned: give each
       // batch time to drain (this machine may take seconds to start a handful of agents).
-      leftAfterBatch.push(await drained(60_000));
+      leftAfterBatch.push(await drained(server.baseUrl, 60_000, agentProcesses));
     }
     const listed = leftAfterBatch.flatMap((left) => left.listed);
     const alive = leftAfterBatch.flatMap((left) => left.alive);

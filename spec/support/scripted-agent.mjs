@@ -35,27 +35,53 @@
 //                      with _meta.fs = [those reports]
 //   setmode ID         the agent switches mode itself: emits current_mode_update ID, then end_turn
 //   setoption ID VALUE the agent changes an option itself: emits config_option_update, then end_turn
-//   elicit [url]       asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//   refuse [METHOD]    from now on this session answers METHOD (default session/delete) with -32601, as
+//                      scriptedUnsupported does (an agent that advertised it, then refuses); end_turn
+//   elicit [url|multi] asks the client elicitation/create (form: a `project` string and a `runs` integer;
+//                      multi: `areas`, a required multi-select of api/ui/docs with 1 to 2 items, and
+//                      `reviewers`, a titled multi-select of ada/alan defaulting to [alan];
 //                      url: elicitationId "e-<n>", url https://example.invalid/sign-in), waits for the
 //                      answer, reports it in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report. An accepted url question is followed by
 //                      elicitation/complete {elicitationId}
+//   reply              a thought "Let me look" (messageId thought-<n>), a tool call tool-<n> ("Read notes",
+//                      pending, then completed), the message "Hello, world" in three parts (messageId
+//                      reply-<n>), then end_turn; n counts the session's prompts (r<pid>-<count> in a
+//                      session this process took up with session/resume). v2: the thought and the
+//                      message begin with their upserts (agent_thought, agent_message), the tool call with
+//                      the tool_call_update that creates it; the parts after the first are chunks, as in v1
 //   ask METHOD         sends an agent->client request METHOD with params {sessionId}; the answer is
 //                      reported in a chunk as JSON {method, result|error}; end_turn with
 //                      _meta.askAnswer = that report (a client should answer unknown methods -32601)
 // session/cancel also cuts `sleep` and `slowchunks` short; the turn then ends with "cancelled".
 // Every prompt result carries _meta.scripted = {verb}.
 //
+// The ACP v2 draft: an `initialize` that asks for protocolVersion 2 is answered with 2 (the draft's
+// shape: info, capabilities with the same _meta), and from then on this agent speaks the draft. A
+// prompt (any verb but error, exit, crash) is acknowledged at once with {messageId: "user-<n>"}; then
+// come the agent's user_message for it (that messageId), state_update running, the verb's updates
+// (agent chunks carry messageId reply-<n>), and the turn ends with state_update idle {stopReason,
+// _meta} instead of an answer. `error` still refuses the prompt with its JSON-RPC error (no turn).
+// session/resume of a session not known here takes it up (as session/load does); with replayFrom and
+// SCRIPTED_AGENT_REPLAY_ON_LOAD=1 it first replays the short history as upserts (user_message
+// "earlier question", agent_message "earlier answer"), then the state snapshot (idle), then answers.
+//
 // Requests:
-//   initialize                  protocolVersion 1, agentCapabilities (loadSession, prompt
-//                               capabilities, _meta["sandboxagent.dev"].extensions with booleans and
-//                               the `methods` this agent answers), authMethods [], agentInfo;
-//                               result._meta.seenClientMeta = params._meta (or null)
+//   initialize                  protocolVersion 1 (2 when asked for 2: see above), agentCapabilities
+//                               (loadSession, prompt capabilities, sessionCapabilities list/delete/resume,
+//                               auth.logout, _meta["sandboxagent.dev"].extensions with booleans and the
+//                               `methods` this agent answers), authMethods [], agentInfo; result._meta.seenClientMeta =
+//                               params._meta (or null), result._meta.seenClientCapabilities =
+//                               params.clientCapabilities (or null), kept for the sessions' boolean option
 //   session/new                 {sessionId:"sess-<n>", modes, configOptions, _meta:{seenMeta: params._meta|null,
 //                               cwd}}: modes normal/plan (current normal); configOptions (type select) model
 //                               (mock|mock-fast), mode (normal|plan), thought_level (low|medium|high), each with
 //                               the category of its id. params._meta["sandboxagent.dev"].scriptedUnsupported (an
 //                               array of method names) makes those methods answer -32601 in that session.
+//                               params._meta["sandboxagent.dev"].scriptedBoolean (true) adds a boolean option
+//                               `verbose` (false; category null), only when initialize's clientCapabilities
+//                               said session.configOptions.boolean (as the protocol asks); it is set only by
+//                               {type:"boolean", value:true|false} (-32602 otherwise).
 //                               params._meta["sandboxagent.dev"].scriptedConfig picks how that session's
 //                               configuration talks (default: as described below):
 //                                 "silent"   no modes or configOptions in the result; the set calls accept
@@ -70,7 +96,8 @@
 //   session/list                {sessions:[{sessionId, cwd, additionalDirectories}]} for the sessions here
 //                               (session/new and session/resume record params.additionalDirectories)
 //   session/resume              {modes, configOptions} of a session known here (-32602 for another one)
-//   session/delete              forgets the session ({}; -32602 for an unknown one)
+//   session/delete              forgets the session ({}; -32602 for an unknown one; -32601 when the session
+//                               lists session/delete in scriptedUnsupported: advertised, yet refused)
 //   logout                      {}; from then on session/new answers -32000 "Authentication required"
 //   session/set_mode            records the mode (-32602 for an unknown one), emits current_mode_update, then {}
 //   session/set_model           records the model (-32602 for an unknown one), emits config_option_update, then {}
@@ -84,6 +111,7 @@
 //   _probe/notify {method, params}               emits that notification, then {}
 //   _probe/stderr {lines,text}                   writes lines to stderr, then {wrote:n}
 //   _probe/env                                   {argv, cwd, pid, ppid, env}
+//   _probe/initialize                            {clientCapabilities} of the last initialize (or null)
 //   anything else                                JSON-RPC error -32601
 // Notifications:
 //   session/cancel {sessionId}  ends that session's pending turn with "cancelled"
@@ -107,6 +135,8 @@ const echoPrompt = process.env.SCRIPTED_AGENT_ECHO_PROMPT === "1";
 // SCRIPTED_AGENT_REPLAY_ON_LOAD=1: session/load first replays a short history (a user_message_chunk
 // "earlier question", then agent_message_chunks "earlier ", "answer"), as agents that keep history do.
 const replayOnLoad = process.env.SCRIPTED_AGENT_REPLAY_ON_LOAD === "1";
+/** Set by an `initialize` that asks for protocolVersion 2: this agent then speaks the ACP v2 draft. */
+let draft = false;
 
 function writeLine(line) {
   if (trace) process.stderr.write(`scripted-agent send: ${line}\n`);
@@ -138,6 +168,7 @@ const METHODS = [
   "_probe/notify",
   "_probe/stderr",
   "_probe/env",
+  "_probe/initialize",
 ];
 
 /** sessionId -> {cwd, config, unsupported} for session/list, the `fs` verb and session configuration. */
@@ -145,6 +176,8 @@ const sessions = new Map();
 let sessionCounter = 0;
 /** Set by `logout`: new sessions then need authentication again. */
 let loggedOut = false;
+// What the client said it can do in initialize (the boolean option is offered only when it can).
+let clientCapabilities = null;
 
 /** Our agent->client request id -> resolver of the client's answer. */
 const awaitingClient = new Map();
@@ -187,10 +220,27 @@ function beginTurn(sessionId) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** sessionId -> the messageId of the running turn's agent message (v2, and the `reply` verb). */
+const replyIds = new Map();
+/** sessionId -> prompts sent to it, for the ids of a turn's messages and tool call. */
+const promptCounts = new Map();
+/**
+ * sessionId -> what this process puts before a turn's number in those ids: nothing for a session it
+ * created, `r<pid>-` for one it took up (resume, load), which an earlier process numbered from 1 too.
+ */
+const idPrefixes = new Map();
+
+const update = (sessionId, body) => notify("session/update", { sessionId, update: body });
+
 function chunk(sessionId, text, meta) {
+  const messageId = replyIds.get(sessionId);
   notify("session/update", {
     sessionId,
-    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      ...(messageId === undefined ? {} : { messageId }),
+      content: { type: "text", text },
+    },
     ...(meta === undefined ? {} : { _meta: meta }),
   });
 }
@@ -214,10 +264,25 @@ async function runPrompt(msg) {
   const text = (first?.text ?? "").trim();
   const [verb = "", ...args] = text.split(/\s+/);
   const turn = beginTurn(sessionId);
+  const count = (promptCounts.get(sessionId) ?? 0) + 1;
+  promptCounts.set(sessionId, count);
+  const n = `${idPrefixes.get(sessionId) ?? ""}${count}`;
+  // The v2 draft: the prompt is acknowledged at once, the turn reported by the session's state.
+  const acknowledged = draft && !["error", "exit", "crash"].includes(verb);
+  if (acknowledged) {
+    const messageId = `user-${n}`;
+    reply(msg.id, { messageId });
+    update(sessionId, { sessionUpdate: "user_message", messageId, content: blocks.filter((b) => b?.type === "text") });
+    update(sessionId, { sessionUpdate: "state_update", state: "running" });
+  }
+  if (acknowledged || verb === "reply") replyIds.set(sessionId, `reply-${n}`);
   const end = (stopReason, meta = {}) => {
     turn.finish();
+    replyIds.delete(sessionId);
     const echoed = echoPrompt ? { promptTexts: blocks.filter((b) => b?.type === "text").map((b) => b.text) } : {};
-    reply(msg.id, { stopReason, _meta: { scripted: { verb: verb || "default" }, ...echoed, ...meta } });
+    const _meta = { scripted: { verb: verb || "default" }, ...echoed, ...meta };
+    if (acknowledged) update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason, _meta });
+    else reply(msg.id, { stopReason, _meta });
   };
   const endTurn = (meta) => end(turn.isCancelled ? "cancelled" : "end_turn", meta);
 
@@ -316,6 +381,25 @@ async function runPrompt(msg) {
       const elicitationId = `e-${outgoingCounter + 1}`;
       const question = url
         ? { sessionId, mode: "url", message: "Sign in", elicitationId, url: "https://example.invalid/sign-in" }
+        : args[0] === "multi" ? {
+            sessionId,
+            mode: "form",
+            message: "Which areas, and who reviews?",
+            requestedSchema: {
+              type: "object",
+              properties: {
+                areas: {
+                  type: "array", title: "Areas", minItems: 1, maxItems: 2,
+                  items: { type: "string", enum: ["api", "ui", "docs"] },
+                },
+                reviewers: {
+                  type: "array", title: "Reviewers", default: ["alan"],
+                  items: { anyOf: [{ const: "ada", title: "Ada Lovelace" }, { const: "alan", title: "Alan Turing" }] },
+                },
+              },
+              required: ["areas"],
+            },
+          }
         : {
             sessionId,
             mode: "form",
@@ -331,6 +415,25 @@ async function runPrompt(msg) {
       if (url && answer.result?.action === "accept") notify("elicitation/complete", { elicitationId });
       return endTurn({ askAnswer: answer });
     }
+    case "reply": {
+      const text = (t) => ({ type: "text", text: t });
+      const thought = { messageId: `thought-${n}` };
+      if (draft) update(sessionId, { sessionUpdate: "agent_thought", ...thought, content: [text("Let me")] });
+      else update(sessionId, { sessionUpdate: "agent_thought_chunk", ...thought, content: text("Let me") });
+      update(sessionId, { sessionUpdate: "agent_thought_chunk", ...thought, content: text(" look") });
+      const call = { toolCallId: `tool-${n}`, title: "Read notes", kind: "read", status: "pending" };
+      update(sessionId, { sessionUpdate: draft ? "tool_call_update" : "tool_call", ...call });
+      update(sessionId, { sessionUpdate: "tool_call_update", toolCallId: call.toolCallId, status: "completed" });
+      const messageId = `reply-${n}`;
+      if (draft) update(sessionId, { sessionUpdate: "agent_message", messageId, content: [text("Hello")] });
+      else chunk(sessionId, "Hello");
+      chunk(sessionId, ", ");
+      chunk(sessionId, "world");
+      return endTurn();
+    }
+    case "refuse":
+      sessions.get(sessionId)?.unsupported.push(args[0] ?? "session/delete");
+      return endTurn();
     case "ask": {
       const method = args[0] ?? "_probe/unknown";
       const answer = report(method, await askClient(method, { sessionId }));
@@ -368,12 +471,16 @@ function sessionConfig(sessionId) {
 }
 
 /** Sets one option; emits its update (and current_mode_update for the mode). Returns an error text or undefined. */
-function applyOption(sessionId, configId, value) {
+function applyOption(sessionId, configId, value, type) {
   const session = sessions.get(sessionId);
   if (!session) return `unknown session ${sessionId}`;
   const option = session.config.find((candidate) => candidate.id === configId);
   if (!option) return `unknown config option ${configId}`;
-  if (!option.options.some((candidate) => candidate.value === value)) return `unknown value ${value} for ${configId}`;
+  if (option.type === "boolean") {
+    if (type !== "boolean" || typeof value !== "boolean") return `${configId} takes {type:"boolean", value}`;
+  } else if (!option.options.some((candidate) => candidate.value === value)) {
+    return `unknown value ${value} for ${configId}`;
+  }
   if (session.configStyle === "quiet") {
     option.currentValue = value;
     return undefined;
@@ -396,7 +503,7 @@ function setConfig(msg) {
     : [params.configId, params.value];
   // A silent session keeps no options: whatever is asked for is taken.
   if (session?.configStyle === "silent") return reply(msg.id, {});
-  const problem = applyOption(params.sessionId, configId, value);
+  const problem = applyOption(params.sessionId, configId, value, params.type);
   if (problem) return fail(msg.id, -32602, problem);
   const isOption = msg.method === "session/set_config_option" && session.configStyle === undefined;
   return reply(msg.id, isOption ? { configOptions: structuredClone(session.config) } : {});
@@ -406,27 +513,20 @@ function handleRequest(msg) {
   const params = msg.params ?? {};
   switch (msg.method) {
     case "initialize":
+      clientCapabilities = params.clientCapabilities ?? null;
+      if (Number(params.protocolVersion) >= 2) return initializeDraft(msg);
       return reply(msg.id, {
         protocolVersion: 1,
         agentCapabilities: {
           loadSession: !noLoad,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
-          _meta: {
-            "sandboxagent.dev": {
-              extensions: {
-                sessionListModels: true,
-                sessionSetMetadata: false,
-                sessionDetach: false,
-                sessionTerminate: false,
-                sessionEndedNotification: true,
-                methods: METHODS,
-              },
-            },
-          },
+          sessionCapabilities: { list: {}, delete: {}, resume: {} },
+          auth: { logout: {} },
+          _meta: EXTENSIONS,
         },
         authMethods: [],
         agentInfo: { name: "scripted-agent", title: "Scripted Agent", version: "1.0.0" },
-        _meta: { seenClientMeta: params._meta ?? null },
+        _meta: { seenClientMeta: params._meta ?? null, seenClientCapabilities: clientCapabilities },
       });
     case "session/new": {
       const sessionId = `sess-${++sessionCounter}`;
@@ -435,6 +535,10 @@ function handleRequest(msg) {
       const unsupported = Array.isArray(scripting.scriptedUnsupported) ? scripting.scriptedUnsupported : [];
       const configStyle = ["silent", "quiet", "stubborn"].includes(scripting.scriptedConfig) ? scripting.scriptedConfig : undefined;
       const config = initialConfig();
+      const booleanShown = typeof clientCapabilities?.session?.configOptions?.boolean === "object";
+      if (scripting.scriptedBoolean === true && booleanShown) {
+        config.push({ id: "verbose", name: "Verbose", category: null, type: "boolean", currentValue: false });
+      }
       if (loggedOut) return fail(msg.id, -32000, "Authentication required");
       const additionalDirectories = Array.isArray(params.additionalDirectories) ? params.additionalDirectories : [];
       sessions.set(sessionId, { cwd, config, unsupported, configStyle, additionalDirectories });
@@ -464,12 +568,16 @@ function handleRequest(msg) {
         })),
       });
     case "session/resume": {
+      if (draft) resumeDraft(params);
       const session = sessions.get(params.sessionId);
       if (!session) return fail(msg.id, -32602, `unknown session ${params.sessionId}`);
       if (Array.isArray(params.additionalDirectories)) session.additionalDirectories = params.additionalDirectories;
       return reply(msg.id, sessionConfig(params.sessionId));
     }
     case "session/delete":
+      if (sessions.get(params.sessionId)?.unsupported.includes("session/delete")) {
+        return fail(msg.id, -32601, "Method not found: session/delete");
+      }
       if (!sessions.delete(params.sessionId)) return fail(msg.id, -32602, `unknown session ${params.sessionId}`);
       return reply(msg.id, {});
     case "logout":
@@ -509,6 +617,8 @@ function handleRequest(msg) {
       for (let i = 0; i < lines; i++) process.stderr.write(`${text} ${i}\n`);
       return reply(msg.id, { wrote: lines });
     }
+    case "_probe/initialize":
+      return reply(msg.id, { clientCapabilities });
     case "_probe/env":
       return reply(msg.id, {
         argv: process.argv,
@@ -520,6 +630,55 @@ function handleRequest(msg) {
     default:
       return fail(msg.id, -32601, `Method not found: ${msg.method}`);
   }
+}
+
+/** The extensions this agent advertises, in the sandbox-agent namespace of its capabilities' _meta. */
+const EXTENSIONS = {
+  "sandboxagent.dev": {
+    extensions: {
+      sessionListModels: true,
+      sessionSetMetadata: false,
+      sessionDetach: false,
+      sessionTerminate: false,
+      sessionEndedNotification: true,
+      methods: METHODS,
+    },
+  },
+};
+
+/** `initialize` asking for the ACP v2 draft: answered in the draft's shape, and spoken from now on. */
+function initializeDraft(msg) {
+  draft = true;
+  return reply(msg.id, {
+    protocolVersion: 2,
+    info: { name: "scripted-agent", title: "Scripted Agent", version: "1.0.0" },
+    capabilities: { session: { delete: {}, additionalDirectories: {} }, _meta: EXTENSIONS },
+    authMethods: [],
+    _meta: { seenClientMeta: msg.params?._meta ?? null },
+  });
+}
+
+/**
+ * v2 `session/resume`, before its answer: a session not known here is taken up (a new agent
+ * process, as session/load does on v1); with `replayFrom`, the history replayed (when
+ * SCRIPTED_AGENT_REPLAY_ON_LOAD=1), then the session's state as a snapshot.
+ */
+function resumeDraft(params) {
+  const { sessionId } = params;
+  if (typeof sessionId !== "string") return;
+  if (!sessions.has(sessionId)) {
+    const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
+    sessions.set(sessionId, { cwd, config: initialConfig(), unsupported: [] });
+    idPrefixes.set(sessionId, `r${process.pid}-`);
+  }
+  if (params.replayFrom == null) return;
+  if (replayOnLoad) {
+    const message = (kind, messageId, text) =>
+      update(sessionId, { sessionUpdate: kind, messageId, content: [{ type: "text", text }] });
+    message("user_message", "earlier-user", "earlier question");
+    message("agent_message", "earlier-agent", "earlier answer");
+  }
+  update(sessionId, { sessionUpdate: "state_update", state: "idle" });
 }
 
 function handleNotification(msg) {

@@ -52,10 +52,12 @@ export function App() {
   const [sessions, setSessions] = useState<SessionListing[] | string>([]);
   const [open, setOpen] = useState<OpenedSession>();
   const [sidebar, setSidebar] = useState(false);
-  // Why Delete is off for this agent, once it answered that it has no session/delete.
+  // Why Delete is off for an agent that said it deletes sessions, then answered that it has no such call.
   const [noDelete, setNoDelete] = useState<string>();
   const current = useRef<SandboxAgentClient>();
   const client = phase.kind === "ready" ? phase.client : undefined;
+  // Delete is offered only where the agent said, when connecting, that it deletes sessions.
+  const canDelete = client?.connectInfo?.agentCan.deleteSession === true;
 
   const refresh = async (of = current.current): Promise<void> => {
     if (!of) return;
@@ -158,7 +160,7 @@ export function App() {
       if (open?.sessionId === listing.sessionId) show(undefined);
       void refresh();
     } catch (error) {
-      // The agent's "method not found" is its way of saying it cannot delete: the action goes off, with why.
+      // It said it could, yet answers "method not found": the action goes off, with why.
       if (error instanceof AgentError && error.code === -32601) setNoDelete(`${target.agent} cannot delete sessions`);
       else setSessions(`Could not delete the session: ${errorText(error)}`);
     }
@@ -200,7 +202,7 @@ export function App() {
         <div className="workspace">
           <SessionList sessions={sessions} openId={open?.sessionId} onCreate={(title) => void create(title)}
             onOpen={(listing) => void openListed(listing)} onRefresh={() => void refresh()}
-            onDelete={(listing) => void remove(listing)} deleteOff={noDelete} />
+            onDelete={canDelete ? (listing) => void remove(listing) : undefined} deleteOff={noDelete} />
           {open ? (
             <SessionView key={open.sessionId} client={phase.client} server={target} session={open}
               onClose={() => show(undefined)} />

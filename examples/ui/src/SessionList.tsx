@@ -1,6 +1,7 @@
 // The session list: what listSessions() reports (title, folder, times, live or ended), newest first,
-// a form for a new session with a title kept as metadata, and a Delete action on each row
-// (`deleteSession`; once the agent answered it has none, the action is off, saying why).
+// a form for a new session with a title kept as metadata, and a Delete action on each row where the
+// agent said it deletes sessions (`deleteSession`; if it then answers it has no such call, the action
+// is off, saying why).
 import { useState, type FormEvent } from "react";
 import type { SessionListing } from "sandbox-agent-rx";
 import { rememberedTitle } from "./tab-memory.js";
@@ -18,8 +19,9 @@ export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh, onD
   onCreate(title: string): void;
   onOpen(listing: SessionListing): void;
   onRefresh(): void;
-  onDelete(listing: SessionListing): void;
-  /** Why the agent cannot delete sessions, once known. */
+  /** Deletes a session; absent when the agent did not say it can, and then no row has Delete. */
+  onDelete?: ((listing: SessionListing) => void) | undefined;
+  /** Why the agent cannot delete sessions after all, once it answered so. */
   deleteOff?: string | undefined;
 }) {
   const [title, setTitle] = useState("");
@@ -62,11 +64,13 @@ export function SessionList({ sessions, openId, onCreate, onOpen, onRefresh, onD
                 </span>
                 {s.cwd ? <span className="mono muted session-cwd" title={s.cwd}>{s.cwd}</span> : null}
               </button>
-              <button type="button" className="ghost small session-delete" disabled={deleteOff !== undefined}
-                title={deleteOff ?? `Delete "${name}" at the agent`} aria-label={`Delete ${name}`}
-                onClick={() => {
-                  if (window.confirm(`Delete "${name}"? The agent forgets it.`)) onDelete(s);
-                }}>Delete</button>
+              {onDelete ? (
+                <button type="button" className="ghost small session-delete" disabled={deleteOff !== undefined}
+                  title={deleteOff ?? `Delete "${name}" at the agent`} aria-label={`Delete ${name}`}
+                  onClick={() => {
+                    if (window.confirm(`Delete "${name}"? The agent forgets it.`)) onDelete(s);
+                  }}>Delete</button>
+              ) : null}
             </li>
           );
         })}

@@ -52,12 +52,33 @@ export function noticeOf(entry: TranscriptEntry): Notice | undefined {
           return { tone: "info", text: `${title}: the agent withdrew the request` };
       }
     }
+    case "notice": {
+      // The agent's own severity picks the tone; a custom one reads as information.
+      const tone = entry.severity === "error" ? "error" : entry.severity === "warning" ? "warn" : "info";
+      return { tone, text: entry.description ? `${entry.title}: ${entry.description}` : entry.title };
+    }
+    case "compaction":
+      return { tone: entry.status === "failed" ? "warn" : "info", text: compactionText(entry) };
     case "mode-change":
       return { tone: "info", text: `Mode: ${entry.modeId}` };
     case "model-change":
       return { tone: "info", text: `Model: ${entry.modelId}` };
     default:
       return undefined;
+  }
+}
+
+/** A compaction as one line: what the agent did to its context, and the summary it kept once there is one. */
+function compactionText(entry: Extract<TranscriptEntry, { kind: "compaction" }>): string {
+  switch (entry.status) {
+    case "in_progress":
+      return "Compacting the conversation…";
+    case "failed":
+      return `Compaction failed${entry.error ? `: ${entry.error}` : ""}`;
+    case "cancelled":
+      return "Compaction cancelled";
+    default:
+      return entry.text ? `Conversation compacted. Kept: ${entry.text}` : "Conversation compacted";
   }
 }
 

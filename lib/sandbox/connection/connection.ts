@@ -7,6 +7,7 @@ import {
   type AcpLogger,
   type CursorAdvance,
   type InitializeResult,
+  type PromptParams,
   type ReconnectOption,
   type RequestOptions,
   type TokenSource,
@@ -22,6 +23,8 @@ import {
   type SandboxEvent,
 } from "../events/events.js";
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
+import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, readDraftAgentCan } from "./capabilities.js";
+import type { AgentCan, Shown } from "./capabilities.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
@@ -52,8 +55,12 @@ export interface ConnectionSettings {
   headers: Record<string, string> | undefined;
   fetch: typeof globalThis.fetch | undefined;
   reconnect: ReconnectOption | undefined;
+  /** The protocol version asked of the agent (2: the ACP v2 draft, experimental). */
+  protocolVersion: 1 | 2;
   handlers: AcpClientHandlers;
   clientInfo: { name: string; version: string };
+  /** What the client tells the agent it can present (the client option `shows`, defaulted). */
+  shows: Shown;
   logger: AcpLogger | undefined;
   /** Reattach to this existing connection (v2 connection id; on v1 the server id is the connection). */
   connectionId?: string | undefined;
@@ -115,11 +122,18 @@ export class SandboxConnection {
   #extensions: SandboxExtensions = { flags: {}, methods: [] };
   /** Whether the agent advertised `loadSession` in its `initialize` answer. */
   canLoadSession = false;
+  /** The optional calls the agent advertised in its `initialize` answer. */
+  agentCan: AgentCan = NOTHING_SAID;
   /** The agent's exit code once it has exited (`null`: killed by a signal). */
   #agentExitCode: number | null | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #subscriptions = new Subscription();
   readonly #transport: ReturnType<ServerProfile["transport"]>;
+  /**
+   * The bootstrap query this connection's `initialize` carries, which has the server create its side
+   * (an agent process): the transport's, unless the connection reattaches to a side that exists.
+   */
+  readonly #bootstrapQuery: Record<string, string> | undefined;
   /** While the `initialize` that may create the server's side is out without the server's answer. */
   #creating = false;
 
@@ -127,11 +141,12 @@ export class SandboxConnection {
     this.settings = settings;
     const transport = settings.profile.transport(settings.agent, settings.serverId);
     this.#transport = transport;
+    this.#bootstrapQuery = settings.reattach ? undefined : transport.bootstrapQuery;
     this.protocol = new AcpHttpClient({
       baseUrl: settings.baseUrl,
       path: transport.path,
       connectionIdHeader: transport.connectionIdHeader,
-      ...(transport.bootstrapQuery && !settings.reattach ? { bootstrapQuery: transport.bootstrapQuery } : {}),
+      ...(this.#bootstrapQuery ? { bootstrapQuery: this.#bootstrapQuery } : {}),
       ...(settings.connectionId ? { connectionId: settings.connectionId } : {}),
       ...(settings.lastEventId ? { lastEventId: settings.lastEventId } : {}),
       // The earlier client's answers come back on the reattached stream, with its ids.
@@ -143,6 +158,7 @@ export class SandboxConnection {
       ...(settings.token ? { token: settings.token } : {}),
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
       ...(settings.reconnect !== undefined ? { reconnect: settings.reconnect } : {}),
+      protocolVersion: settings.protocolVersion,
       ...(settings.logger ? { logger: settings.logger } : {}),
       handlers: settings.handlers,
       clientInfo: settings.clientInfo,
@@ -185,9 +201,11 @@ export class SandboxConnection {
     const agent = { agent: this.settings.agent };
     const meta = this.settings.profile.agentInMeta ? { _meta: { [SANDBOX_META_KEY]: agent } } : {};
     let result: InitializeResult;
-    this.#creating = this.#transport.bootstrapQuery !== undefined && !this.settings.reattach;
+    this.#creating = this.#bootstrapQuery !== undefined;
     try {
-      result = await this.protocol.initialize(meta);
+      // What the client shows is said in v1's client session capabilities (the draft has none such).
+      const shows = this.settings.protocolVersion === 1 ? clientSessionCapabilities(this.settings.shows) : {};
+      result = await this.protocol.initialize({ ...meta, ...shows });
       this.#creating = false;
     } catch (error) {
       // The server answered (an HTTP status): whatever it created, it has finished.
@@ -201,9 +219,14 @@ export class SandboxConnection {
         { kind: "protocol" },
       );
     }
-    this.#extensions = readExtensions(result.agentCapabilities);
+    // The v2 draft names them `capabilities` and `info` (it has no `session/load`: it resumes).
+    const v2 = result as { capabilities?: InitializeResult["agentCapabilities"]; info?: InitializeResult["agentInfo"] };
+    this.#extensions = readExtensions(result.agentCapabilities ?? v2.capabilities);
+    this.agentCan = v2.capabilities && !result.agentCapabilities
+      ? readDraftAgentCan(v2.capabilities, result.authMethods)
+      : readAgentCan(result.agentCapabilities);
     this.canLoadSession = (result.agentCapabilities as { loadSession?: unknown } | undefined)?.loadSession === true;
-    return result;
+    return v2.info && !result.agentInfo ? { ...result, agentInfo: v2.info } : result;
   }
 
   /** True when the server or agent advertised this extension (by flag or by method name). */
@@ -235,6 +258,11 @@ export class SandboxConnection {
     this.#inFlight.add(controller);
     const requestOptions: RequestOptions = { signal: controller.signal };
     try {
+      // A turn that ends on its session's idle (the v2 draft) is waited for by the typed prompt: the
+      // answer only acknowledges it. On v1 the answer is the turn's end, read as it came.
+      if (method === "session/prompt" && this.protocol.protocolVersion === 2) {
+        return await this.protocol.prompt(params as PromptParams, requestOptions);
+      }
       return await this.protocol.request(method, params, requestOptions);
     } catch (error) {
       // Read again after the await: the agent may have exited while the call was pending.

@@ -61,6 +61,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
   #cancelConnect: AbortController | undefined;
   /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
   #lastFailure: { cause: unknown; reason: NotConnectedReason } | undefined;
+  #info: ConnectInfo | undefined;
 
   constructor(
     options: ClientSettings,
@@ -78,6 +79,11 @@ export class ConnectionLifecycle implements ExtensionChannel {
     );
     // Always connected, so that a subscriber joining later gets the live connection's events too.
     this.events$.subscribe();
+  }
+
+  /** What the last successful connect learnt (undefined before one). */
+  get info(): ConnectInfo | undefined {
+    return this.#info;
   }
 
   get connected(): boolean {
@@ -213,7 +219,11 @@ export class ConnectionLifecycle implements ExtensionChannel {
         const info = result.agentInfo;
         const version = info?.version !== undefined ? { version: info.version } : {};
         const agentInfo = info ? { name: info.name, ...version } : undefined;
-        return { api, agent, agentInfo, extensions: { ...connection.extensions.flags } };
+        const agentCan = { ...connection.agentCan };
+        const { protocolVersion } = connection.protocol;
+        const extensions = { ...connection.extensions.flags };
+        this.#info = { api, protocolVersion, agent, agentInfo, extensions, agentCan };
+        return this.#info;
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;
         await connection.close().catch(() => undefined);
@@ -264,8 +274,10 @@ export class ConnectionLifecycle implements ExtensionChannel {
         headers: options.headers,
         fetch: options.fetch,
         reconnect: options.reconnect,
+        protocolVersion: options.protocolVersion,
         handlers: this.#handlers,
         clientInfo: { ...CLIENT_INFO },
+        shows: options.shows,
         logger: options.logger,
       },
     );

@@ -6,7 +6,8 @@
  */
 import type { AcpHttpError } from "../../acp-http/index.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
-import { SandboxAgentHttpError } from "../errors.js";
+import { CallTimeoutError, SandboxAgentHttpError } from "../errors.js";
+import { startDeadline } from "../../internal/abort.js";
 import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionChannel } from "./control-routes.js";
 
 export type ServerApi = "v1" | "v2";
@@ -72,8 +73,19 @@ export const V2_PROFILE: ServerProfile = {
  */
 const V1_CLOSE_TIMEOUT_MS = 750;
 
-/** How long the v1 settle waits for a creation in progress: a creation may include installing the agent. */
+/** How long the v1 settle goes on waiting for a creation in progress: it may include installing the agent. */
 const SETTLE_TIMEOUT_MS = 60_000;
+/**
+ * One probe of the v1 settle: a creation without an install (spawn the agent, register the id) is
+ * over well within it. A longer creation is waited for by probing again after a pause.
+ */
+const SETTLE_ATTEMPT_MS = 2_000;
+/** The pause between probes, on a timer that does not keep a Node process alive. */
+const SETTLE_PAUSE_MS = 250;
+
+/** A pause that never holds a process open (Node's `unref`; a browser page has no exit to hold). */
+const detachedPause = (ms: number): Promise<void> =>
+  new Promise((resolve) => void startDeadline(ms, resolve, { unref: true }));
 
 /**
  * The 0.4.x server goes on creating the agent instance an aborted POST asked for (it spawns the
@@ -85,14 +97,28 @@ const SETTLE_TIMEOUT_MS = 60_000;
  * ignores. An instance found is DELETEd, bounded as the close's DELETE is (the server holds the
  * DELETE until the agent exits, and abandoning it closes the agent's stdin). Failures are the
  * server saying there is nothing to settle, or being gone: nothing to report.
+ *
+ * The settle runs after the caller's `disconnect()` resolved, often in a script that has nothing else
+ * to do: a probe held for a whole long creation would keep that process alive for as long. So each
+ * probe is short (`SETTLE_ATTEMPT_MS`) and a creation still going on is probed again after a pause
+ * that does not hold the process: a process that goes on living (a server, a page) settles as before,
+ * within `SETTLE_TIMEOUT_MS`; a script ends within one probe of its disconnect, leaving a creation
+ * that outlasts it (an install) to the server.
  */
 async function v1SettleCutOffCreation(http: ControlPlaneHttp, path: string): Promise<void> {
   const probe = { jsonrpc: "2.0", method: "_sandbox-agent-rx/settle", params: {} };
-  try {
-    const found = await http.send("disconnect", "post", path, { json: probe, timeoutMs: SETTLE_TIMEOUT_MS });
-    await found.body?.cancel().catch(() => undefined);
-  } catch {
-    return; // 400: no instance was created; or the server is unreachable
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  for (;;) {
+    const timeoutMs = Math.min(SETTLE_ATTEMPT_MS, deadline - Date.now());
+    try {
+      const found = await http.send("disconnect", "post", path, { json: probe, timeoutMs });
+      await found.body?.cancel().catch(() => undefined);
+      break;
+    } catch (error) {
+      // 400: no instance was created; or the server is unreachable. A probe out of time: still creating.
+      if (!(error instanceof CallTimeoutError) || deadline - Date.now() <= SETTLE_PAUSE_MS) return;
+    }
+    await detachedPause(SETTLE_PAUSE_MS);
   }
   await http
     .send("disconnect", "delete", path, { timeoutMs: V1_CLOSE_TIMEOUT_MS })

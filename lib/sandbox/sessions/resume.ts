@@ -12,9 +12,10 @@ import { connectionKey, type SessionRecording } from "./session-recording.js";
 /**
  * How a stored session came back: `attached` (the live connection already is its connection),
  * `reattached` (the stored connection, resumed from its `Last-Event-ID`), `loaded` (a new
- * connection and `session/load`), `replayed` (a new session; its history goes ahead of the next prompt).
+ * connection and `session/load`), `resumed` (a new connection and the agent's `session/resume`: the
+ * ACP v2 draft, which has no load), `replayed` (a new session; its history goes ahead of the next prompt).
  */
-export type ResumeMethod = "attached" | "reattached" | "loaded" | "replayed";
+export type ResumeMethod = "attached" | "reattached" | "loaded" | "resumed" | "replayed";
 
 /** A stored session open again: `sessionId` is the agent's id on the live connection, `localId` the stored one. */
 export interface ResumedSession extends SessionHandle {
@@ -101,6 +102,7 @@ async function adopt(recording: SessionRecording, record: SessionRecord): Promis
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
       midTurn = turnOpenAfter(event.sender, event.payload as Record<string, unknown>, midTurn);
+      recording.readStored(record.agentSessionId, event);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -108,12 +110,19 @@ async function adopt(recording: SessionRecording, record: SessionRecord): Promis
   return lastEventId;
 }
 
-/** Whether a turn is open after this stored event: a prompt opens one; its stored end, or the session's, closes it. */
+/**
+ * Whether a turn is open after this stored event: a prompt opens one; its stored end (v2 draft: the
+ * agent's `idle`), or the session's, closes it.
+ */
 function turnOpenAfter(sender: string, payload: Record<string, unknown>, open: boolean): boolean {
   if (sender === "client") return payload.method === "session/prompt" ? true : open;
   if (payload.method === undefined) {
     const result = payload.result as { stopReason?: unknown } | undefined;
     return typeof result?.stopReason === "string" || payload.error !== undefined ? false : open;
+  }
+  if (payload.method === "session/update") {
+    const update = (payload.params as { update?: { sessionUpdate?: unknown; state?: unknown } } | undefined)?.update;
+    return update?.sessionUpdate === "state_update" && update.state === "idle" ? false : open;
   }
   return payload.method === "_sandboxagent/session/ended" ? false : open;
 }
@@ -167,6 +176,14 @@ export async function resumeStored(
       return { ...handle, localId, resumedBy: reattached ? "reattached" : "attached" } satisfies ResumedSession;
     }
     recording.caughtUp(record.agentSessionId);
+    if (calls.resumesSessions(conn)) {
+      // The v2 draft: the agent's `session/resume`, without a replay (the store holds the history).
+      const place = { cwd: options.cwd ?? cwd, additionalDirectories: options.additionalDirectories };
+      const handle = await calls.resumeSession(conn, record.agentSessionId, place, bounds);
+      recording.turnLost(record.agentSessionId, "resumed");
+      recording.opened(conn, handle, options, cwd, localId);
+      return { ...handle, localId, resumedBy: "resumed" } satisfies ResumedSession;
+    }
     if (conn.canLoadSession) {
       // The agent replays the history it has: the store holds it already, so it is neither stored again nor emitted.
       recording.mute(record.agentSessionId, true);
@@ -193,7 +210,7 @@ export async function resumeStored(
   });
   // A session the agent still has (attached, reattached) kept its configuration; a loaded or new one
   // may have started over (the 0.4.2 server's agent process is new), so the stored values are sent.
-  const fresh = resumed.resumedBy === "loaded" || resumed.resumedBy === "replayed";
+  const fresh = resumed.resumedBy === "loaded" || resumed.resumedBy === "resumed" || resumed.resumedBy === "replayed";
   const state = await restoreConfig(parts, resumed.sessionId, fresh ? resumed.raw : undefined, record, call);
   return { ...resumed, ...state };
 }

@@ -127,7 +127,21 @@ export async function newSession(
   return opened(conn, sessionId, result);
 }
 
-/** `session/load`: an existing session opened on this connection; its result carries no id, the request does. */
+/**
+ * Whether this connection reopens an agent's session with `session/resume`: the ACP v2 draft has no
+ * `session/load` (its resume replays the history when asked to, `replayFrom`); v1 loads.
+ */
+export function resumesSessions(conn: SandboxConnection): boolean {
+  return conn.protocol.protocolVersion === 2;
+}
+
+/** Where a load's replay starts on a connection that resumes (`resumesSessions`): the whole history. */
+export const REPLAY_FROM_START = { type: "start" } as const;
+
+/**
+ * An existing session opened on this connection with its history replayed: `session/load`, or on the
+ * v2 draft `session/resume` with `replayFrom`. Its result carries no id, the request does.
+ */
 export async function loadSession(
   conn: SandboxConnection,
   sessionId: string,
@@ -135,7 +149,10 @@ export async function loadSession(
   defaultCwd: string,
   call?: CallSignal,
 ): Promise<SessionHandle> {
-  const result = await conn.call("session/load", { sessionId, ...sessionParams(conn, options, defaultCwd) }, call);
+  const params = { sessionId, ...sessionParams(conn, options, defaultCwd) };
+  const result = resumesSessions(conn)
+    ? await conn.call("session/resume", { ...params, replayFrom: REPLAY_FROM_START }, call, "loadSession")
+    : await conn.call("session/load", params, call);
   return opened(conn, sessionId, result);
 }
 

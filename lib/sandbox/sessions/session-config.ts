@@ -1,7 +1,8 @@
 import * as v from "valibot";
-import type { CallOptions } from "../call-options.js";
+import type { CallOptions, CallSignal } from "../call-options.js";
 import { sandboxName } from "../connection/connection.js";
 import { AgentError, UnsupportedFeatureError } from "../errors.js";
+import { Bound } from "../deadline.js";
 import type { SandboxEvent } from "../events/events.js";
 import type { ConnectionLifecycle } from "../connection/lifecycle.js";
 import type { SessionRecording } from "./session-recording.js";
@@ -134,6 +135,20 @@ export interface StoredSessionState {
 const METHOD_NOT_FOUND = -32601;
 const clone = <T>(value: T): T => structuredClone(value);
 const unsupported = (error: unknown): boolean => error instanceof AgentError && error.code === METHOD_NOT_FOUND;
+
+/**
+ * Runs a set call's steps (the check against what is offered, the call, recording what it took) under
+ * the one deadline of the call `operation`: the steps get its signal alone, so a call whose steps each
+ * take most of `timeoutMs` still ends at its deadline.
+ */
+async function bounded<T>(operation: string, call: CallOptions | undefined, run: (call: CallSignal) => Promise<T>) {
+  const bound = new Bound(operation, call);
+  try {
+    return await run(bound.call);
+  } finally {
+    bound.dispose();
+  }
+}
 
 /** A stored record's modes and options, where they parse. */
 function storedState(stored: StoredSessionState): Known {
@@ -270,7 +285,12 @@ export class SessionSettings {
     return fromAgent.success ? fromAgent.output : [];
   }
 
-  async setMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
+  /** The call's boundary: one deadline over the check, the set call and what follows it. */
+  setMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
+    return bounded("setSessionMode", call, (bounds) => this.#sendMode(sessionId, modeId, bounds));
+  }
+
+  async #sendMode(sessionId: string, modeId: string, call: CallSignal): Promise<void> {
     const ids = (await this.modes(sessionId, call))?.availableModes.map((mode) => mode.id) ?? [];
     if (ids.length > 0 && !ids.includes(modeId)) {
       const detail = `the session's modes are ${ids.join(", ")}`;
@@ -281,7 +301,7 @@ export class SessionSettings {
       ({ reported } = await this.#watched(sessionId, { category: "mode" }, "session/set_mode", { modeId }, call));
     } catch (error) {
       if (!unsupported(error)) throw error;
-      await this.setCategory(sessionId, "mode", modeId, call);
+      await this.#sendCategory(sessionId, "mode", modeId, call);
       return;
     }
     if (!reported) await this.#stick(sessionId, { category: "mode" }, modeId, call);
@@ -296,7 +316,12 @@ export class SessionSettings {
     return [...new Set([...(option ? optionValues(option) : []), ...(this.#models.get(sessionId) ?? [])])];
   }
 
-  async setModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+  /** The call's boundary: one deadline over the check, the set call and what follows it. */
+  setModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+    return bounded("setSessionModel", call, (bounds) => this.#sendModel(sessionId, modelId, bounds));
+  }
+
+  async #sendModel(sessionId: string, modelId: string, call: CallSignal): Promise<void> {
     // Refused before anything is sent, as a mode is: an agent that answers `{}` to any value would
     // otherwise leave an unknown model recorded as the current one.
     const ids = await this.offeredModels(sessionId, call);
@@ -309,14 +334,22 @@ export class SessionSettings {
       ({ reported } = await this.#watched(sessionId, { category: "model" }, "session/set_model", { modelId }, call));
     } catch (error) {
       if (!unsupported(error)) throw error;
-      await this.setCategory(sessionId, "model", modelId, call);
+      await this.#sendCategory(sessionId, "model", modelId, call);
       return;
     }
     if (!reported) await this.#stick(sessionId, { category: "model" }, modelId, call);
   }
 
-  /** Sets the option of `category` (`model`, `mode`, `thought_level`, ...) to `value`. */
-  async setCategory(sessionId: string, category: string, value: string, call?: CallOptions): Promise<unknown> {
+  /**
+   * Sets the option of `category` (`model`, `mode`, `thought_level`, ...) to `value`; one deadline
+   * over finding the option and setting it.
+   */
+  setCategory(sessionId: string, category: string, value: string, call?: CallOptions): Promise<unknown> {
+    const operation = `set the ${category} option`;
+    return bounded(operation, call, (bounds) => this.#sendCategory(sessionId, category, value, bounds));
+  }
+
+  async #sendCategory(sessionId: string, category: string, value: string, call: CallSignal): Promise<unknown> {
     const options = await this.configOptions(sessionId, call);
     const option = options.find((candidate) => candidate.category === category);
     if (!option) {
@@ -324,11 +357,18 @@ export class SessionSettings {
       const detail = `the session has no ${category} option (categories: ${categories.join(", ") || "none"})`;
       throw new UnsupportedFeatureError(`session ${category}`, detail, categories);
     }
-    return this.setOption(sessionId, option.id, value, call);
+    return this.#sendOption(sessionId, option.id, value, call);
   }
 
-  /** `session/set_config_option`, checked against the options the session reported (when it reported any). */
-  async setOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
+  /**
+   * `session/set_config_option`, checked against the options the session reported (when it reported
+   * any); one deadline over the set call and what follows it.
+   */
+  setOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
+    return bounded("setSessionConfigOption", call, (bounds) => this.#sendOption(sessionId, configId, value, bounds));
+  }
+
+  async #sendOption(sessionId: string, configId: string, value: unknown, call: CallSignal): Promise<unknown> {
     const options = this.#known.get(sessionId)?.configOptions ?? [];
     const option = options.find((candidate) => candidate.id === configId);
     if (options.length > 0 && !option) {
@@ -340,9 +380,18 @@ export class SessionSettings {
       const detail = `${configId} takes ${values.join(", ")}`;
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
+    // A boolean option takes true or false, sent with `type: "boolean"` (what tells the agent it is
+    // no value id); a boolean value for an option the session never reported is sent the same way.
+    const onOff = option?.type === "boolean" || (option === undefined && typeof value === "boolean");
+    if (option?.type === "boolean" && typeof value !== "boolean") {
+      const detail = `${configId} is on or off (true or false)`;
+      const feature = `config option "${configId}" = ${JSON.stringify(value)}`;
+      throw new UnsupportedFeatureError(feature, detail, ["true", "false"]);
+    }
     const target = { configId, ...(option?.category ? { category: option.category } : {}) };
     const method = "session/set_config_option";
-    const { answer, reported } = await this.#watched(sessionId, target, method, { configId, value }, call);
+    const params = onOff ? { configId, type: "boolean", value } : { configId, value };
+    const { answer, reported } = await this.#watched(sessionId, target, method, params, call);
     const answered = v.safeParse(SessionConfigOptionsSchema, (answer as { configOptions?: unknown })?.configOptions);
     if (answered.success && answered.output.length > 0) {
       // The agent's answer says what every option now is, the mode included.
@@ -361,7 +410,7 @@ export class SessionSettings {
     target: Target,
     method: string,
     params: Record<string, unknown>,
-    call: CallOptions | undefined,
+    call: CallSignal,
   ): Promise<{ answer: unknown; reported: boolean }> {
     const watch: Watch = { ...target, reported: false };
     const watches = this.#pending.get(sessionId) ?? new Set<Watch>();
@@ -382,10 +431,14 @@ export class SessionSettings {
    * takes the ones the getters showed for it (the agent's, as the server lists them), so that the
    * value has an option to land in.
    */
-  async #stick(sessionId: string, target: Target, value: unknown, call: CallOptions | undefined): Promise<void> {
+  async #stick(sessionId: string, target: Target, value: unknown, call: CallSignal): Promise<void> {
     if (!this.#known.get(sessionId)?.configOptions) {
-      // The set call succeeded; a failure to list is no reason to fail it now.
-      const listed = await this.configOptions(sessionId, call).catch(() => []);
+      // The set call succeeded; a failure to list is no reason to fail it now. The call's deadline
+      // passing (or its abort) is: the call ends as any other step would end it.
+      const listed = await this.configOptions(sessionId, call).catch((error: unknown) => {
+        if (call.signal?.aborted) throw error;
+        return [];
+      });
       if (!this.#known.get(sessionId)?.configOptions && listed.length > 0) {
         this.#update(sessionId, { configOptions: listed });
       }

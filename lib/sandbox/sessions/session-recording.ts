@@ -2,13 +2,20 @@ import { Subject, merge, tap, type Observable } from "rxjs";
 import type { AcpEnvelope } from "../../acp-http/index.js";
 import type { ConnectionTap, SandboxConnection } from "../connection/connection.js";
 import type { NewSessionOptions, PromptBlock, SessionHandle, SessionPlace } from "./session-calls.js";
+import { REPLAY_FROM_START, resumesSessions } from "./session-calls.js";
 import { StoreError } from "../errors.js";
 import { history$, type HistoryEvent, type HistoryOptions } from "../persistence/history.js";
 import { eventIdentity } from "../persistence/identity.js";
 import { createRecorder, type Recorder } from "../persistence/recorder.js";
 import type { ReplayOptions, ReplayText } from "../persistence/replay.js";
-import { inputAnswerPayload, permissionAnswerPayload, usageOf, type TranscriptNote } from "../transcript/index.js";
-import type { NewSessionEvent, SessionRecord } from "../persistence/schemas.js";
+import {
+  inputAnswerPayload,
+  MessageStamps,
+  permissionAnswerPayload,
+  usageOf,
+  type TranscriptNote,
+} from "../transcript/index.js";
+import type { NewSessionEvent, SessionEvent, SessionRecord } from "../persistence/schemas.js";
 import type { SessionStore } from "../persistence/store.js";
 
 const ENDED = new Set(["_sandboxagent/session/ended"]);
@@ -59,6 +66,8 @@ export class SessionRecording {
   readonly #midTurn = new Set<string>();
   /** Sessions with a prompt of this client's in flight: a turn's answer may be its own. */
   readonly #prompting = new Set<string>();
+  /** Each recorded chunk's message, stamped on it: its id then never depends on what a store evicted. */
+  readonly #stamps = new MessageStamps();
   #writes: Promise<void> = Promise.resolve();
   #connection: (() => SandboxConnection | undefined) | undefined;
 
@@ -169,7 +178,11 @@ export class SessionRecording {
     const fresh = !this.#local.has(agentSessionId);
     if (fresh) this.#local.set(agentSessionId, agentSessionId);
     const key = connectionKey(conn);
-    const payload = { jsonrpc: "2.0" as const, method: "session/load", params: { sessionId: agentSessionId } };
+    // The v2 draft's load is a resume with `replayFrom`, which the transcript reads as a load.
+    const load = resumesSessions(conn)
+      ? { method: "session/resume", params: { sessionId: agentSessionId, replayFrom: REPLAY_FROM_START } }
+      : { method: "session/load", params: { sessionId: agentSessionId } };
+    const payload = { jsonrpc: "2.0" as const, ...load };
     this.#enqueue(agentSessionId, `client:${key}:${globalThis.crypto.randomUUID()}`, key, "client", payload);
     return () => {
       if (fresh && !this.#records.has(agentSessionId)) this.#local.delete(agentSessionId);
@@ -268,6 +281,14 @@ export class SessionRecording {
   }
 
   /**
+   * One stored event of a session about to be adopted, oldest first: a message its stored history
+   * ends inside goes on under the stamp it was recorded with (see `MessageStamps`).
+   */
+  readStored(agentSessionId: string, event: SessionEvent): void {
+    this.#stamps.followStored(agentSessionId, event);
+  }
+
+  /**
    * Maps a stored session before its connection replays (so the replayed events are recognised);
    * `midTurn`: its stored history ends inside a turn an earlier client started.
    */
@@ -305,6 +326,7 @@ export class SessionRecording {
       this.#local.delete(record.agentSessionId);
       this.#seen.delete(record.agentSessionId);
       this.#muted.delete(record.agentSessionId);
+      this.#stamps.forget(record.agentSessionId);
     }
     this.#remapped.next();
   }
@@ -369,7 +391,7 @@ export class SessionRecording {
       createdAt: Date.now(),
       connectionId,
       sender,
-      payload: payload as NewSessionEvent["payload"],
+      payload: this.#stamps.stamp(agentSessionId, id, sender, payload) as NewSessionEvent["payload"],
     };
     this.recorder.enqueue(event);
   }

@@ -32,7 +32,7 @@ import {
   type TranscriptSource,
 } from "./model.js";
 import { Snapshot, type Derived } from "./snapshot.js";
-import { isHistoryEvent, readStored, REPLAY_FOLLOWS, usageOf } from "./stored.js";
+import { isHistoryEvent, messageStamp, readStored, REPLAY_FOLLOWS, usageOf } from "./stored.js";
 import { TerminalOutput } from "./terminal-output.js";
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
@@ -117,6 +117,8 @@ export class TranscriptBuilder {
   #planIndex: number | undefined;
   #snapshot: Transcript;
   readonly #now: () => number;
+  /** The message begun by a stamped chunk (`MessageStamps`): its entry's index and the stamp. */
+  #stamped: { index: number; stamp: string } | undefined;
   /** The prompt just sent and what of its text an agent's echo has not yet spelled out. */
   #echo: { index: number; rest: string } | undefined;
   /**
@@ -400,11 +402,15 @@ export class TranscriptBuilder {
     if (part === "") return;
     if (replayed && this.#isEcho(part)) return;
     const messageId = str(update.messageId);
+    // A recorded chunk names its message by the chunk that began it, which a late view may not hold.
+    const stamp = messageId === undefined ? messageStamp(update) : undefined;
     const lastIndex = this.#list.size - 1;
     const last = this.#list.get(lastIndex);
     // Chunks coalesce into the latest entry while it is the same kind of message (and, when the agent
-    // numbers messages, the same message).
-    const sameMessage = messageId === undefined || (last instanceof Message && last.messageId === messageId);
+    // numbers messages or the recorder stamped them, the same message).
+    const sameMessage = messageId !== undefined
+      ? last instanceof Message && last.messageId === messageId
+      : stamp === undefined || (this.#stamped?.index === lastIndex && this.#stamped.stamp === stamp);
     if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
       // `last` is the open message's base while it is open: the fields read above do not change.
       this.#open ??= last.open();
@@ -412,11 +418,12 @@ export class TranscriptBuilder {
       this.#openSnapped = false;
       this.#changed();
     } else {
-      // The agent's message id names the message (within its agent session); without one, the event
-      // that began it does.
+      // The agent's message id names the message (within its agent session); without one, the stamp
+      // (the chunk that began it, when recorded), else the event that began the entry.
       const prefix = kind === "thought" ? "thought" : kind === "user-message" ? "user" : "message";
-      const id = this.#id(prefix, messageId === undefined ? this.#key() : `${sessionId}:${messageId}`);
-      this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
+      const id = this.#id(prefix, messageId !== undefined ? `${sessionId}:${messageId}` : (stamp ?? this.#key()));
+      const index = this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
+      this.#stamped = stamp === undefined ? undefined : { index, stamp };
     }
     // Output without a prompt (a bare `events$`) starts a turn, unless it is a load's replay.
     if (!replayed && !this.#replaying && !this.#derived.isRunning && !this.#derived.ended) {

@@ -11,9 +11,9 @@
 //
 // The files, in the order a reader meets them: `model.ts` (the public types), `message.ts` (a
 // message entry and its rope), `snapshot.ts` (one state), `stored.ts` (the client's answers in the
-// stored history, and a stored envelope read back), `builder.ts` (the reduction), `summary.ts`
-// (`groupEntries`), `operator.ts` (`toTranscript`, `transcriptOf`). This entry is what the rest of
-// the sandbox layer imports.
+// stored history, the stamps naming a recorded chunk's message, and a stored envelope read back),
+// `builder.ts` (the reduction), `summary.ts` (`groupEntries`), `operator.ts` (`toTranscript`,
+// `transcriptOf`). This entry is what the rest of the sandbox layer imports.
 export type {
   CompactionEntry,
   ContentBlock,
@@ -36,6 +36,6 @@ export type {
   TranscriptSource,
 } from "./model.js";
 export { TranscriptBuilder } from "./builder.js";
-export { inputAnswerPayload, permissionAnswerPayload, usageOf } from "./stored.js";
+export { inputAnswerPayload, MessageStamps, permissionAnswerPayload, usageOf } from "./stored.js";
 export { groupEntries, type ActivitySummary, type TranscriptGroup } from "./summary.js";
 export { mergeToTranscript, toTranscript, transcriptOf } from "./operator.js";

@@ -36,6 +36,82 @@ export function inputAnswerPayload(note: Extract<TranscriptNote, { kind: "input-
   return { jsonrpc: "2.0", result, _meta: { [INPUT_NOTE]: { requestId, action } } };
 }
 
+/** The `_meta` key of a stored message chunk: the stored id of the event that began its message. */
+const MESSAGE_NOTE = "sandbox-agent-rx/message";
+const MESSAGE_CHUNKS = new Set(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
+
+/**
+ * Which message each recorded chunk without a `messageId` belongs to, stamped on the chunk as it is
+ * recorded: the stored id of the chunk that began the message. A view that starts in the middle of a
+ * message (its first chunks evicted by a bounded store) still names it by its first chunk, so the
+ * message's id does not depend on what the store still holds (`TranscriptBuilder` reads the stamp).
+ *
+ * A message runs while the session's recorded events are chunks of one kind; anything else recorded
+ * for the session ends it (a prompt, a tool call, an answer), except what never makes an entry
+ * (`usage_update`, an empty or contentless chunk). The builder starts a new entry where the stamp
+ * changes, so a split here is a split in every view.
+ */
+export class MessageStamps {
+  /** Per agent session: the chunk kind of the message running and the id of its first chunk. */
+  readonly #open = new Map<string, { kind: string; start: string }>();
+
+  /** `payload`, to be recorded under `id` for the agent session `sessionId`: stamped when it is a chunk. */
+  stamp(sessionId: string, id: string, sender: "agent" | "client", payload: unknown): unknown {
+    const start = this.#follow(sessionId, id, sender, payload);
+    if (start === undefined) return payload;
+    const envelope = payload as PlainObject & { params: PlainObject & { update: PlainObject } };
+    const { params } = envelope;
+    const meta = { ...(isPlainObject(params.update._meta) ? params.update._meta : {}), [MESSAGE_NOTE]: start };
+    return { ...envelope, params: { ...params, update: { ...params.update, _meta: meta } } };
+  }
+
+  /**
+   * One stored event of a session taken over from stored history (a reloaded page), oldest first: a
+   * message the earlier client was recording when it stopped goes on under the same stamp.
+   */
+  followStored(sessionId: string, event: { id: string; sender: string; payload: unknown }): void {
+    this.#follow(sessionId, event.id, event.sender, event.payload, true);
+  }
+
+  /** Moves the session's running message on by one event; the stamp of a chunk, else undefined. */
+  #follow(sessionId: string, id: string, sender: string, payload: unknown, stored = false): string | undefined {
+    const envelope = isPlainObject(payload) ? payload : {};
+    const params = isPlainObject(envelope.params) ? envelope.params : undefined;
+    const update = sender === "agent" && envelope.method === "session/update" && isPlainObject(params?.update)
+      ? params.update
+      : undefined;
+    const kind = update?.sessionUpdate;
+    if (update === undefined || typeof kind !== "string" || !(MESSAGE_CHUNKS.has(kind) || kind === "usage_update")) {
+      this.#open.delete(sessionId);
+      return undefined;
+    }
+    const content = update.content;
+    const empty = !isPlainObject(content) || (content.type === "text" && (content.text ?? "") === "");
+    if (kind === "usage_update" || (update.messageId === undefined && empty)) return undefined;
+    if (update.messageId !== undefined) {
+      this.#open.delete(sessionId);
+      return undefined;
+    }
+    // A stored chunk says which message it was part of (one stored before stamps: none, so none goes on).
+    const open = this.#open.get(sessionId);
+    const start = stored ? messageStamp(update) : open?.kind === kind ? open.start : id;
+    if (start === undefined) this.#open.delete(sessionId);
+    else this.#open.set(sessionId, { kind, start });
+    return start;
+  }
+
+  /** The session is no longer recorded (or ended): its running message ends. */
+  forget(sessionId: string): void {
+    this.#open.delete(sessionId);
+  }
+}
+
+/** The stamp `MessageStamps` put on a stored chunk, when it has one (older stored chunks have none). */
+export function messageStamp(update: PlainObject): string | undefined {
+  const meta = isPlainObject(update._meta) ? update._meta[MESSAGE_NOTE] : undefined;
+  return typeof meta === "string" ? meta : undefined;
+}
+
 /**
  * What `readStored` gives for a stored `session/load` (or the v2 draft's `session/resume` with
  * `replayFrom`): the agent's output until the next prompt (v2: until its next state) is its replay.

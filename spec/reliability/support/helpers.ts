@@ -3,6 +3,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { sleep } from "../../support/acp-http-helpers.js";
+
 export {
   messageChunk,
   sandboxClient as v1Client,
@@ -40,4 +42,21 @@ export async function listedInstances(baseUrl: string): Promise<string[]> {
   const response = await fetch(`${baseUrl}/v1/acp`);
   const body = (await response.json()) as { servers: { serverId: string }[] };
   return body.servers.map((s) => s.serverId);
+}
+
+/**
+ * Waits until the server lists no instance and `alive` (its agent processes, say) lists nothing;
+ * returns what is left then, or at the deadline.
+ */
+export async function drained(
+  baseUrl: string,
+  timeoutMs: number,
+  alive: () => number[] = () => [],
+): Promise<{ listed: string[]; alive: number[] }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = { listed: await listedInstances(baseUrl), alive: alive() };
+    if ((left.listed.length === 0 && left.alive.length === 0) || Date.now() > deadline) return left;
+    await sleep(100);
+  }
 }

@@ -86,6 +86,51 @@ describe("waitForHealth and inspectorUrl against the real 0.4.2 server", () => {
   });
 });
 
+// An injected fetch plays the server's side exactly: a refused connection, then attempts that hang
+// until their slot is over (what a loaded machine makes of a closed port now and then).
+describe("waitForHealth's account when attempts run out of time", () => {
+  const refused = (): Error =>
+    new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    });
+  const hang = (request: Request): Promise<Response> =>
+    new Promise((_, reject) => {
+      if (request.signal.aborted) reject(request.signal.reason);
+      request.signal.addEventListener("abort", () => reject(request.signal.reason), { once: true });
+    });
+  const scripted = (refusals: number): { http: ControlPlaneHttp; calls: () => number } => {
+    let calls = 0;
+    const fetch = (async (input: RequestInfo | URL): Promise<Response> => {
+      calls++;
+      if (calls <= refusals) throw refused();
+      return hang(input as Request);
+    }) as typeof globalThis.fetch;
+    const http = new ControlPlaneHttp({ baseUrl: "http://127.0.0.1:9", token: undefined, headers: undefined, fetch });
+    return { http, calls: () => calls };
+  };
+
+  it("keeps a refusal as the cause when later attempts only ran out of time", async () => {
+    const { http, calls } = scripted(1);
+    const options = { timeoutMs: 400, initialDelayMs: 10, attemptTimeoutMs: 100 };
+    const error = await rejection(waitForHealth(http, options));
+    expect(calls()).toBeGreaterThanOrEqual(2);
+    expect(error).toBeInstanceOf(CallTimeoutError);
+    expect((error as CallTimeoutError).cause).toMatchObject({ name: "SandboxAgentError", kind: "network" });
+    const message = (error as Error).message;
+    expect(message).toMatch(/not healthy within 400 ms after \d+ attempts \(1 failed, \d+ ran out of time\)/);
+    expect(message).toContain("last failure:");
+    expect(message).toContain("cannot reach the server");
+  });
+
+  it("gives the last attempt's timeout as the cause when every attempt ran out of time", async () => {
+    const { http } = scripted(0);
+    const error = await rejection(waitForHealth(http, { timeoutMs: 300, initialDelayMs: 10, attemptTimeoutMs: 100 }));
+    expect(error).toBeInstanceOf(CallTimeoutError);
+    expect((error as CallTimeoutError).cause).toBeInstanceOf(CallTimeoutError);
+    expect((error as Error).message).toMatch(/after \d+ attempts \(0 failed, \d+ ran out of time\): last attempt: /);
+  });
+});
+
 describe("waitForHealth against the v2 contract server", () => {
   let v2: V2ContractServer;
 

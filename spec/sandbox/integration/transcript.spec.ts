@@ -89,6 +89,13 @@ describe("transcript$ against the real 0.4.2 server", () => {
     expect(late.at(0)).toMatchObject({ stream: "store", firstMissing: 1, lastMissing: 37 });
     expect(late.at(1)).toMatchObject({ text: Array.from({ length: 44 }, (_, i) => `c${i + 36}`).join("") });
     expect(late.entries.slice(2).map((e) => e.id)).toEqual(whole.entries.slice(2).map((e) => e.id));
+    // The message whose first chunks were evicted keeps its live id (the agent gives no messageId).
+    expect(late.at(1)!.id).toBe(whole.at(1)!.id);
+    // And so does every entry in a new client reading the same store (a reloaded page).
+    const baseUrl = server().baseUrl;
+    const reopened = new SandboxAgentClient({ baseUrl, agent: "mock", store, autoConnect: false });
+    const again = await next(reopened.session(sessionId).transcript$, (t) => ends(t) === 2);
+    expect(again.entries.map((e) => e.id)).toEqual(late.entries.map((e) => e.id));
   }, 30_000);
 
   it("shows how the client's own permission handler answered, and nothing for a session it knows nothing of", async () => {

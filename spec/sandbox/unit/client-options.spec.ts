@@ -82,6 +82,8 @@ describe("SandboxAgentClient options are checked at construction", () => {
     ["serverApi", { serverApi: "v3" }],
     ["serverId", { serverId: "" }],
     ["cwd", { cwd: 7 }],
+    ["protocolVersion", { protocolVersion: 3 }],
+    ["protocolVersion", { protocolVersion: "2" }],
     ["onPermissionRequest", { onPermissionRequest: "allow" }],
     ["onReadTextFile", { onReadTextFile: true }],
     ["onInput", { onInput: "decline" }],
@@ -99,6 +101,9 @@ describe("SandboxAgentClient options are checked at construction", () => {
     ["waitForServer.attemptTimeoutMs", { waitForServer: { attemptTimeoutMs: 0 } }],
     ["waitForServer.initialDelayMs", { waitForServer: { initialDelayMs: -100 } }],
     ["replay.maxChars", { replay: { maxChars: -5 } }],
+    ["shows", { shows: true }],
+    ["shows", { shows: { notices: "yes" } }],
+    ["shows", { shows: { colours: true } }],
   ])("option %s: a wrong value is a TypeError naming it", (name, options) => {
     const error = constructionError({ baseUrl: BASE, ...options });
     expect(error.message).toContain(`option ${name} must be `);
@@ -117,6 +122,7 @@ describe("SandboxAgentClient options are checked at construction", () => {
       serverId: "mine",
       reconnect: { maxRetries: Infinity, initialDelayMs: 0, factor: 1, jitter: 0, stallTimeoutMs: Infinity },
       cwd: "/work",
+      protocolVersion: 2,
       onPermissionRequest: () => ({ outcome: "cancelled" }),
       onReadTextFile: () => "",
       onWriteTextFile: () => undefined,
@@ -124,6 +130,7 @@ describe("SandboxAgentClient options are checked at construction", () => {
       debug: { debug: () => undefined, warn: () => undefined },
       store: memoryStore(),
       replay: { maxChars: 4000, maxEvents: 100 },
+      shows: { compaction: true, notices: false, booleanOptions: true },
     };
     expect(() => new SandboxAgentClient(options)).not.toThrow();
     expect(() => new SandboxAgentClient({ baseUrl: BASE, token: "t", reconnect: false, autoConnect: false })).not.toThrow();
@@ -151,10 +158,16 @@ describe("SandboxAgentClient options are checked at construction", () => {
     expect(created).toBe(0);
   });
 
-  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store", () => {
+  it("fills in the defaults in one place: auto-connect on, cwd /, a memory store, showing everything, v1", () => {
     const settings = resolveClientOptions({ baseUrl: BASE });
     expect(settings).toMatchObject({ baseUrl: BASE, autoConnect: CLIENT_DEFAULTS.autoConnect, cwd: CLIENT_DEFAULTS.cwd });
-    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/" });
+    const shows = { compaction: true, notices: true, booleanOptions: true };
+    expect(CLIENT_DEFAULTS).toEqual({ autoConnect: true, cwd: "/", shows, protocolVersion: 1 });
+    expect(settings.shows).toEqual(shows);
+    expect(settings.protocolVersion).toBe(1);
+    // A part left out keeps its default.
+    const noNotices = resolveClientOptions({ baseUrl: BASE, shows: { notices: false } });
+    expect(noNotices.shows).toEqual({ ...shows, notices: false });
     expect(typeof settings.store.insertEvent).toBe("function");
     // Given values are kept.
     expect(resolveClientOptions({ baseUrl: BASE, autoConnect: false, cwd: "/w" })).toMatchObject({ autoConnect: false, cwd: "/w" });

@@ -22,8 +22,10 @@ const HealthBodySchema = v.looseObject({ status: v.string() });
  * Polls the health route until the server says `{"status":"ok"}`, backing off between attempts:
  * a server in a sandbox often starts after its client. Refused connections, 5xx (a proxy in front
  * of a booting sandbox), 404 and other answers keep it waiting; 401 and 403 end it at once
- * (waiting cannot fix a token). Ends with `CallTimeoutError` (the last failure as `cause`) or
- * `CallAbortedError`; every attempt is bounded by the time left.
+ * (waiting cannot fix a token). Ends with `CallTimeoutError` or `CallAbortedError`; every attempt
+ * is bounded by the time left. The timeout's `cause` is the last refusal or answer, which a later
+ * attempt that merely ran out of time does not replace (only when every attempt ran out is it that
+ * timeout); its message counts the attempts that failed and those that ran out of time.
  */
 export async function waitForHealth(
   http: ControlPlaneHttp,
@@ -35,11 +37,21 @@ export async function waitForHealth(
   const deadline = startedAt + timeoutMs;
   let delay = initialDelayMs;
   let attempts = 0;
+  // What the server did (a refusal, an answer) tells more than an attempt that ran out of its slot,
+  // which on a loaded machine can be the last one even when the port refuses: kept apart.
   let lastFailure: unknown;
+  let failed = 0;
+  let lastTimeout: CallTimeoutError | undefined;
+  let timedOut = 0;
+  /** Whether the latest attempt is the one that ran out of time (the cause is then an earlier one's). */
+  let lastTimedOut = false;
   const notHealthy = (): CallTimeoutError => {
-    const why = lastFailure instanceof Error ? `: last attempt: ${lastFailure.message}` : "";
-    const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${why}`;
-    return new CallTimeoutError(message, { cause: lastFailure });
+    const cause = lastFailure ?? lastTimeout;
+    const counts = timedOut > 0 ? ` (${failed} failed, ${timedOut} ran out of time)` : "";
+    const what = lastFailure !== undefined && lastTimedOut ? "last failure" : "last attempt";
+    const why = cause instanceof Error ? `: ${what}: ${cause.message}` : "";
+    const message = `the server was not healthy within ${timeoutMs} ms after ${attempts} attempts${counts}${why}`;
+    return new CallTimeoutError(message, { cause });
   };
   // The caller's signal ended the wait: a deadline made above (connect's, with the same timeoutMs)
   // still ends it with the wait's own account; an abort is an abort.
@@ -58,6 +70,8 @@ export async function waitForHealth(
         return { status: response.status, attempts, elapsedMs: Date.now() - startedAt };
       }
       lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
+      failed++;
+      lastTimedOut = false;
     } catch (error) {
       // The caller's signal (with a deadline made above, e.g. by connect): not an attempt's failure.
       if (signal?.aborted) throw stopped();
@@ -68,8 +82,15 @@ export async function waitForHealth(
       if (error instanceof SandboxAgentHttpError && (error.status === 401 || error.status === 403)) throw error;
       const retryable =
         error instanceof SandboxAgentHttpError || (error instanceof SandboxAgentError && error.kind === "network");
-      if (!(retryable || error instanceof CallTimeoutError)) throw error;
-      lastFailure = error;
+      if (error instanceof CallTimeoutError) {
+        lastTimeout = error;
+        timedOut++;
+        lastTimedOut = true;
+      } else if (retryable) {
+        lastFailure = error;
+        failed++;
+        lastTimedOut = false;
+      } else throw error;
     }
     // Cut short by the signal, which the loop's first check then reports.
     await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
