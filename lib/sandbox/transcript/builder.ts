@@ -11,7 +11,7 @@ import { PersistentVector } from "../../internal/persistent-vector.js";
 import type { InputRequest, PermissionOptionInfo, PlanEntry, SandboxEvent, SessionEnded } from "../events/events.js";
 import { isPlainObject, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
-import { Message } from "./message.js";
+import { Message, type OpenMessage } from "./message.js";
 import {
   DRAFT_FINISHED_TOOL_STATUSES,
   FINISHED_TOOL_STATUSES,
@@ -113,6 +113,13 @@ export class TranscriptBuilder {
   #echo: { index: number; rest: string } | undefined;
   /** The ACP v2 draft's part of the reduction, working on this builder's entries (see `draft-reduction.ts`). */
   readonly #draft: DraftReduction;
+  /**
+   * The last entry while v1 chunks coalesce into it: the vector still holds the version it had when
+   * it opened, and the snapshots hold it with their chunk count (`#close` puts the current version
+   * in the vector before anything else reads the entries). `#openSnapped`: a snapshot has its count.
+   */
+  #open: OpenMessage | undefined;
+  #openSnapped = false;
 
   constructor(options: TranscriptOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -207,7 +214,22 @@ export class TranscriptBuilder {
   }
 
   #snap(): Transcript {
+    const open = this.#open;
+    if (open !== undefined && !this.#openSnapped) {
+      this.#openSnapped = true;
+      return new Snapshot(this.#list, this.#ids, this.#derived, this.#version, open, open.chunks);
+    }
+    // One snapshot per chunk count: a later snapshot (a change that added no chunk) reads the vector.
+    this.#close();
     return new Snapshot(this.#list, this.#ids, this.#derived, this.#version);
+  }
+
+  /** The open message's current version into the vector; no change to the transcript. */
+  #close(): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    this.#open = undefined;
+    this.#list = this.#list.set(this.#list.size - 1, open.version(open.chunks));
   }
 
   #changed(derived?: Partial<Derived>): void {
@@ -216,6 +238,7 @@ export class TranscriptBuilder {
   }
 
   #append(entry: TranscriptEntry): number {
+    this.#close();
     const index = this.#list.size;
     const before = this.#list.get(index - 1);
     if (before instanceof Message) before.compact();
@@ -226,6 +249,7 @@ export class TranscriptBuilder {
   }
 
   #replace(index: number, entry: TranscriptEntry): void {
+    this.#close();
     this.#list = this.#list.set(index, entry);
     this.#changed();
   }
@@ -264,6 +288,9 @@ export class TranscriptBuilder {
   }
 
   #apply(input: SandboxEvent | TranscriptNote, at: number): void {
+    // Only a v1 chunk may find the last entry open (it reads no more than the message's kind and ids).
+    const open = this.#open !== undefined;
+    if (open && (input.kind !== "update" || !this.#isChunk(input.update as unknown as PlainObject))) this.#close();
     switch (input.kind) {
       case "update":
         return this.#update(input.sessionId, input.update as unknown as PlainObject & { sessionUpdate: string }, at);
@@ -323,6 +350,14 @@ export class TranscriptBuilder {
         this.#append({ kind: "raw", id: this.#id("raw"), at, type: input.method, value: input.params });
         return;
     }
+  }
+
+  /** The update goes to `#chunk` (a v1 chunk, or a v2 draft chunk without a `messageId`). */
+  #isChunk(update: PlainObject): boolean {
+    const kind = update.sessionUpdate;
+    // Compared, not looked up in `CHUNKS`: this runs for every update while a message is open.
+    const chunk = kind === "agent_message_chunk" || kind === "agent_thought_chunk" || kind === "user_message_chunk";
+    return chunk && !(this.#draft.active && typeof update.messageId === "string");
   }
 
   #update(sessionId: string, update: PlainObject & { sessionUpdate: string }, at: number): void {
@@ -417,7 +452,11 @@ export class TranscriptBuilder {
       ? last instanceof Message && last.messageId === messageId
       : stamp === undefined || (this.#stamped?.index === lastIndex && this.#stamped.stamp === stamp);
     if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
-      this.#replace(lastIndex, last.append(part));
+      // `last` is the open message's base while it is open: the fields read above do not change.
+      this.#open ??= last.open();
+      this.#open.append(part);
+      this.#openSnapped = false;
+      this.#changed();
     } else {
       // The agent's message id names the message (within its agent session); without one, the stamp
       // (the chunk that began it, when recorded), else the event that began the entry.

@@ -3,7 +3,11 @@
 // versions, and an older one must read as it was) without copying the chunks: the versions share one
 // array and each knows how many of its chunks it sees. The rope lives in the entry rather than in an
 // object of its own, so a chunk costs one new object, not two: appending to a message is the
-// transcript's most frequent step (bench scenarios 12 and 14).
+// transcript's most frequent step (bench scenarios 12 and 14). While chunks keep coming to the newest
+// message, the builder holds it open (`OpenMessage`): a chunk is pushed onto the shared array and no
+// version is made until something reads one (a snapshot's entry, or the builder when another event
+// comes). With a transcript per session (bench scenario 13) a version per chunk that nobody read was
+// garbage that outlived a scavenge.
 import type { ContentBlock, MessageEntry } from "./model.js";
 
 /**
@@ -62,6 +66,16 @@ export class Message implements MessageEntry {
   }
 
   /**
+   * This version held open for chunks to come (see `OpenMessage`). Only the newest version of a
+   * message opens, before it is compacted: the builder's last entry.
+   */
+  open(): OpenMessage {
+    if (this.#compacted) throw new Error("a compacted message is complete: it does not open again");
+    const owns = this.#parts.length === this.#seen;
+    return new OpenMessage(this, owns ? this.#parts : this.#parts.slice(0, this.#seen));
+  }
+
+  /**
    * Once the message is complete (another entry follows it), its chunks become one string per text
    * run: a chunk costs a string header and an array slot, the joined text only its characters. The
    * entry reads the same; earlier versions keep the chunk array they share until they are collected.
@@ -99,3 +113,45 @@ export class Message implements MessageEntry {
   }
 }
 
+
+/**
+ * The newest message while its chunks come: each chunk is pushed onto the chunk array the message's
+ * versions share, and the version that sees a given number of chunks is made only when read. The
+ * version of the newest count is made once and kept, so the snapshot that read it and the builder
+ * that settles the entry later hold the same object (consecutive snapshots share unchanged entries).
+ */
+export class OpenMessage {
+  #parts: (string | ContentBlock)[];
+  #chunks: number;
+  /** The version seeing `#chunks`, once made (the message opened from it, until a chunk comes). */
+  #made: Message | undefined;
+
+  constructor(readonly base: Message, parts: (string | ContentBlock)[]) {
+    this.#parts = parts;
+    this.#chunks = base.chunks;
+    this.#made = base;
+  }
+
+  /** How many chunks the message holds now. */
+  get chunks(): number {
+    return this.#chunks;
+  }
+
+  append(part: string | ContentBlock): void {
+    this.#parts.push(part);
+    this.#chunks++;
+    this.#made = undefined;
+  }
+
+  /** The version that sees the first `chunks` chunks (one object per count while it is the newest). */
+  version(chunks: number): Message {
+    if (chunks !== this.#chunks) return this.#make(chunks);
+    this.#made ??= this.#make(chunks);
+    return this.#made;
+  }
+
+  #make(chunks: number): Message {
+    const { kind, id, at, replayed, messageId } = this.base;
+    return new Message(kind, id, at, replayed, messageId, this.#parts, chunks);
+  }
+}

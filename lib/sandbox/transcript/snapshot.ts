@@ -2,9 +2,13 @@
 // in a persistent vector (a new snapshot shares every unchanged entry, and the trie's unchanged
 // nodes, with the one before), the id index the builder shares with all its snapshots, and what
 // a UI derives from the entries (running, pending requests, mode, model, usage), kept as one object
-// the builder replaces when a field changes.
+// the builder replaces when a field changes. A snapshot made right after a chunk was appended to the
+// newest message holds that message open (`OpenMessage`) with its chunk count instead of a version in
+// the vector: the version is made when the entry is read, so an update nobody reads leaves only the
+// snapshot behind.
 import type { PersistentVector } from "../../internal/persistent-vector.js";
 import type { PlanEntry, SessionEnded } from "../events/events.js";
+import type { OpenMessage } from "./message.js";
 import type {
   InputEntry,
   PermissionEntry,
@@ -36,12 +40,20 @@ export interface Derived {
 /** `Transcript` read from the entries' vector, the builder's id index and the derived state. */
 export class Snapshot implements Transcript {
   #entries: readonly TranscriptEntry[] | undefined;
+  /** The open message's version this snapshot sees, once read. */
+  #last: TranscriptEntry | undefined;
 
+  /**
+   * With `open`, the vector's last entry is an older version of the open message and this snapshot
+   * sees its first `chunks` chunks.
+   */
   constructor(
     private readonly list: PersistentVector<TranscriptEntry>,
     private readonly ids: ReadonlyMap<string, number>,
     private readonly derived: Derived,
     readonly version: number,
+    private readonly open?: OpenMessage,
+    private readonly chunks = 0,
   ) {}
 
   get size(): number {
@@ -49,14 +61,20 @@ export class Snapshot implements Transcript {
   }
 
   at(index: number): TranscriptEntry | undefined {
-    return this.list.get(index < 0 ? this.list.size + index : index);
+    return this.#entry(index < 0 ? this.list.size + index : index);
   }
 
   get(id: string): TranscriptEntry | undefined {
     // The id map is shared with later snapshots (entries are only ever added), so an id it knows may
     // be newer than this snapshot: the index bound tells.
     const index = this.indexOf(id);
-    return index < 0 ? undefined : this.list.get(index);
+    return index < 0 ? undefined : this.#entry(index);
+  }
+
+  #entry(index: number): TranscriptEntry | undefined {
+    if (this.open === undefined || index !== this.list.size - 1) return this.list.get(index);
+    this.#last ??= this.open.version(this.chunks);
+    return this.#last;
   }
 
   indexOf(id: string): number {
@@ -65,7 +83,11 @@ export class Snapshot implements Transcript {
   }
 
   get entries(): readonly TranscriptEntry[] {
-    this.#entries ??= Object.freeze(this.list.toArray());
+    if (this.#entries === undefined) {
+      const entries = this.list.toArray();
+      if (this.open !== undefined) entries[entries.length - 1] = this.#entry(entries.length - 1)!;
+      this.#entries = Object.freeze(entries);
+    }
     return this.#entries;
   }
 

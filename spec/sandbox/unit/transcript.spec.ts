@@ -370,6 +370,32 @@ describe("the transcript model", () => {
       expect((early.at(0) as MessageEntry).content).toEqual([{ type: "text", text: "a" }]);
     });
 
+    it("gives a chunk's snapshot its own message version, one object whether read early or late", () => {
+      const usage = { _meta: { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } } };
+      const builder = new TranscriptBuilder();
+      builder.push(prompt("go"));
+      const a = builder.push(text("agent_message_chunk", "a"));
+      const ab = builder.push(text("agent_message_chunk", "b"));
+      const abRead = ab.at(-1);
+      // A change that adds no chunk: the same version as the snapshot before it.
+      const counted = builder.push(text("agent_message_chunk", "", usage));
+      expect(counted).not.toBe(ab);
+      expect(counted.at(-1)).toBe(abRead);
+      const abc = builder.push(text("agent_message_chunk", "c"));
+      const tool = builder.push(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Run" }));
+      // Read only after the next event: still the entry the later snapshots hold.
+      expect(abc.at(1)).toBe(tool.at(1));
+      expect(abc.get(abc.at(1)!.id)).toBe(tool.at(1));
+      expect(abc.entries[1]).toBe(tool.at(1));
+      expect((tool.at(1) as MessageEntry).text).toBe("abc");
+      expect((tool.at(1) as MessageEntry).chunks).toBe(3);
+      // Each earlier snapshot reads its own prefix, read first now.
+      expect((a.at(1) as MessageEntry).text).toBe("a");
+      expect(a.entries.map((e) => (e as MessageEntry).text)).toEqual(["go", "a"]);
+      expect((abRead as MessageEntry).text).toBe("ab");
+      expect(a.at(0)).toBe(tool.at(0));
+    });
+
     it("emits the same snapshot object for an event that changes nothing, so a subscriber can skip it", async () => {
       const snapshots = await lastValueFrom(
         from<TranscriptSource[]>([text("agent_message_chunk", "a"), { kind: "agent-exited", exitCode: 0, success: true }]).pipe(
