@@ -117,7 +117,11 @@ export async function fleet(
   const max = (key: string) => Math.max(...results.map((r) => r[key] ?? 0));
   const drivenMs = max("drivenMs");
   const stored = sum("stored");
-  const cpuMs = { server: after.server - before.server, postgres: after.postgres - before.postgres, workers: sum("cpuMs") };
+  const cpuMs = {
+    server: after.server - before.server,
+    postgres: after.postgres - before.postgres,
+    workers: sum("cpuMs"),
+  };
   return {
     workers,
     sessions: workers * options.sessions,

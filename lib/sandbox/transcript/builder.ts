@@ -107,8 +107,6 @@ export class TranscriptBuilder {
   #planIndex: number | undefined;
   #snapshot: Transcript;
   readonly #now: () => number;
-  /** The message begun by a stamped chunk (`MessageStamps`): its entry's index and the stamp. */
-  #stamped: { index: number; stamp: string } | undefined;
   /** The prompt just sent and what of its text an agent's echo has not yet spelled out. */
   #echo: { index: number; rest: string } | undefined;
   /** The ACP v2 draft's part of the reduction, working on this builder's entries (see `draft-reduction.ts`). */
@@ -447,10 +445,10 @@ export class TranscriptBuilder {
     const lastIndex = this.#list.size - 1;
     const last = this.#list.get(lastIndex);
     // Chunks coalesce into the latest entry while it is the same kind of message (and, when the agent
-    // numbers messages or the recorder stamped them, the same message).
-    const sameMessage = messageId !== undefined
-      ? last instanceof Message && last.messageId === messageId
-      : stamp === undefined || (this.#stamped?.index === lastIndex && this.#stamped.stamp === stamp);
+    // numbers messages, the same message). A stamp only names a new entry: where chunks coalesce is the
+    // same with stamps as without, so an update that replaces an earlier entry in place (a tool call's
+    // update, the turn's next plan) never splits a message the recorder's stamps ended around it.
+    const sameMessage = messageId === undefined || (last instanceof Message && last.messageId === messageId);
     if (last instanceof Message && last.kind === kind && last.replayed === replayed && sameMessage) {
       // `last` is the open message's base while it is open: the fields read above do not change.
       this.#open ??= last.open();
@@ -462,8 +460,7 @@ export class TranscriptBuilder {
       // (the chunk that began it, when recorded), else the event that began the entry.
       const prefix = kind === "thought" ? "thought" : kind === "user-message" ? "user" : "message";
       const id = this.#id(prefix, messageId !== undefined ? `${sessionId}:${messageId}` : (stamp ?? this.#key()));
-      const index = this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
-      this.#stamped = stamp === undefined ? undefined : { index, stamp };
+      this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
     }
     // Output without a prompt (a bare `events$`) starts a turn, unless it is a load's replay.
     if (!replayed && !this.#replaying && !this.#derived.isRunning && !this.#derived.ended) {

@@ -48,8 +48,8 @@ const MESSAGE_CHUNKS = new Set(["agent_message_chunk", "agent_thought_chunk", "u
  *
  * A message runs while the session's recorded events are chunks of one kind; anything else recorded
  * for the session ends it (a prompt, a tool call, an answer), except what never makes an entry
- * (`usage_update`, an empty or contentless chunk). The builder starts a new entry where the stamp
- * changes, so a split here is a split in every view.
+ * (`usage_update`, an empty or contentless chunk). The builder reads a stamp only to name a new entry;
+ * where chunks coalesce does not depend on it.
  */
 export class MessageStamps {
   /** Per agent session: the chunk kind of the message running and the id of its first chunk. */

@@ -129,7 +129,7 @@ describe("the ACP v2 draft through the real 0.4.2 server", () => {
     expect((await c.prompt(sessionId, "chunks 2")).stopReason).toBe("end_turn");
   }, 30_000);
 
-  it("sets a mode and a model through the session's config options, the draft having no set_mode or set_model", async () => {
+  it("sets a mode and a model through config options: the draft has no set_mode or set_model", async () => {
     const wire = recordingFetch();
     const c = client({ protocolVersion: 2, fetch: wire.fetch });
     await c.ready;

@@ -82,6 +82,32 @@ describe("message ids that do not depend on what the store evicted", () => {
     expect(messages(transcriptOf(unstamped.slice(2)).entries)[0]).toEqual(["message:sse:s1:connection:3", "bc"]);
   });
 
+  it("keeps a message whole across an update that replaces an earlier entry (a tool call's, the next plan)", () => {
+    const plan = (status: string) =>
+      update({ sessionUpdate: "plan", entries: [{ content: "x", status, priority: "low" }] });
+    const cases: Record<string, Recorded> = {
+      "an earlier tool call's update": [
+        prompt("go"),
+        update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Run", status: "in_progress" }),
+        chunk("a"),
+        update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }),
+        chunk("b"),
+      ],
+      "the turn's next plan": [prompt("go"), plan("pending"), chunk("a"), plan("completed"), chunk("b")],
+    };
+    for (const [name, case_] of Object.entries(cases)) {
+      const stamped = recorded(case_);
+      const unstamped = recorded(case_).map((event) => {
+        const payload = JSON.parse(JSON.stringify(event.payload)) as { params?: { update?: { _meta?: Payload } } };
+        delete payload.params?.update?._meta;
+        return { ...event, payload: payload as HistoryEvent["payload"] };
+      });
+      const whole = messages(transcriptOf(stamped).entries);
+      expect([name, whole.map(([, text]) => text)]).toEqual([name, ["ab"]]);
+      expect([name, whole]).toEqual([name, messages(transcriptOf(unstamped).entries)]);
+    }
+  });
+
   it("goes on with the message a page reloaded mid-message was recording (read from its stored events)", () => {
     for (let cut = 1; cut < payloads.length; cut++) {
       const before = recorded(payloads.slice(0, cut));
