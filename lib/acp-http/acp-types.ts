@@ -512,13 +512,17 @@ const patch = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(sc
 const lenientPatch = <S extends v.GenericSchema>(schema: S) => v.fallback(patch(schema), undefined);
 // A list whose invalid items are skipped (`x-deserialize-skip-invalid-items`), the rest kept in order;
 // a value that is no list at all reads as left out.
-const itemsOf = <S extends v.GenericSchema>(item: S) =>
-  lenientPatch(
-    v.pipe(
-      v.array(v.unknown()),
-      v.transform((items) => items.filter((entry) => v.is(item, entry)) as v.InferOutput<S>[]),
-    ),
+const validItems = <S extends v.GenericSchema>(item: S) =>
+  v.pipe(
+    v.array(v.unknown()),
+    v.transform((items) => items.filter((entry) => v.is(item, entry)) as v.InferOutput<S>[]),
   );
+const itemsOf = <S extends v.GenericSchema>(item: S) => lenientPatch(validItems(item));
+// Terminal output bytes are base64 on the wire (`contentEncoding`), padded or not (`atob` reads both).
+const Base64 = v.pipe(
+  v.string(),
+  v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/, "not base64"),
+);
 
 /**
  * The agent's answer to a v2 `initialize`: the version it chose, who it is (`info`), what it can do
@@ -568,11 +572,29 @@ const v2Kept = <E extends v.ObjectEntries>(schema: v.LooseObjectSchema<E, undefi
   v.looseObject({ ...schema.entries, _meta: V2Meta });
 // A v2 chunk always names the message it belongs to.
 const Chunk = { messageId: v.string(), content: ContentBlockSchema };
+// A content block of a message upsert: a text block has its text (the draft's `TextContent`).
+const MessageBlockSchema = v.pipe(
+  v.looseObject({ type: v.string(), text: v.optional(v.string()) }),
+  v.check((block) => block.type !== "text" || block.text !== undefined, "a text block has its text"),
+);
 // A message upsert: `content` replaces the whole message when present (null or [] clears it).
-const Message = { messageId: v.string(), content: itemsOf(ContentBlockSchema) };
+const Message = { messageId: v.string(), content: itemsOf(MessageBlockSchema) };
 const ToolCallContentSchema = v.looseObject({ type: v.string() });
 // A stop reason the agent reports malformed reads as none reported (the protocol says so).
 const StopReason = v.fallback(v.optional(v.nullable(v.string())), undefined);
+// One step of an items plan: all three fields are required (an entry without them is skipped).
+const PlanStepSchema = v.looseObject({ content: v.string(), priority: v.string(), status: v.string(), _meta: V2Meta });
+// A plan by its id: `items` lists all its entries; another (custom or future) type names its plan only.
+const PlanContentSchema = v.union([
+  v.looseObject({ type: v.literal("items"), planId: v.string(), entries: validItems(PlanStepSchema), _meta: V2Meta }),
+  v.looseObject({
+    type: v.pipe(
+      v.string(),
+      v.check((type) => type !== "items", "an items plan lists its entries"),
+    ),
+    planId: v.string(),
+  }),
+]);
 
 /**
  * One schema per `session/update` kind of the v2 draft, by its `sessionUpdate` string. Besides the
@@ -581,7 +603,10 @@ const StopReason = v.fallback(v.optional(v.nullable(v.string())), undefined);
  * the chunks with a required `messageId`, the message upserts (`user_message`, `agent_message`,
  * `agent_thought`), `state_update` (`running`, `idle` with its `stopReason`, `requires_action`),
  * `tool_call_update` as an upsert (v2 has no `tool_call`), `tool_call_content_chunk`, the agent-owned
- * terminals (`terminal_update`, `terminal_output_chunk` with base64 `data`) and `plan_update`.
+ * terminals (`terminal_update` with `command`, `cwd`, `output`, `exitStatus` and `size`;
+ * `terminal_output_chunk` with base64 `data`, padded or not) and `plan_update` (by `planId`: an `items`
+ * plan lists its entries, each with `content`, `priority` and `status`). What the draft's schema reads
+ * leniently is read so: a malformed `_meta` or patched field as left out, an invalid list item skipped.
  * @internal
  */
 export const V2_SESSION_UPDATE_SCHEMAS = {
@@ -611,11 +636,15 @@ export const V2_SESSION_UPDATE_SCHEMAS = {
   terminal_update: v2Kind("terminal_update", {
     terminalId: v.string(),
     command: lenientPatch(v.string()),
-    output: lenientPatch(v.looseObject({ data: v.string() })),
+    cwd: lenientPatch(v.string()),
+    // Output that is not base64 reads as left out (default-on-error): the exit status beside it is kept.
+    output: lenientPatch(v.looseObject({ data: Base64 })),
     exitStatus: lenientPatch(v.looseObject({ exitCode: lenientPatch(v.number()), signal: lenientPatch(v.string()) })),
+    size: lenientPatch(v.looseObject({ cols: v.number(), rows: v.number() })),
   }),
-  terminal_output_chunk: v2Kind("terminal_output_chunk", { terminalId: v.string(), data: v.string() }),
-  plan_update: v2Kind("plan_update", { plan: v.looseObject({ type: v.string() }) }),
+  // Its `data` is required: a chunk whose data is not base64 is malformed.
+  terminal_output_chunk: v2Kind("terminal_output_chunk", { terminalId: v.string(), data: Base64 }),
+  plan_update: v2Kind("plan_update", { plan: PlanContentSchema }),
   available_commands_update: v2Kept(SESSION_UPDATE_SCHEMAS.available_commands_update),
   config_option_update: v2Kept(SESSION_UPDATE_SCHEMAS.config_option_update),
   session_info_update: v2Kept(SESSION_UPDATE_SCHEMAS.session_info_update),

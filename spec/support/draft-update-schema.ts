@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 interface ZodLike {
-  safeParse(value: unknown): { success: boolean; error?: unknown };
+  safeParse(value: unknown): { success: boolean; data?: unknown; error?: unknown };
 }
 
 const require = createRequire(import.meta.url);
@@ -20,4 +20,10 @@ const module = (await import(pathToFileURL(join(root, "dist/v2/schema/zod.gen.js
 export function draftUpdateProblem(update: unknown): string | undefined {
   const result = module.zSessionUpdate.safeParse(update);
   return result.success ? undefined : JSON.stringify(result.error);
+}
+
+/** How the SDK's schema reads `update` (tolerated fields left out, invalid items skipped); undefined if malformed. */
+export function draftUpdateReading(update: unknown): unknown {
+  const result = module.zSessionUpdate.safeParse(update);
+  return result.success ? result.data : undefined;
 }

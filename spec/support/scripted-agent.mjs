@@ -20,6 +20,8 @@
 //                      -32000), message MSG (rest of the line, default "scripted error"),
 //                      data {scripted:true}
 //   garbage            writes one non-JSON line to stdout, then a chunk, then end_turn
+//   malformed          one malformed update (a tool_call_content_chunk for tool-<n> without its content),
+//                      then a chunk "after malformed", then end_turn
 //   ended              emits _sandboxagent/session/ended
 //                      {session_id, data:{reason:"completed", terminated_by:"agent"}}, then end_turn
 //   unparsed           emits _sandboxagent/agent/unparsed {error:"scripted", raw:"<<not understood>>"},
@@ -327,6 +329,11 @@ async function runPrompt(msg) {
     case "garbage":
       writeLine("this line is not json");
       chunk(sessionId, "after garbage");
+      return endTurn();
+    case "malformed":
+      // A kind only the draft has, without a field the draft requires.
+      update(sessionId, { sessionUpdate: "tool_call_content_chunk", toolCallId: `tool-${n}` });
+      chunk(sessionId, "after malformed");
       return endTurn();
     case "ended":
       notify("_sandboxagent/session/ended", {

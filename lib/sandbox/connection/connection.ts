@@ -170,7 +170,10 @@ export class SandboxConnection {
         toSandboxEvents(),
         endSessionsOnAgentExit(() => this.openSessions),
       ),
-      this.protocol.parseErrors$.pipe(map(fromTransportParseError)),
+      this.protocol.parseErrors$.pipe(
+        map(fromTransportParseError),
+        filter((event): event is SandboxEvent => event !== undefined),
+      ),
       this.protocol.gaps$.pipe(map(fromGap)),
     ).pipe(
       tap((event) => this.#observe(event)),

@@ -1,15 +1,27 @@
 import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } from "rxjs";
 import * as v from "valibot";
-import { isRequest, isResponse, type AcpEnvelope, type AcpParseError, type EventGap } from "../../acp-http/index.js";
+import {
+  isRequest,
+  isResponse,
+  parseEnvelope,
+  readSessionUpdate,
+  type AcpEnvelope,
+  type AcpParseError,
+  type EventGap,
+  type V2SessionUpdate,
+} from "../../acp-http/index.js";
 import { isPlainObject, safeCopy, type PlainObject } from "../metadata.js";
-import { DRAFT_UPDATE_KINDS, DRAFT_UPDATE_SCHEMAS, LenientMeta as Meta } from "./draft-updates.js";
 
 /**
  * Session updates typed by their `sessionUpdate` kind. Each schema is loose: fields a
  * newer agent adds pass through. An update of a kind not listed here is still
- * delivered, as an `unknown-update` event, never dropped. The kinds of the ACP v2 draft
- * (`draft-updates.ts`) are typed too; one of them that does not parse is a `parse-error` event.
+ * delivered, as an `unknown-update` event, never dropped. The kinds only the ACP v2 draft has
+ * are read by the protocol layer's reader (`readSessionUpdate(update, 2)`), the one definition of a
+ * well-formed v2 update; one of them that does not read is a `parse-error` event.
  */
+
+/** `_meta`: omitted and `null` mean none; any other value that is not an object is ignored (as in the draft). */
+const Meta = v.fallback(v.optional(v.nullable(v.record(v.string(), v.unknown()))), undefined);
 
 export const ContentSchema = v.looseObject({ type: v.string(), text: v.optional(v.string()) });
 /** A content block of an update (text, image, resource); unknown fields are kept. */
@@ -60,14 +72,31 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
     updatedAt: v.optional(v.nullable(v.string())),
     _meta: Meta,
   }),
-  ...DRAFT_UPDATE_SCHEMAS,
 ]);
+
+/**
+ * The kinds only the ACP v2 draft has: message, thought and user-message upserts, the session's state,
+ * tool call content chunks, agent-owned terminals and plans by id (the draft's chunks and
+ * `tool_call_update` are read as the stable ones above).
+ */
+const DRAFT_KINDS = [
+  "user_message",
+  "agent_message",
+  "agent_thought",
+  "state_update",
+  "tool_call_content_chunk",
+  "terminal_update",
+  "terminal_output_chunk",
+  "plan_update",
+] as const satisfies readonly V2SessionUpdate["sessionUpdate"][];
+const DRAFT_ONLY: ReadonlySet<string> = new Set(DRAFT_KINDS);
+type DraftUpdate = Extract<V2SessionUpdate, { sessionUpdate: (typeof DRAFT_KINDS)[number] }>;
 
 /**
  * An ACP `session/update` the client understands (message chunks, tool calls, plan, modes, ...; and the
  * v2 draft's upserts, session state, terminals and plans by id), by `sessionUpdate`.
  */
-export type SessionUpdate = v.InferOutput<typeof SessionUpdateSchema>;
+export type SessionUpdate = v.InferOutput<typeof SessionUpdateSchema> | DraftUpdate;
 export type SessionUpdateKind = SessionUpdate["sessionUpdate"];
 
 /** How and why a session ended (from the server's ended notification, or the agent's exit). */
@@ -171,17 +200,22 @@ export function envelopeToEvent(envelope: AcpEnvelope): SandboxEvent | undefined
 
 function updateEvent(params: unknown): SandboxEvent | undefined {
   if (!isPlainObject(params) || typeof params.sessionId !== "string" || !isPlainObject(params.update)) return undefined;
+  const sessionId = params.sessionId;
+  const kindOf = params.update.sessionUpdate;
+  if (typeof kindOf === "string" && DRAFT_ONLY.has(kindOf)) {
+    const read = readSessionUpdate(params.update, 2) as DraftUpdate | undefined;
+    if (read) return { kind: "update", sessionId, update: read };
+    // A v2 draft update that does not read: said as such, with the update as it came.
+    const raw = JSON.stringify(safeCopy(params.update));
+    const error = `malformed ${kindOf}: not a well-formed update of the v2 draft`;
+    return { kind: "parse-error", source: "agent", raw, error, sessionId };
+  }
   const parsed = v.safeParse(SessionUpdateSchema, params.update);
-  if (parsed.success) return { kind: "update", sessionId: params.sessionId, update: parsed.output };
+  if (parsed.success) return { kind: "update", sessionId, update: parsed.output };
   const update = safeCopy(params.update);
   if (typeof update.sessionUpdate !== "string") return undefined;
-  if (DRAFT_UPDATE_KINDS.has(update.sessionUpdate)) {
-    // A v2 draft update that does not parse: said as such, with the update as it came.
-    const error = `malformed ${update.sessionUpdate}: ${parsed.issues.map((issue) => issue.message).join("; ")}`;
-    return { kind: "parse-error", source: "agent", raw: JSON.stringify(update), error, sessionId: params.sessionId };
-  }
   const unknownUpdate = update as PlainObject & { sessionUpdate: string };
-  return { kind: "unknown-update", sessionId: params.sessionId, update: unknownUpdate };
+  return { kind: "unknown-update", sessionId, update: unknownUpdate };
 }
 
 function permissionEvent(params: unknown): SandboxEvent | undefined {
@@ -264,8 +298,18 @@ export function toAgentParseError(params: unknown): SandboxParseError {
   return { source: "agent", raw, error: str(p.error) ?? "unparsed agent output", ...(sessionId ? { sessionId } : {}) };
 }
 
-/** A transport-level parse error as a sandbox parse-error event. */
-export function fromTransportParseError(error: AcpParseError): SandboxEvent {
+/**
+ * A transport-level parse error as a sandbox parse-error event; undefined when it is the protocol
+ * layer's report of a malformed v2 update that the update's own event (`updateEvent`) reports already,
+ * with the update as it came and its session: one event per bad update. Another update the protocol
+ * layer finds malformed (a v2 chunk without its `messageId`, read here as a chunk) keeps its report.
+ */
+export function fromTransportParseError(error: AcpParseError): SandboxEvent | undefined {
+  // Only a frame that is a message at all can be a malformed update (parsed again here only: rare).
+  const parse = error.tooLarge ? undefined : parseEnvelope(error.raw);
+  const envelope = parse?.ok ? parse.envelope : undefined;
+  const update = envelope !== undefined && !isResponse(envelope) && envelope.method === "session/update";
+  if (update && envelopeToEvent(envelope)?.kind === "parse-error") return undefined;
   return { kind: "parse-error", source: "transport", raw: error.raw, error: error.error };
 }
 

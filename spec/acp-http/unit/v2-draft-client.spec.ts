@@ -16,6 +16,7 @@ import {
   type AcpParseError,
 } from "../../../lib/acp-http/index.js";
 import { waitFor } from "../../support/acp-http-helpers.js";
+import { draftUpdateReading } from "../../support/draft-update-schema.js";
 import { bodyOf, jsonResponse, rpcResult, type FakeSseStream } from "../../support/fake-acp-server.js";
 import { PROMPT, bootstrap, createHarness, disconnectAll, watch, type Harness } from "./client-harness.js";
 
@@ -392,6 +393,73 @@ describe("AcpHttpClient on the ACP v2 draft: updates", () => {
     expect(readSessionUpdate(updates[2], 2)).toBeUndefined();
     // The stable reader does not know the v2 kinds.
     expect(readSessionUpdate(updates[1])).toBeUndefined();
+  });
+});
+
+describe("readSessionUpdate on the ACP v2 draft: each kind read as the draft's schema reads it", () => {
+  const text = (t: string) => ({ type: "text", text: t });
+  const step = (content: string) => ({ content, priority: "high", status: "pending" });
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ["a null _meta", { sessionUpdate: "agent_thought", messageId: "t1", _meta: null }],
+    ["a _meta that is no object", { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", _meta: 1 }],
+    ["a stop reason that is no string", { sessionUpdate: "state_update", state: "idle", stopReason: 5 }],
+    ["a state update without state", { sessionUpdate: "state_update", stopReason: "end_turn" }],
+    ["invalid content items", { sessionUpdate: "agent_message", messageId: "m", content: [{ text: "x" }, text("k")] }],
+    ["a text block without text", {
+      sessionUpdate: "user_message",
+      messageId: "u",
+      content: [{ type: "text" }, text("k")],
+    }],
+    ["an upsert without messageId", { sessionUpdate: "agent_message", content: [text("x")] }],
+    ["a content chunk without content", { sessionUpdate: "tool_call_content_chunk", toolCallId: "c1" }],
+    ["a terminal's fields", {
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      command: "ls",
+      cwd: "/w",
+      output: { data: "aGk" },
+      exitStatus: { exitCode: 0, signal: null },
+      size: { cols: 80, rows: 24 },
+    }],
+    ["a terminal's malformed fields", {
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      cwd: 5,
+      size: { cols: "80" },
+    }],
+    ["unpadded terminal output", { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "aGk" }],
+    ["an items plan", { sessionUpdate: "plan_update", plan: { type: "items", planId: "p", entries: [step("a")] } }],
+    ["an items plan's invalid entries", {
+      sessionUpdate: "plan_update",
+      plan: { type: "items", planId: "p", entries: [{ content: "no status" }, step("b")] },
+    }],
+    ["an items plan without entries", { sessionUpdate: "plan_update", plan: { type: "items", planId: "p" } }],
+    ["an items plan without planId", { sessionUpdate: "plan_update", plan: { type: "items", entries: [] } }],
+    ["another plan type", { sessionUpdate: "plan_update", plan: { type: "_board", planId: "b", columns: 3 } }],
+    ["another plan type without planId", { sessionUpdate: "plan_update", plan: { type: "_board" } }],
+  ];
+
+  const MALFORMED = new Set([
+    "a state update without state",
+    "an upsert without messageId",
+    "a content chunk without content",
+    "an items plan without entries",
+    "an items plan without planId",
+    "another plan type without planId",
+  ]);
+
+  it.each(cases)("%s: malformed or read exactly as the SDK's schema says", (name, update) => {
+    const expected = draftUpdateReading(update);
+    expect(expected === undefined).toBe(MALFORMED.has(name));
+    expect(readSessionUpdate(update, 2)).toEqual(expected);
+  });
+
+  it("takes terminal bytes that are not base64 as malformed in a chunk, as left out in a terminal's output", () => {
+    // The schema says base64 (`contentEncoding`) without checking it; bytes that are not are no output.
+    const chunk = { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "%%%" };
+    expect(readSessionUpdate(chunk, 2)).toBeUndefined();
+    const update = { sessionUpdate: "terminal_update", terminalId: "t", output: { data: "%%%" }, exitStatus: {} };
+    expect(readSessionUpdate(update, 2)).toEqual({ sessionUpdate: "terminal_update", terminalId: "t", exitStatus: {} });
   });
 });
 

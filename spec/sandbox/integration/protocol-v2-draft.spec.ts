@@ -7,6 +7,7 @@
 import { BehaviorSubject, firstValueFrom, filter, timeout } from "rxjs";
 import {
   CallTimeoutError,
+  isUpdate,
   memoryStore,
   SandboxAgentClient,
   type SandboxAgentClientOptions,
@@ -116,6 +117,28 @@ describe("the ACP v2 draft through the real 0.4.2 server", () => {
     expect(chunks).toHaveLength(3);
     expect(stateOf(delivered.at(-1))).toBe("idle");
     expect(delivered.map(stateOf).filter(Boolean)).toEqual(["running", "idle"]);
+  }, 30_000);
+
+  it("reports a malformed draft update once, with its session and the update as it came, losing nothing", async () => {
+    const c = client({ protocolVersion: 2 });
+    await c.ready;
+    const { sessionId } = await c.newSession();
+    const errors: Array<{ raw: string }> = [];
+    const subscription = c.parseErrors$.subscribe((error) => errors.push(error));
+    const seen = collect(c, sessionId);
+    // The turn resolves on its idle, which comes after the malformed update and the chunk behind it.
+    const outcome = await c.prompt(sessionId, "malformed");
+    seen.stop();
+    subscription.unsubscribe();
+    expect(outcome.stopReason).toBe("end_turn");
+    const bad = { sessionUpdate: "tool_call_content_chunk", toolCallId: "tool-1" };
+    expect(errors).toEqual([
+      { source: "agent", sessionId, raw: expect.any(String), error: expect.stringContaining("malformed") },
+    ]);
+    expect(JSON.parse(errors[0]!.raw)).toEqual(bad);
+    expect(seen.events.filter((event) => event.kind === "parse-error")).toHaveLength(1);
+    const after = seen.events.find((event) => isUpdate(event, "agent_message_chunk"));
+    expect(after).toMatchObject({ update: { content: { text: "after malformed" } } });
   }, 30_000);
 
   it("bounds the whole turn with timeoutMs: past it the turn is cancelled, and the agent reports idle", async () => {

@@ -3,6 +3,7 @@ import { TestScheduler } from "rxjs/testing";
 import type { AcpEnvelope } from "../../../lib/acp-http/index.js";
 import {
   endSessionsOnAgentExit,
+  envelopeToEvent,
   forSession,
   ofSession,
   fromTransportParseError,
@@ -167,6 +168,30 @@ describe("fromTransportParseError", () => {
       source: "transport",
       raw: "{bad",
       error: "Unexpected token",
+    });
+  });
+});
+
+describe("fromTransportParseError, for a malformed update", () => {
+  const frame = (update: Record<string, unknown>) =>
+    JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update } });
+
+  it("leaves out the protocol's report of a draft update that its own event reports with its session", () => {
+    const raw = frame({ sessionUpdate: "tool_call_content_chunk", toolCallId: "c1" });
+    expect(envelopeToEvent(JSON.parse(raw) as AcpEnvelope)).toMatchObject({ kind: "parse-error", sessionId: "s1" });
+    const error = "tool_call_content_chunk: content";
+    expect(fromTransportParseError({ source: "stream", raw, error })).toBeUndefined();
+  });
+
+  it("keeps the report of an update its event reads (a v2 chunk without its messageId)", () => {
+    const raw = frame({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } });
+    const error = "agent_message_chunk: messageId";
+    expect(envelopeToEvent(JSON.parse(raw) as AcpEnvelope)).toMatchObject({ kind: "update" });
+    expect(fromTransportParseError({ source: "stream", raw, error })).toEqual({
+      kind: "parse-error",
+      source: "transport",
+      raw,
+      error,
     });
   });
 });
