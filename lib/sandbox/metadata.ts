@@ -38,6 +38,11 @@ export function isPlainObject(value: unknown): value is PlainObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A field of loose JSON as a string, when it is one. */
+export const stringOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+/** A field of loose JSON as a number, when it is one. */
+export const numberOf = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+
 /** A shallow copy without the keys that could reach a prototype. */
 export function safeCopy(source: unknown): PlainObject {
   const out: PlainObject = {};

@@ -9,9 +9,9 @@
 // same conversation told in v1 chunks.
 import { PersistentVector } from "../../internal/persistent-vector.js";
 import type { InputRequest, PermissionOptionInfo, PlanEntry, SandboxEvent, SessionEnded } from "../events/events.js";
-import { isPlainObject, type PlainObject } from "../metadata.js";
+import { isPlainObject, numberOf, stringOf, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
-import { Message, type OpenMessage } from "./message.js";
+import { Message, MESSAGE_PREFIX, type OpenMessage } from "./message.js";
 import {
   DRAFT_FINISHED_TOOL_STATUSES,
   FINISHED_TOOL_STATUSES,
@@ -36,8 +36,8 @@ import { DraftReduction, type DraftHost } from "./draft-reduction.js";
 import { Snapshot, type Derived } from "./snapshot.js";
 import { isHistoryEvent, messageStamp, readStored, REPLAY_FOLLOWS, usageOf } from "./stored.js";
 
-const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+const str = stringOf;
+const num = numberOf;
 /** A field of a merge: the update's value wins, or with `late` (a `tool_call` after the call finished) the entry's. */
 const pick = <T>(late: boolean, next: T | undefined, before: T | undefined): T | undefined =>
   late ? (before ?? next) : (next ?? before);
@@ -458,7 +458,7 @@ export class TranscriptBuilder {
     } else {
       // The agent's message id names the message (within its agent session); without one, the stamp
       // (the chunk that began it, when recorded), else the event that began the entry.
-      const prefix = kind === "thought" ? "thought" : kind === "user-message" ? "user" : "message";
+      const prefix = MESSAGE_PREFIX[kind];
       const id = this.#id(prefix, messageId !== undefined ? `${sessionId}:${messageId}` : (stamp ?? this.#key()));
       this.#append(new Message(kind, id, at, replayed, messageId, [], 0).append(part));
     }

@@ -4,8 +4,8 @@
 // between the prompt, the agent's echo of it, its `idle` and the client's note of the prompt's end.
 // It works on the builder's entries only through `DraftHost` (the builder owns the entries, the ids
 // and the derived state); it reduces to the same entries as the same conversation told in v1 chunks.
-import { isPlainObject, type PlainObject } from "../metadata.js";
-import { Message } from "./message.js";
+import { isPlainObject, numberOf, stringOf, type PlainObject } from "../metadata.js";
+import { Message, MESSAGE_PREFIX } from "./message.js";
 import {
   DRAFT_FINISHED_TOOL_STATUSES,
   type ContentBlock,
@@ -21,15 +21,8 @@ import type { Derived } from "./snapshot.js";
 import { TerminalOutput } from "./terminal-output.js";
 import type { PlanEntry } from "../events/events.js";
 
-const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
-
-/** A message kind's id prefix (as the builder's for v1 chunks). */
-const MESSAGE_PREFIX: Record<MessageEntry["kind"], string> = {
-  "agent-message": "message",
-  "thought": "thought",
-  "user-message": "user",
-};
+const str = stringOf;
+const num = numberOf;
 /** The v2 draft's message upserts by the message kind they make. */
 const DRAFT_MESSAGES: ReadonlyMap<string, MessageEntry["kind"]> = new Map([
   ["user_message", "user-message"],

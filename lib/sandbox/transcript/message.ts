@@ -10,6 +10,13 @@
 // garbage that outlived a scavenge.
 import type { ContentBlock, MessageEntry } from "./model.js";
 
+/** A message kind's id prefix: `message:…`, `thought:…`, `user:…` (v1 chunks and v2 upserts alike). */
+export const MESSAGE_PREFIX: Readonly<Record<MessageEntry["kind"], string>> = {
+  "agent-message": "message",
+  "thought": "thought",
+  "user-message": "user",
+};
+
 /**
  * A message entry version. Its chunk list is shared with the versions before and after it: a new
  * chunk is pushed onto the same array and the new version sees one more. Only the builder appends,

@@ -4,7 +4,7 @@
 // The turn's end and its usage are the prompt's stored response; `usageOf` reads that usage live
 // and stored alike.
 import { envelopeToEvent, type SandboxEvent } from "../events/events.js";
-import { isPlainObject, type PlainObject } from "../metadata.js";
+import { isPlainObject, numberOf, type PlainObject } from "../metadata.js";
 import type { HistoryEvent } from "../persistence/history.js";
 import type { TokenUsage, TranscriptBlock, TranscriptNote, TranscriptSource } from "./model.js";
 
@@ -118,7 +118,7 @@ export function messageStamp(update: PlainObject): string | undefined {
  */
 export const REPLAY_FOLLOWS: unique symbol = Symbol("a session/load: its replay follows");
 
-const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+const num = numberOf;
 
 /** A stored envelope, told from a live event or a note by its shape. */
 export function isHistoryEvent(source: TranscriptSource): source is HistoryEvent {

@@ -9,49 +9,15 @@ import { V2InitializeResultSchema, V2_SESSION_UPDATE_SCHEMAS } from "../../../li
 import { AGENT_REQUEST_METHODS } from "../../../lib/acp-http/agent-requests.js";
 import { AGENT_NOTIFICATIONS, V2_NOT_SUPPORTED } from "../../../lib/acp-http/coverage.js";
 import { PROTOCOL_PROFILES } from "../../../lib/acp-http/protocol-versions.js";
+import { acpSchema, sdkVersion, type SchemaDef } from "../../support/acp-schema.js";
 import { bodyOf, rpcResult } from "../../support/fake-acp-server.js";
 import { createHarness, disconnectAll } from "./client-harness.js";
 
 afterEach(disconnectAll);
 
-interface Def {
-  properties?: Record<string, Def>;
-  allOf?: Def[];
-  anyOf?: Def[];
-  oneOf?: Def[];
-  $ref?: string;
-  const?: string;
-  required?: string[];
-  type?: string | string[];
-  "x-side"?: string;
-  "x-method"?: string;
-}
-
-const sdkFile = (path: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../../../node_modules/@agentclientprotocol/sdk/${path}`, import.meta.url), "utf8"));
-const sdkVersion = (sdkFile("package.json") as { version: string }).version;
-const defs = (sdkFile("schema/v2/schema.json") as { $defs: Record<string, Def> }).$defs;
+const { defs, methods, refOf } = acpSchema("v2");
+type Def = SchemaDef;
 const profile = PROTOCOL_PROFILES[2];
-
-function methods(): { toAgent: Set<string>; toClient: Set<string>; notificationsToClient: Set<string> } {
-  const toAgent = new Set<string>();
-  const toClient = new Set<string>();
-  const notificationsToClient = new Set<string>();
-  for (const [name, def] of Object.entries(defs)) {
-    const method = def["x-method"];
-    if (!method) continue;
-    const side = def["x-side"];
-    if (side === "agent" || side === "protocol") toAgent.add(method);
-    if (side === "client" && name.endsWith("Notification")) notificationsToClient.add(method);
-    else if (side === "client") toClient.add(method);
-  }
-  return { toAgent, toClient, notificationsToClient };
-}
-
-const refOf = (def: Def | undefined): Def | undefined => {
-  const ref = def?.$ref ?? def?.allOf?.[0]?.$ref ?? def?.anyOf?.find((d) => d.$ref)?.$ref;
-  return ref ? defs[ref.replace("#/$defs/", "")] : undefined;
-};
 
 /** Every capability path under `def`, at any depth (through `$ref`s), `_meta` left out. */
 function capabilityPaths(root: string, def: Def): string[] {

@@ -8,50 +8,14 @@ import { AgentCapabilitiesSchema, SESSION_UPDATE_SCHEMAS } from "../../../lib/ac
 import { AGENT_REQUEST_METHODS } from "../../../lib/acp-http/agent-requests.js";
 import * as acpTypes from "../../../lib/acp-http/acp-types.js";
 import { AGENT_NOTIFICATIONS, CLIENT_METHODS, NOT_SUPPORTED } from "../../../lib/acp-http/coverage.js";
+import { acpSchema, sdkVersion, type SchemaDef } from "../../support/acp-schema.js";
 import { bodyOf, rpcResult } from "../../support/fake-acp-server.js";
 import { createHarness, disconnectAll } from "./client-harness.js";
 
 afterEach(disconnectAll);
 
-interface Def {
-  type?: string | string[];
-  properties?: Record<string, Def>;
-  allOf?: Def[];
-  anyOf?: Def[];
-  oneOf?: Def[];
-  $ref?: string;
-  const?: string;
-  "x-side"?: string;
-  "x-method"?: string;
-}
-
-// Read by path: the package's exports name no JSON (the dev dependency is pinned, the first check says which).
-const sdkFile = (path: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../../../node_modules/@agentclientprotocol/sdk/${path}`, import.meta.url), "utf8"));
-const sdkVersion = (sdkFile("package.json") as { version: string }).version;
-const schema = sdkFile("schema/v1/schema.json") as { $defs: Record<string, Def> };
-const defs = schema.$defs;
-
-/** The stable schema's methods by who answers them: the agent (x-side "agent"), the client, or both. */
-function methods(): { toAgent: Set<string>; toClient: Set<string>; notificationsToClient: Set<string> } {
-  const toAgent = new Set<string>();
-  const toClient = new Set<string>();
-  const notificationsToClient = new Set<string>();
-  for (const [name, def] of Object.entries(defs)) {
-    const method = def["x-method"];
-    if (!method) continue;
-    const side = def["x-side"];
-    if (side === "agent" || side === "protocol") toAgent.add(method);
-    if (side === "client" && name.endsWith("Notification")) notificationsToClient.add(method);
-    else if (side === "client") toClient.add(method);
-  }
-  return { toAgent, toClient, notificationsToClient };
-}
-
-const refOf = (def: Def | undefined): Def | undefined => {
-  const ref = def?.$ref ?? def?.allOf?.[0]?.$ref ?? def?.anyOf?.find((d) => d.$ref)?.$ref;
-  return ref ? defs[ref.replace("#/$defs/", "")] : undefined;
-};
+const { defs, methods, refOf } = acpSchema("v1");
+type Def = SchemaDef;
 
 /** A capability object's fields, one level down where a field is itself an object of capabilities. */
 function capabilityPaths(root: string, def: Def): string[] {
