@@ -52,3 +52,9 @@ export function acpSchema(version: "v1" | "v2") {
 
   return { defs, methods, refOf };
 }
+
+/** The methods `docs/acp-sdk-interop.md` has a table row for (a row starts with the method in backticks). */
+export function interopTableRows(): Set<string> {
+  const doc = readFileSync(new URL("../../docs/acp-sdk-interop.md", import.meta.url), "utf8");
+  return new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]!));
+}

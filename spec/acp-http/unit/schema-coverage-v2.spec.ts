@@ -2,14 +2,13 @@
 // experimental `experimental/v2` entry), not against memory: every method, notification, session
 // update kind and capability of the draft is covered by the v2 profile, or listed in V2_NOT_SUPPORTED
 // with its reason. A newer draft's additions fail here until one or the other.
-import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { AcpHttpClient } from "../../../lib/acp-http/index.js";
 import { V2InitializeResultSchema, V2_SESSION_UPDATE_SCHEMAS } from "../../../lib/acp-http/acp-types.js";
 import { AGENT_REQUEST_METHODS } from "../../../lib/acp-http/agent-requests.js";
 import { AGENT_NOTIFICATIONS, V2_NOT_SUPPORTED } from "../../../lib/acp-http/coverage.js";
 import { PROTOCOL_PROFILES } from "../../../lib/acp-http/protocol-versions.js";
-import { acpSchema, sdkVersion, type SchemaDef } from "../../support/acp-schema.js";
+import { acpSchema, interopTableRows, sdkVersion, type SchemaDef } from "../../support/acp-schema.js";
 import { bodyOf, rpcResult } from "../../support/fake-acp-server.js";
 import { createHarness, disconnectAll } from "./client-harness.js";
 
@@ -145,8 +144,7 @@ describe(`the protocol layer covers the ACP v2 draft of @agentclientprotocol/sdk
   });
 
   it("has a row for every v2 method in docs/acp-sdk-interop.md", () => {
-    const doc = readFileSync(new URL("../../../docs/acp-sdk-interop.md", import.meta.url), "utf8");
-    const rows = new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]));
+    const rows = interopTableRows();
     const all = [...toAgent, ...toClient, ...notificationsToClient];
     expect(all.filter((method) => !rows.has(method)).sort()).toEqual([]);
   });

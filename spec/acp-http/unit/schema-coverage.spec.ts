@@ -1,14 +1,13 @@
 // The protocol layer against the stable schema the official SDK ships (not against memory): every
 // method, notification, session update kind and capability in it is covered by the layer, or listed
 // in NOT_SUPPORTED with its reason. A new SDK version's additions fail here until one or the other.
-import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { AcpHttpClient } from "../../../lib/acp-http/index.js";
 import { AgentCapabilitiesSchema, SESSION_UPDATE_SCHEMAS } from "../../../lib/acp-http/acp-types.js";
 import { AGENT_REQUEST_METHODS } from "../../../lib/acp-http/agent-requests.js";
 import * as acpTypes from "../../../lib/acp-http/acp-types.js";
 import { AGENT_NOTIFICATIONS, CLIENT_METHODS, NOT_SUPPORTED } from "../../../lib/acp-http/coverage.js";
-import { acpSchema, sdkVersion, type SchemaDef } from "../../support/acp-schema.js";
+import { acpSchema, interopTableRows, sdkVersion, type SchemaDef } from "../../support/acp-schema.js";
 import { bodyOf, rpcResult } from "../../support/fake-acp-server.js";
 import { createHarness, disconnectAll } from "./client-harness.js";
 
@@ -121,8 +120,7 @@ describe(`the protocol layer covers the stable schema of @agentclientprotocol/sd
   });
 
   it("has a row for every stable method in the protocol table of docs/acp-sdk-interop.md", () => {
-    const doc = readFileSync(new URL("../../../docs/acp-sdk-interop.md", import.meta.url), "utf8");
-    const rows = new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]));
+    const rows = interopTableRows();
     const methods = [...toAgent, ...toClient, ...notificationsToClient];
     expect(methods.filter((method) => !rows.has(method)).sort()).toEqual([]);
   });
