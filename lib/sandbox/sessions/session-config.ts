@@ -413,11 +413,11 @@ export class SessionSettings {
   }
 
   /**
-   * Whether modes and models are set only through config options: the ACP v2 draft has no
-   * `session/set_mode` or `session/set_model` (read after the call's first step, which connected).
+   * Whether modes and models are set only through config options (the negotiated version's traits,
+   * read after the call's first step, which connected).
    */
   #configOnly(): boolean {
-    return this.#lifecycle.info?.protocolVersion === 2;
+    return this.#lifecycle.traits?.configOptionsOnly === true;
   }
 
   /** Sends a set call, noting whether the agent reports `target` (an update event) before it is answered. */
