@@ -1,6 +1,6 @@
 // What the sandbox layer does differently on each ACP version, as data (the protocol layer keeps its
 // own, `PROTOCOL_PROFILES`). A connection reads the record of the version its protocol client speaks,
-// the lifecycle keeps the one its last connect negotiated; nothing else in the layer asks "is it v2?".
+// the lifecycle keeps the one its last connect negotiated; nothing else in the layer compares versions.
 
 /** One ACP version's differences in the sandbox layer. */
 export interface VersionTraits {

@@ -393,7 +393,8 @@ export class SessionSettings {
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
     // A boolean option takes true or false, sent with `type: "boolean"` (what tells the agent it is
-    // no value id); a boolean value for an option the session never reported is sent the same way.
+    // no value id); a boolean value for an option the session never reported is sent the same way,
+    // by a client that said it takes them.
     const onOff = option?.type === "boolean" || (option === undefined && typeof value === "boolean");
     if (onOff && !this.#takesBooleans()) {
       const detail = "the client said it shows no on/off options (`shows.booleanOptions: false`), so it sends none";
