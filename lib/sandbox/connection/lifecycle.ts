@@ -2,6 +2,7 @@ import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs
 import { CLIENT_INFO, type AcpClientHandlers } from "../../acp-http/index.js";
 import { linkSignal, untilAborted } from "../../internal/abort.js";
 import { SandboxConnection, type ConnectionRecording } from "./connection.js";
+import type { VersionTraits } from "./version-traits.js";
 import type { CallOptions, CallSignal } from "../call-options.js";
 import type { ExtensionChannel } from "../server/control-routes.js";
 import { Bound } from "../deadline.js";
@@ -62,6 +63,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
   /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
   #lastFailure: { cause: unknown; reason: NotConnectedReason } | undefined;
   #info: ConnectInfo | undefined;
+  #traits: VersionTraits | undefined;
 
   constructor(
     options: ClientSettings,
@@ -84,6 +86,11 @@ export class ConnectionLifecycle implements ExtensionChannel {
   /** What the last successful connect learnt (undefined before one). */
   get info(): ConnectInfo | undefined {
     return this.#info;
+  }
+
+  /** What the version the last successful connect negotiated changes in the sandbox calls (undefined before one). */
+  get traits(): VersionTraits | undefined {
+    return this.#traits;
   }
 
   get connected(): boolean {
@@ -223,6 +230,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
         const { protocolVersion } = connection.protocol;
         const extensions = { ...connection.extensions.flags };
         this.#info = { api, protocolVersion, agent, agentInfo, extensions, agentCan };
+        this.#traits = connection.traits;
         return this.#info;
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;
