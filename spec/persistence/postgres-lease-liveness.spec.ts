@@ -3,10 +3,11 @@
 // mid-write leaves no lock that holds a takeover up past its lease; a renewal that never returns
 // stops only itself; the store's own pool gives up on a silent connection or an unanswered connect;
 // a wall-clock step cannot make two workers both believe they hold a session; one store object
-// fences one claimant; a renewal after a release does not bring the lease back.
+// fences one claimant; a renewal after a release does not bring the lease back; a claimed session
+// that ended before it was resumed is given back.
 import { firstValueFrom, filter, timeout } from "rxjs";
 import { postgresStore, PostgresStoreError, type PostgresStore } from "../../lib/postgres/index.js";
-import { StoreError } from "../../lib/sandbox/index.js";
+import { SandboxAgentClient, StoreError, type SessionStore } from "../../lib/sandbox/index.js";
 import { LeaseKeeper, type SessionLease, type SessionLeases } from "../../lib/sandbox/persistence/index.js";
 import { POSTGRES, startPostgresCluster, type PostgresCluster } from "../support/postgres-cluster.js";
 import { startSilentTcpProxy, type SilentTcpProxy } from "../support/silent-tcp-proxy.js";
@@ -212,6 +213,38 @@ describePg("postgresStore leases when connections go silent, clocks step, or cli
     const own = store();
     await own.ready();
     expect(await own.leases.claim({ owner: "client-b", ttlMs: 60_000, max: 1 })).toEqual([]);
+  });
+
+  it("a claimed session that ended between the claim and the resume is given back, not renewed", async () => {
+    const [a, producer] = [store(), store()];
+    await producer.updateSession(session("s1", 1));
+    // Another process ends the session right after this worker's claim, before its resume reads it.
+    const endsMeanwhile: SessionStore = {
+      ...a,
+      leases: {
+        ...a.leases,
+        claim: async (request) => {
+          const claimed = await a.leases.claim(request);
+          await producer.updateSession(session("s1", 1, { endedAt: 5 }));
+          return claimed;
+        },
+      },
+    };
+    const client = new SandboxAgentClient({
+      baseUrl: "http://127.0.0.1:9",
+      agent: "mock",
+      store: endsMeanwhile,
+      autoConnect: false,
+    });
+    try {
+      expect(await client.restoreSessions({ claim: { owner: "a", ttlMs: 60_000 } })).toEqual([]);
+      const { rows } = await cluster.pool(1).query<{ released: boolean }>(
+        `SELECT expires_at = '-infinity'::timestamptz AS released FROM ${schema}.leases WHERE session_id = 's1'`,
+      );
+      expect(rows).toEqual([{ released: true }]);
+    } finally {
+      await client.disconnect();
+    }
   });
 
   it("a renewal that arrives after the lease was released does not bring it back", async () => {

@@ -148,7 +148,7 @@ export class Sessions implements ResumeParts {
     const leases = await fromStore("restoreSessions", undefined, () => keeper.claim(options.max));
     if (leases.length === 0) return [];
     try {
-      return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
+      return await this.#claims.keepResumed(leases, await restoreStored(this, call, leases.map((l) => l.sessionId)));
     } catch (error) {
       await Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
       throw error;
