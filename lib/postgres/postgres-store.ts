@@ -116,7 +116,10 @@ function retryBudgetMs(retries: number): number {
  *   an index is never reused nor skipped. `insertEvents` writes a batch in one transaction.
  * - Leases (`leases`): one row per session (owner, generation, expiry, heartbeat), claimed with
  *   `FOR UPDATE SKIP LOCKED`. Once this store has claimed a session, its writes on that session
- *   carry the generation and are refused with `LeaseLostError` when the row holds another.
+ *   carry the generation and are refused with `LeaseLostError` when the row holds another. One
+ *   claimant (owner) per store object: each client that claims needs a store of its own.
+ * - Every write is one statement, so no row lock outlives a round trip (a worker gone mid-write
+ *   holds no takeover up); the pool it opens itself bounds connects and statements.
  * - The schema is created and migrated on first use, under an advisory lock (workers that start
  *   together migrate once).
  */
