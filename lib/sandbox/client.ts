@@ -163,8 +163,8 @@ export class SandboxAgentClient {
   // --- lifecycle -------------------------------------------------------------------
 
   /**
-   * Opens the one connection (initialize with the agent selection). Throws a `SandboxAgentError`
-   * of kind `already-connected` when one exists; `signal` cancels the attempt (`CallAbortedError`),
+   * Opens the one connection (initialize with the agent selection). Throws an
+   * `AlreadyConnectedError` (kind `already-connected`) when one exists; `signal` cancels the attempt (`CallAbortedError`),
    * `timeoutMs` bounds it (`CallTimeoutError`), including the wait for the server that
    * `waitForServer` asks for.
    */
