@@ -171,15 +171,18 @@ export class SandboxAgentClient {
   // --- lifecycle -------------------------------------------------------------------
 
   /**
-   * Opens the one connection (initialize with the agent selection). Throws an
-   * `AlreadyConnectedError` (kind `already-connected`) when one exists; `signal` cancels the
-   * attempt (`CallAbortedError`),
-   * `timeoutMs` bounds it (`CallTimeoutError`), including the wait for the server that
-   * `waitForServer` asks for.
+   * Opens the one connection (initialize with the agent selection: `agent`, else the client's).
+   * Throws an `AlreadyConnectedError` (kind `already-connected`) when one exists; `signal` cancels
+   * the attempt (`CallAbortedError`), `timeoutMs` bounds it (`CallTimeoutError`), including the wait
+   * for the server that `waitForServer` asks for. An `agent` that is not a non-empty string is a
+   * `TypeError`, and nothing is sent.
    */
   async connect(options: ConnectOptions = {}): Promise<ConnectInfo> {
-    const { waitForServer, ...bounds } = options;
-    if (!waitForServer) return this.#lifecycle.connect(bounds);
+    const { waitForServer, agent, ...bounds } = options;
+    if (agent !== undefined && (typeof agent !== "string" || agent === "")) {
+      throw new TypeError(`connect: option agent must be a non-empty string (e.g. "claude"), got ${typeof agent}`);
+    }
+    if (!waitForServer) return this.#lifecycle.connect(bounds, agent);
     // One deadline for the wait and the connect together; the wait keeps its pace (and, without a
     // `timeoutMs`, its own default bound) and stops when that deadline passes.
     const bound = new Bound("connect", bounds);
@@ -187,7 +190,7 @@ export class SandboxAgentClient {
       const pace = waitForServer === true ? {} : waitForServer;
       const within = bounds.timeoutMs === undefined ? {} : { timeoutMs: bounds.timeoutMs };
       await this.waitForHealth({ ...pace, ...within, ...bound.call });
-      return await this.#lifecycle.connect(bound.call);
+      return await this.#lifecycle.connect(bound.call, agent);
     } finally {
       bound.dispose();
     }
@@ -356,7 +359,9 @@ export class SandboxAgentClient {
    * holds a lease on (at most `claim.max`), each then driven by this client alone until its lease is
    * released (`releaseSession`, `disconnect`) or lost (`leaseLost$`). See docs/persistence.md.
    */
-  restoreSessions(options: RestoreOptions = {}): Promise<ResumedSession[]> {
+  async restoreSessions(options: RestoreOptions = {}): Promise<ResumedSession[]> {
+    // After disconnect() it opens no connection of its own, as resumeSession does not.
+    this.#lifecycle.checkNotHeldDown("restoreSessions");
     const { claim, ...call } = options;
     if (!claim) return this.#sessions.restoreStored(call);
     return this.#sessions.restoreClaimed(claim === true ? {} : claim, call);

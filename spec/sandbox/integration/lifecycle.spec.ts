@@ -88,6 +88,20 @@ describe.each(BOTH)("lifecycle against the $name", (factory) => {
     await expect(auto.ready).resolves.toMatchObject({ agent: "mock" });
   });
 
+  it("connects to the agent connect({ agent }) names, and keeps it for later connects", async () => {
+    const c = client({ agent: undefined, autoConnect: false });
+    await expect(c.connect()).rejects.toMatchObject({ kind: "no-agent" });
+    await expect(c.connect({ agent: 42 as never })).rejects.toBeInstanceOf(TypeError);
+    expect(c.state).toBe("disconnected");
+    await expect(c.connect({ agent: "mock" })).resolves.toMatchObject({ agent: "mock" });
+    const { sessionId } = await c.newSession();
+    await expect(c.prompt(sessionId, "hi")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await c.disconnect();
+    // Later connects keep it, as if it had been given to the constructor.
+    await expect(c.connect()).resolves.toMatchObject({ agent: "mock" });
+    expect(c.connectInfo?.agent).toBe("mock");
+  });
+
   it("makes a failed auto-connect (nothing listening) visible on ready, without an unhandled rejection", async () => {
     const port = await closedPort();
     const unhandled = await noUnhandledRejections(async () => {

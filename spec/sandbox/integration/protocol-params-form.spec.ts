@@ -63,13 +63,17 @@ describe("session methods in the protocol's params form, on the real 0.4.2 serve
     const other = (await c.request("session/new", { cwd: "/tmp", mcpServers: [] })) as { sessionId: string };
     const place = { cwd: "/tmp", additionalDirectories: ["/tmp/d"] };
     await expect(c.resumeSession({ sessionId: other.sessionId, ...place })).resolves.toBeUndefined();
-    expect(sent(recorder, "session/resume")).toEqual([expect.objectContaining({ sessionId: other.sessionId, ...place })]);
+    expect(sent(recorder, "session/resume")).toEqual([
+      expect.objectContaining({ sessionId: other.sessionId, ...place }),
+    ]);
     // The scripted agent has no session/fork: its refusal shows the request went out with a string id.
     await rejection(c.forkSession({ sessionId: other.sessionId, cwd: "/tmp" }));
-    expect(sent(recorder, "session/fork")).toEqual([expect.objectContaining({ sessionId: other.sessionId, cwd: "/tmp" })]);
+    expect(sent(recorder, "session/fork")).toEqual([
+      expect.objectContaining({ sessionId: other.sessionId, cwd: "/tmp" }),
+    ]);
   }, 30_000);
 
-  it("a first argument that is neither a session id nor a params object is a TypeError naming it; nothing is sent", async () => {
+  it("a first argument of neither form is a TypeError naming it, and nothing is sent", async () => {
     const recorder = recordingFetch();
     const c = client({ fetch: recorder.fetch });
     const { sessionId } = await c.newSession();
