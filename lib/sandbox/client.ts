@@ -528,7 +528,10 @@ export class SandboxAgentClient {
     return this.#server.listAgents(options);
   }
 
-  /** One agent (a 400 `SandboxAgentHttpError` of kind `unsupported_agent` for an unknown id). */
+  /**
+   * One agent; an unknown id is a 400 `SandboxAgentHttpError` of kind `invalid-request` whose `code`
+   * is `unsupported_agent`. On a v2 server it is read from the agent list, on the connection.
+   */
   getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
     return this.#server.getAgent(agentId, options);
   }
