@@ -1,4 +1,4 @@
-import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } from "rxjs";
+import { Observable, filter, map, pipe, takeWhile, type OperatorFunction } from "rxjs";
 import * as v from "valibot";
 import {
   isRequest,
@@ -320,18 +320,30 @@ export function fromTransportParseError(error: AcpParseError): SandboxEvent | un
 export function endSessionsOnAgentExit(
   openSessions: () => Iterable<string>,
 ): OperatorFunction<SandboxEvent, SandboxEvent> {
-  return mergeMap((event) => {
-    if (event.kind !== "agent-exited") return of(event);
-    const endings: SandboxEvent[] = [...openSessions()].map((sessionId) => ({
-      kind: "session-ended",
-      sessionId,
-      reason: event.success ? "completed" : "error",
-      terminatedBy: "agent",
-      exitCode: event.exitCode,
-      ...(event.success ? {} : { message: `agent exited${exitDetail(event.exitCode)}` }),
-    }));
-    return of(event, ...endings);
-  });
+  // Not `mergeMap((event) => of(event, ...))`: that made an inner observable and its subscriber for
+  // every event, about a third of what an update allocated on `events$` (bench scenario 13).
+  return (source) =>
+    new Observable<SandboxEvent>((subscriber) =>
+      source.subscribe({
+        next: (event) => {
+          subscriber.next(event);
+          if (event.kind !== "agent-exited") return;
+          // A copy: each ended event removes its session from the open ones as it passes.
+          for (const sessionId of [...openSessions()]) {
+            subscriber.next({
+              kind: "session-ended",
+              sessionId,
+              reason: event.success ? "completed" : "error",
+              terminatedBy: "agent",
+              exitCode: event.exitCode,
+              ...(event.success ? {} : { message: `agent exited${exitDetail(event.exitCode)}` }),
+            });
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
 }
 
 /** A lost-events report as a sandbox event; a gap of one session's stream names that session. */
