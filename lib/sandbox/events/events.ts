@@ -75,6 +75,15 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
 ]);
 
 /**
+ * The variant's own options by their `sessionUpdate`: an update is checked against its kind's schema,
+ * found by a lookup. The variant itself tries the options in turn, with a set and a closure per call,
+ * about a quarter of what an update allocated on `events$` (bench scenario 13); the outcome is the same.
+ */
+const UPDATE_SCHEMAS: ReadonlyMap<string, (typeof SessionUpdateSchema.options)[number]> = new Map(
+  SessionUpdateSchema.options.map((option) => [option.entries.sessionUpdate.literal, option]),
+);
+
+/**
  * The kinds only the ACP v2 draft has: message, thought and user-message upserts, the session's state,
  * tool call content chunks, agent-owned terminals and plans by id (the draft's chunks and
  * `tool_call_update` are read as the stable ones above).
@@ -210,8 +219,9 @@ function updateEvent(params: unknown): SandboxEvent | undefined {
     const error = `malformed ${kindOf}: not a well-formed update of the v2 draft`;
     return { kind: "parse-error", source: "agent", raw, error, sessionId };
   }
-  const parsed = v.safeParse(SessionUpdateSchema, params.update);
-  if (parsed.success) return { kind: "update", sessionId, update: parsed.output };
+  const schema = typeof kindOf === "string" ? UPDATE_SCHEMAS.get(kindOf) : undefined;
+  const parsed = schema ? v.safeParse(schema, params.update) : undefined;
+  if (parsed?.success) return { kind: "update", sessionId, update: parsed.output };
   const update = safeCopy(params.update);
   if (typeof update.sessionUpdate !== "string") return undefined;
   const unknownUpdate = update as PlainObject & { sessionUpdate: string };
