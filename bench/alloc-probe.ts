@@ -94,7 +94,8 @@ async function sites(mode: ManySessionsMode, sessions: number): Promise<void> {
   };
   walk(profile.head);
   const total = [...bySite.values()].reduce((a, b) => a + b, 0);
-  console.log(`${mode} at ${sessions} sessions: ~${(total / (2 * UPDATES)).toFixed(0)} B / update sampled (setup included)`);
+  const perUpdate = (total / (2 * UPDATES)).toFixed(0);
+  console.log(`${mode} at ${sessions} sessions: ~${perUpdate} B / update sampled (setup included)`);
   for (const [key, size] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
     console.log(`  ${(size / (2 * UPDATES)).toFixed(0).padStart(6)} B  ${key}`);
   }
@@ -104,7 +105,8 @@ if (process.env.ALLOC_SITES) {
   const [mode, n] = process.env.ALLOC_SITES.split(":");
   await sites(mode as ManySessionsMode, Number(n ?? 1000));
 } else {
-  console.log(`bytes allocated per update (median of ${REPEATS}; (2U − U) ÷ U, U = ${UPDATES.toLocaleString("en-US")})`);
+  const u = UPDATES.toLocaleString("en-US");
+  console.log(`bytes allocated per update (median of ${REPEATS}; (2U − U) ÷ U, U = ${u})`);
   for (const mode of modes) {
     const line: string[] = [];
     for (const n of sizes) {

@@ -1,8 +1,9 @@
 // A client holding many session views: the heap each idle view keeps stays within its budget, an
 // update costs the client about as much with 1,000 views subscribed as with one (each update reaches
-// its own session's view, not every view), and what an update allocates stays within its budget. Measured in a child process run with --expose-gc (jest
-// may run without it), so that every heap reading follows two full collections; CPU is compared as
-// a ratio within that one process, rounds alternated, so machine load cancels out.
+// its own session's view, not every view), and what an update allocates stays within its budget.
+// Measured in a child process run with --expose-gc (jest may run without it), so that every heap
+// reading follows two full collections; CPU is compared as a ratio within that one process, rounds
+// alternated, so machine load cancels out; allocation is counted, which load does not move.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
