@@ -22,7 +22,7 @@ import { benchSandboxes } from "./scenarios/sandboxes.js";
 import { concurrent, openWarm, sequential, type RoundTripResult } from "./scenarios/round-trips.js";
 import { burst, type BurstResult } from "./scenarios/streaming.js";
 import { recorderBurst, storeBurst, type RecorderBurstResult, type StoreBurstResult } from "./scenarios/store-burst.js";
-import { bigMessage, bigText, longMessage, type BigPath, type BigResult } from "./scenarios/big-message.js";
+import { bigMessage, bigText, longMessage, shiftAssembly, type BigPath, type BigResult } from "./scenarios/big-message.js";
 import { fleet, type FleetResult } from "./scenarios/fleet.js";
 import { manySessions, sessionsBody, type ManySessionsMode, type ManySessionsResult } from "./scenarios/many-sessions.js";
 import { deliver, transcriptHeap, transcriptTurn, type TranscriptRun } from "./scenarios/transcript.js";
@@ -523,7 +523,10 @@ async function bigMessageScenario(): Promise<void> {
   const paths: Array<[BigPath, string]> = [
     ["sse", "SSE event on the GET stream (injected fetch)"],
     ["post", "POST answer body (injected fetch)"],
-    ["ws", "WebSocket frame (loopback server in process: its writes are in the CPU figure)"],
+    ["ws", "WebSocket frame, `ws` (loopback server in process: its writes are in the CPU figure)"],
+    ["ws-undici", "WebSocket frame, undici's `WebSocket` (Node 22's global one)"],
+    ["ws-fragments", "WebSocket message in 1 MiB fragments, `ws`"],
+    ["socket", "floor: the frame's bytes over a bare loopback socket, joined once and parsed (no WebSocket)"],
   ];
   const results = new Map<string, BigResult[]>();
   for (let round = 0; round < rounds; round++) {
@@ -532,7 +535,7 @@ async function bigMessageScenario(): Promise<void> {
       for (const chunk of order) {
         const result = await bigMessage(path, text, chunk);
         results.set(`${path}:${chunk}`, [...(results.get(`${path}:${chunk}`) ?? []), result]);
-        log(`  round ${round + 1} ${path.padEnd(4)} ${chunk === 0 ? "one chunk " : "1 KiB     "} ${(result.bytes / 1e6).toFixed(1)} MB: ${result.sample.wallMs.toFixed(0)} ms, ${result.sample.cpuMs.toFixed(0)} ms CPU`);
+        log(`  round ${round + 1} ${path.padEnd(12)} ${chunk === 0 ? "one chunk " : "1 KiB     "} ${(result.bytes / 1e6).toFixed(1)} MB: ${result.sample.wallMs.toFixed(0)} ms, ${result.sample.cpuMs.toFixed(0)} ms CPU`);
       }
     }
   }
@@ -547,6 +550,7 @@ async function bigMessageScenario(): Promise<void> {
     lines.push(`| ${label} | ${wall(0).toFixed(0)} (${cpu(0).toFixed(0)}) | ${wall(1024).toFixed(0)} (${cpu(1024).toFixed(0)}) | ${(wall(1024) / wall(0)).toFixed(2)}× | ${(cpu(1024) / cpu(0)).toFixed(2)}× |`);
   }
   log(`\n${lines.join("\n")}`);
+  await segmentCurve();
   const long = SIZES.longMessageChunks;
   const short = Math.max(1, Math.round(long / 10));
   longMessage(short); // warm-up
@@ -554,6 +558,34 @@ async function bigMessageScenario(): Promise<void> {
   const a = perChunk(short);
   const b = perChunk(long);
   log(`\n| transcript: one agent message of | CPU µs / chunk |\n|---|---:|\n| ${short.toLocaleString("en-US")} chunks | ${a.toFixed(2)} |\n| ${long.toLocaleString("en-US")} chunks | ${b.toFixed(2)} (${(b / a).toFixed(2)}× per chunk) |`);
+}
+
+/**
+ * The WebSocket rows' curve: CPU for a message of a quarter, half and all of the size in 1 KiB
+ * segments, one frame (`ws`, undici) against fragments and the bare socket. Linear is a flat
+ * CPU per MB; a receiver that assembles a frame in O(segments²) doubles it with the size.
+ */
+async function segmentCurve(): Promise<void> {
+  const fractions = [0.25, 0.5, 1];
+  const paths: BigPath[] = ["ws", "ws-undici", "ws-fragments", "socket"];
+  const lines = [
+    `| 1 KiB segments, CPU ms per MB | ${fractions.map((f) => `${((SIZES.bigMessageBytes * f) / 1e6).toFixed(1)} MB`).join(" | ")} | last ÷ first |`,
+    "|---|" + fractions.map(() => "---:").join("|") + "|---:|",
+  ];
+  for (const path of paths) {
+    const perMb: number[] = [];
+    for (const fraction of fractions) {
+      const result = await bigMessage(path, bigText(SIZES.bigMessageBytes * fraction), 1024);
+      perMb.push(result.sample.cpuMs / (result.bytes / 1e6));
+    }
+    lines.push(`| ${path} | ${perMb.map((v) => v.toFixed(1)).join(" | ")} | ${(perMb[perMb.length - 1]! / perMb[0]!).toFixed(2)}× |`);
+  }
+  const assembly = fractions.map((f) => {
+    const segments = Math.round((SIZES.bigMessageBytes * f) / 1024);
+    return shiftAssembly(segments) / ((segments * 1024) / 1e6);
+  });
+  lines.push(`| the receivers' assembly alone: 1 KiB buffers taken by \`shift()\` and copied | ${assembly.map((v) => v.toFixed(1)).join(" | ")} | ${(assembly[assembly.length - 1]! / assembly[0]!).toFixed(2)}× |`);
+  log(`\n${lines.join("\n")}`);
 }
 
 // --- scenario 15: the fleet on postgresStore ------------------------------------------------------

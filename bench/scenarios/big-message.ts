@@ -3,13 +3,18 @@
 // sequences are cut by chunk edges) delivered to an AcpHttpClient
 //   sse   as one SSE event on the connection's GET stream
 //   post  as the body of a POST's answer (the envelope is then a response carrying the text)
-//   ws    as one WebSocket text frame from a loopback server that writes the frame's bytes itself
+//   ws    as one WebSocket text frame from a loopback server that writes the frame's bytes itself,
+//         received by `ws`; ws-undici the same received by undici's WebSocket (Node 22's global one);
+//         ws-fragments the same message sent as 1 MiB fragments (continuation frames), received by `ws`
+//   socket the WebSocket frame's bytes over a plain loopback socket, joined once, decoded and parsed:
+//         the floor the segments themselves cost, with no WebSocket client
 // each in 1 KiB network chunks against the same bytes in one chunk. A parser that joins its buffer
 // again on every chunk is quadratic here; a linear one takes about the same time either way.
 // Plus the transcript: one agent message of 1,000,000 chunks against one of 100,000.
 import { createHash } from "node:crypto";
-import { createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { Subject } from "rxjs";
+import { WebSocket as UndiciWebSocket } from "undici";
 import WebSocket from "ws";
 import { AcpHttpClient, isResponse, type AcpEnvelope } from "../../lib/acp-http/index.js";
 import { toTranscript, type SandboxEvent, type Transcript } from "../../lib/sandbox/index.js";
@@ -17,7 +22,8 @@ import { SANDBOX_AGENT_HEADER } from "../../spec/support/sandbox-agent-transport
 import { envelopeToEvent } from "../../lib/sandbox/events/events.js";
 import { collect, Stopwatch, sleep, type Sample } from "../support/measure.js";
 
-export type BigPath = "sse" | "post" | "ws";
+export type BigPath = "sse" | "post" | "ws" | "ws-undici" | "ws-fragments" | "socket";
+const FRAGMENT_BYTES = 1024 * 1024;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const INITIALIZE_RESULT = { protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [] };
 
@@ -69,7 +75,8 @@ export interface BigResult {
 
 /** One delivery of the big message by `path` in `chunk`-byte pieces (0: one piece). */
 export async function bigMessage(path: BigPath, text: string, chunk: number): Promise<BigResult> {
-  if (path === "ws") return bigOverWebSocket(text, chunk);
+  if (path === "socket") return bigOverSocket(text, chunk);
+  if (path === "ws" || path === "ws-undici" || path === "ws-fragments") return bigOverWebSocket(path, text, chunk);
   const encoder = new TextEncoder();
   let gate: (() => void) | undefined;
   const opened = new Promise<void>((resolve) => (gate = resolve));
@@ -135,18 +142,96 @@ export async function bigMessage(path: BigPath, text: string, chunk: number): Pr
   }
 }
 
+/** The WebSocket frames of one text message: one frame, or fragments of `fragment` bytes (0: one frame). */
+function textFrames(payload: Buffer, fragment: number): Buffer {
+  const frames: Buffer[] = [];
+  for (let at = 0; ; at += fragment) {
+    const part = payload.subarray(at, fragment ? at + fragment : payload.length);
+    const fin = at + part.length >= payload.length;
+    const header = Buffer.alloc(10);
+    header[0] = (fin ? 0x80 : 0) | (at === 0 ? 0x1 : 0x0); // text, then continuation frames
+    header[1] = 127;
+    header.writeBigUInt64BE(BigInt(part.length), 2);
+    frames.push(header, part);
+    if (fin) break;
+  }
+  return Buffer.concat(frames);
+}
+
+/**
+ * The receivers' assembly alone, without a socket: `segments` 1 KiB buffers in a list, taken off its
+ * front with `shift()` and copied into one buffer, as `ws`'s `Receiver.consume` and undici's
+ * `ByteParser.consume` take the segments of a frame. CPU ms.
+ */
+export function shiftAssembly(segments: number): number {
+  const list: Buffer[] = [];
+  for (let i = 0; i < segments; i++) list.push(Buffer.alloc(1024, i & 255));
+  const watch = new Stopwatch();
+  const out = Buffer.allocUnsafe(segments * 1024);
+  let offset = 0;
+  while (list.length > 0) {
+    const next = list.shift()!;
+    out.set(next, offset);
+    offset += next.length;
+  }
+  return watch.read().cpuMs;
+}
+
+/** The floor: one frame's bytes written as the WebSocket server writes them, read by a bare socket. */
+async function bigOverSocket(text: string, chunk: number): Promise<BigResult> {
+  const frame = textFrames(Buffer.from(updateJson(text)), 0);
+  let accepted!: (socket: Socket) => void;
+  const serverSide = new Promise<Socket>((resolve) => (accepted = resolve));
+  const server: Server = createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on("error", () => undefined);
+    accepted(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const client = connect((server.address() as { port: number }).port, "127.0.0.1");
+  try {
+    const socket = await serverSide;
+    collect();
+    const buffers: Buffer[] = [];
+    let received = 0;
+    const arrived = new Promise<string>((resolve) => {
+      client.on("data", (data: Buffer) => {
+        buffers.push(data);
+        received += data.length;
+        if (received < frame.length) return;
+        const parsed = JSON.parse(Buffer.concat(buffers, received).subarray(10).toString()) as BigEnvelope;
+        resolve(parsed.params.update.content.text);
+      });
+    });
+    const watch = new Stopwatch();
+    await writeParts(socket, pieces(frame, chunk));
+    const got = await arrived;
+    const sample = watch.read();
+    if (got.length !== text.length) throw new Error(`socket: ${got.length} characters of ${text.length}`);
+    return { path: "socket", chunk, bytes: frame.length, sample };
+  } finally {
+    client.destroy();
+    server.close();
+  }
+}
+
+type BigEnvelope = { params: { update: { content: { text: string } } } };
+
+/** `parts` written one per event-loop turn, so that they leave as separate segments. */
+async function writeParts(socket: Socket, parts: Uint8Array[]): Promise<void> {
+  for (const part of parts) {
+    if (!socket.write(part)) await new Promise((resolve) => socket.once("drain", resolve));
+    else if (parts.length > 1) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /**
  * A loopback WebSocket server written on `net`: the upgrade by hand (RFC 6455 accept key), then
- * the initialize answer as a frame, then on the client's second message the big frame's bytes in
+ * the initialize answer as a frame, then on the client's second message the big message's bytes in
  * `chunk`-byte writes, one per event-loop turn, so they leave as separate segments.
  */
-async function bigOverWebSocket(text: string, chunk: number): Promise<BigResult> {
-  const payload = Buffer.from(updateJson(text));
-  const header = Buffer.alloc(10);
-  header[0] = 0x81; // FIN, text
-  header[1] = 127;
-  header.writeBigUInt64BE(BigInt(payload.length), 2);
-  const frame = Buffer.concat([header, payload]);
+async function bigOverWebSocket(path: "ws" | "ws-undici" | "ws-fragments", text: string, chunk: number): Promise<BigResult> {
+  const frame = textFrames(Buffer.from(updateJson(text)), path === "ws-fragments" ? FRAGMENT_BYTES : 0);
   const small = (json: string): Buffer => {
     const body = Buffer.from(json);
     const head = body.length < 126 ? Buffer.from([0x81, body.length]) : Buffer.from([0x81, 126, body.length >> 8, body.length & 255]);
@@ -190,7 +275,7 @@ async function bigOverWebSocket(text: string, chunk: number): Promise<BigResult>
     path: "/v1/acp/big",
     ...SANDBOX_AGENT_HEADER,
     transport: "websocket",
-    WebSocket: WebSocket as never,
+    WebSocket: (path === "ws-undici" ? UndiciWebSocket : WebSocket) as never,
     maxMessageBytes: MAX_MESSAGE_BYTES,
     closeTimeoutMs: 500,
   } as ConstructorParameters<typeof AcpHttpClient>[0]);
@@ -207,17 +292,13 @@ async function bigOverWebSocket(text: string, chunk: number): Promise<BigResult>
       });
     });
     const watch = new Stopwatch();
-    const parts = pieces(frame, chunk);
-    for (const part of parts) {
-      if (!socket.write(part)) await new Promise((resolve) => socket.once("drain", resolve));
-      else if (parts.length > 1) await new Promise((resolve) => setImmediate(resolve));
-    }
+    await writeParts(socket, pieces(frame, chunk));
     const envelope = await arrived;
     const sample = watch.read();
-    const got = (envelope as unknown as { params: { update: { content: { text: string } } } }).params.update.content.text;
-    if (got.length !== text.length) throw new Error(`ws: ${got.length} characters of ${text.length}`);
+    const got = (envelope as unknown as BigEnvelope).params.update.content.text;
+    if (got.length !== text.length) throw new Error(`${path}: ${got.length} characters of ${text.length}`);
     socket.destroy();
-    return { path: "ws", chunk, bytes: frame.length, sample };
+    return { path, chunk, bytes: frame.length, sample };
   } finally {
     await Promise.race([client.disconnect(), sleep(1000)]);
     server.close();

@@ -99,7 +99,8 @@ export interface SandboxAgentClientOptions {
    * of it (`CLIENT_DEFAULTS.shows`). `compaction`: the agent's context compactions (the transcript's
    * `compaction` entries); `notices`: its notices to the user (`notice` entries); `booleanOptions`:
    * on/off configuration options (`setSessionConfigOption(id, id, true)`). Set one to `false` when
-   * your interface does not show it; an agent told nothing may keep such updates to itself.
+   * your interface does not show it; an agent told nothing may keep such updates to itself. With
+   * `booleanOptions: false` an on/off value is refused before it is sent (`UnsupportedFeatureError`).
    */
   shows?: { compaction?: boolean; notices?: boolean; booleanOptions?: boolean };
   /** Log what the client does (never tokens): `true` for the console, or a logger of your own. */

@@ -26,6 +26,7 @@ import {
 import { readExtensions, SANDBOX_META_KEY, type SandboxExtensions } from "../metadata.js";
 import { clientSessionCapabilities, NOTHING_SAID, readAgentCan, readDraftAgentCan } from "./capabilities.js";
 import type { AgentCan, Shown } from "./capabilities.js";
+import { VERSION_TRAITS, type VersionTraits } from "./version-traits.js";
 import type { ServerProfile } from "../server/profiles.js";
 import type { ControlPlaneHttp } from "../server/control-plane.js";
 import type { CallSignal } from "../call-options.js";
@@ -193,6 +194,15 @@ export class SandboxConnection {
     );
   }
 
+  /**
+   * What this connection's ACP version changes in the sandbox calls: the version the protocol client
+   * speaks, which is the one asked for until `initialize` is answered, then the agent's (a recovery's
+   * `initialize` decides it again).
+   */
+  get traits(): VersionTraits {
+    return VERSION_TRAITS[this.protocol.protocolVersion];
+  }
+
   get extensions(): SandboxExtensions {
     return this.#extensions;
   }
@@ -208,8 +218,8 @@ export class SandboxConnection {
     let result: InitializeResult;
     this.#creating = this.#bootstrapQuery !== undefined;
     try {
-      // What the client shows is said in v1's client session capabilities (the draft has none such).
-      const shows = this.settings.protocolVersion === 1 ? clientSessionCapabilities(this.settings.shows) : {};
+      // What the client shows is said in the asked version's initialize, when it has a place for it.
+      const shows = this.traits.announcesShows ? clientSessionCapabilities(this.settings.shows) : {};
       result = await this.protocol.initialize({ ...meta, ...shows });
       this.#creating = false;
     } catch (error) {
@@ -263,9 +273,9 @@ export class SandboxConnection {
     this.#inFlight.add(controller);
     const requestOptions: RequestOptions = { signal: controller.signal };
     try {
-      // A turn that ends on its session's idle (the v2 draft) is waited for by the typed prompt: the
-      // answer only acknowledges it. On v1 the answer is the turn's end, read as it came.
-      if (method === "session/prompt" && this.protocol.protocolVersion === 2) {
+      // A turn that ends on its session's idle is waited for by the typed prompt: the answer only
+      // acknowledges it. Otherwise the answer is the turn's end, read as it came.
+      if (method === "session/prompt" && this.traits.promptEndsOnIdle) {
         return await this.protocol.prompt(params as PromptParams, requestOptions);
       }
       return await this.protocol.request(method, params, requestOptions);

@@ -3,6 +3,7 @@ import { CLIENT_INFO, type AcpClientHandlers } from "../../acp-http/index.js";
 import { linkSignal, untilAborted } from "../../internal/abort.js";
 import { FanOutSubject } from "../../internal/fan-out-subject.js";
 import { SandboxConnection, type ConnectionRecording } from "./connection.js";
+import type { VersionTraits } from "./version-traits.js";
 import type { CallOptions, CallSignal } from "../call-options.js";
 import type { ExtensionChannel } from "../server/control-routes.js";
 import { Bound } from "../deadline.js";
@@ -63,6 +64,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
   /** Why the last connection attempt or connection failed: the cause of later `NotConnectedError`s. */
   #lastFailure: { cause: unknown; reason: NotConnectedReason } | undefined;
   #info: ConnectInfo | undefined;
+  #traits: VersionTraits | undefined;
 
   constructor(
     options: ClientSettings,
@@ -85,6 +87,11 @@ export class ConnectionLifecycle implements ExtensionChannel {
   /** What the last successful connect learnt (undefined before one). */
   get info(): ConnectInfo | undefined {
     return this.#info;
+  }
+
+  /** What the version the last successful connect negotiated changes in the sandbox calls (undefined before one). */
+  get traits(): VersionTraits | undefined {
+    return this.#traits;
   }
 
   get connected(): boolean {
@@ -224,6 +231,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
         const { protocolVersion } = connection.protocol;
         const extensions = { ...connection.extensions.flags };
         this.#info = { api, protocolVersion, agent, agentInfo, extensions, agentCan };
+        this.#traits = connection.traits;
         return this.#info;
       } catch (error) {
         if (this.#connection === connection) this.#connection = undefined;

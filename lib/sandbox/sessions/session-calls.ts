@@ -128,11 +128,11 @@ export async function newSession(
 }
 
 /**
- * Whether this connection reopens an agent's session with `session/resume`: the ACP v2 draft has no
- * `session/load` (its resume replays the history when asked to, `replayFrom`); v1 loads.
+ * Whether this connection reopens an agent's session with `session/resume` (the version's traits): the
+ * ACP v2 draft has no `session/load` (its resume replays the history when asked to, `replayFrom`); v1 loads.
  */
 export function resumesSessions(conn: SandboxConnection): boolean {
-  return conn.protocol.protocolVersion === 2;
+  return conn.traits.reopensWithResume;
 }
 
 /** Where a load's replay starts on a connection that resumes (`resumesSessions`): the whole history. */

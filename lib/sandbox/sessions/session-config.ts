@@ -8,6 +8,7 @@ import type { ConnectionLifecycle } from "../connection/lifecycle.js";
 import type { SessionRecording } from "./session-recording.js";
 import type { ServerRoutes } from "../server/server-routes.js";
 import type { SandboxAgentClientOptions } from "../types.js";
+import { CLIENT_DEFAULTS } from "../defaults.js";
 
 /** A session's modes and configuration options as the agent reports them (ACP `modes`, `configOptions`). */
 
@@ -181,6 +182,8 @@ export class SessionSettings {
   /** The model ids each session's creation or load answer listed (`models.availableModels`). */
   readonly #models = new Map<string, string[]>();
   readonly #agent: string;
+  /** The option `shows.booleanOptions`: whether the client takes on/off options (said in `initialize`). */
+  readonly #showsBooleans: boolean;
   readonly #lifecycle: ConnectionLifecycle;
   readonly #server: ServerRoutes;
   readonly #recording: SessionRecording;
@@ -196,6 +199,7 @@ export class SessionSettings {
     recording: SessionRecording,
   ) {
     this.#agent = options.agent ?? "";
+    this.#showsBooleans = options.shows?.booleanOptions ?? CLIENT_DEFAULTS.shows.booleanOptions;
     this.#lifecycle = lifecycle;
     this.#server = server;
     this.#recording = recording;
@@ -389,8 +393,13 @@ export class SessionSettings {
       throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail, values);
     }
     // A boolean option takes true or false, sent with `type: "boolean"` (what tells the agent it is
-    // no value id); a boolean value for an option the session never reported is sent the same way.
+    // no value id); a boolean value for an option the session never reported is sent the same way,
+    // by a client that said it takes them.
     const onOff = option?.type === "boolean" || (option === undefined && typeof value === "boolean");
+    if (onOff && !this.#takesBooleans()) {
+      const detail = "the client said it shows no on/off options (`shows.booleanOptions: false`), so it sends none";
+      throw new UnsupportedFeatureError(`config option "${configId}" = ${JSON.stringify(value)}`, detail);
+    }
     if (option?.type === "boolean" && typeof value !== "boolean") {
       const detail = `${configId} is on or off (true or false)`;
       const feature = `config option "${configId}" = ${JSON.stringify(value)}`;
@@ -413,11 +422,20 @@ export class SessionSettings {
   }
 
   /**
-   * Whether modes and models are set only through config options: the ACP v2 draft has no
-   * `session/set_mode` or `session/set_model` (read after the call's first step, which connected).
+   * Whether the client may send an on/off value: the protocol allows `type: "boolean"` only from a
+   * client whose `initialize` said it takes boolean options. A version that has no place to say so
+   * (the v2 draft) takes them from any client. (A session known here came after a connect.)
+   */
+  #takesBooleans(): boolean {
+    return this.#showsBooleans || this.#lifecycle.traits?.announcesShows === false;
+  }
+
+  /**
+   * Whether modes and models are set only through config options (the negotiated version's traits,
+   * read after the call's first step, which connected).
    */
   #configOnly(): boolean {
-    return this.#lifecycle.info?.protocolVersion === 2;
+    return this.#lifecycle.traits?.configOptionsOnly === true;
   }
 
   /** Sends a set call, noting whether the agent reports `target` (an update event) before it is answered. */

@@ -110,6 +110,14 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
     stream = await bootstrap(h);
   }
 
+  /** The prompt is still waiting; the idle sent next (event `eventId`) ends it with `end_turn`. */
+  async function endsOnlyWithIdle(state: ReturnType<typeof watch<unknown>>, eventId: number): Promise<void> {
+    expect(state.settled).toBe(false);
+    stream.send(eventId, idle("end_turn"));
+    await waitFor(() => state.settled, 2000, "the prompt");
+    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+  }
+
   it("resolves with the idle's stop reason and the acknowledged messageId, after every update", async () => {
     await start();
     const prompt = h.client.prompt(PROMPT);
@@ -186,10 +194,7 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
     stream.send(2, update("user_message", { messageId: "m1" }));
     stream.send(3, running());
     await waitFor(() => updatesIn(h.envelopes) === 3, 2000, "the echo and running");
-    expect(state.settled).toBe(false);
-    stream.send(4, idle("end_turn"));
-    await waitFor(() => state.settled, 2000, "the prompt");
-    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+    await endsOnlyWithIdle(state, 4);
   });
 
   it("does not end the turn with an idle snapshot after its echo and before the acknowledgement", async () => {
@@ -203,10 +208,7 @@ describe("AcpHttpClient on the ACP v2 draft: a prompt ends on its session's idle
     await waitFor(() => ackDelivered(h), 2000, "the acknowledgement");
     stream.send(3, running());
     await waitFor(() => updatesIn(h.envelopes) === 3, 2000, "running");
-    expect(state.settled).toBe(false);
-    stream.send(4, idle("end_turn"));
-    await waitFor(() => state.settled, 2000, "the prompt");
-    expect(state.value).toEqual({ stopReason: "end_turn", messageId: "m1" });
+    await endsOnlyWithIdle(state, 4);
   });
 
   it("ends the turn at the first idle when the session was already at work as the prompt was sent", async () => {

@@ -57,6 +57,22 @@ describe("what the client and the agent say they can do, against the real sandbo
     expect(ids).toEqual(["model", "mode", "thought_level"]);
   });
 
+  it("refuses, before sending it, a boolean value from a client that said it shows no boolean options", async () => {
+    // The protocol lets a client send `type: "boolean"` only once it said it takes boolean options;
+    // a session that reported no options ("silent": it takes any value) is where nothing else refuses.
+    const plain = await connected({ shows: { booleanOptions: false } });
+    const { sessionId } = await plain.newSession({ metadata: { scriptedConfig: "silent" } });
+    const refused = await rejection(plain.setSessionConfigOption(sessionId, "verbose", true, { timeoutMs: 10_000 }));
+    expect(refused).toBeInstanceOf(UnsupportedFeatureError);
+    expect((refused as UnsupportedFeatureError).message).toMatch(/booleanOptions/);
+    // A value id still goes: only on/off values are the ones it said it does not take.
+    await plain.setSessionConfigOption(sessionId, "thought_level", "high", { timeoutMs: 10_000 });
+
+    const shows = await connected();
+    const other = await shows.newSession({ metadata: { scriptedConfig: "silent" } });
+    await shows.setSessionConfigOption(other.sessionId, "verbose", true, { timeoutMs: 10_000 });
+  });
+
   it("reports the optional calls the agent advertised, on connect and on the client", async () => {
     const c = shared.client({ autoConnect: false });
     expect(c.connectInfo).toBeUndefined();
