@@ -336,10 +336,12 @@ export function endSessionsOnAgentExit(
     new Observable<SandboxEvent>((subscriber) =>
       source.subscribe({
         next: (event) => {
+          // The sessions open when the agent exited (a copy: each ended event removes its session
+          // from the open ones as it passes), read before the exit is delivered.
+          const open = event.kind === "agent-exited" ? [...openSessions()] : undefined;
           subscriber.next(event);
-          if (event.kind !== "agent-exited") return;
-          // A copy: each ended event removes its session from the open ones as it passes.
-          for (const sessionId of [...openSessions()]) {
+          if (open === undefined || event.kind !== "agent-exited") return;
+          for (const sessionId of open) {
             subscriber.next({
               kind: "session-ended",
               sessionId,
