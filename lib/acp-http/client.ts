@@ -318,6 +318,11 @@ export class AcpHttpClient {
     return this.#call("cancelTerminal", LooseResultSchema, params, options);
   }
 
+  /** @deprecated `session/list` is stable: use `listSessions`. */
+  unstableListSessions(params: ListSessionsParams = {}, options?: RequestOptions): Promise<ListSessionsResult> {
+    return this.listSessions(params, options);
+  }
+
   /** @deprecated `session/resume` is stable: use `resumeSession`. */
   unstableResumeSession(params: ResumeSessionParams, options?: RequestOptions): Promise<LooseResult> {
     return this.resumeSession(params, options);

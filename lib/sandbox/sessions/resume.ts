@@ -55,7 +55,7 @@ export async function fromStore<T>(name: string, sessionId: string | undefined, 
 
 /** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
 function connectTo(lifecycle: ConnectionLifecycle, target: AttachTarget, call?: CallOptions): Promise<boolean> {
-  return lifecycle.connect(call, target).then(
+  return lifecycle.connectFor("resumeSession", target, call).then(
     () => true,
     () => false,
   );
@@ -153,6 +153,8 @@ export async function resumeStored(
   if (!record) return undefined;
   const lastEventId = prepared ? prepared.lastEventId : await fromStore(name, localId, () => adopt(recording, record));
   let reattached = false;
+  // After the caller's disconnect() a resume opens no connection: it fails as the session calls do.
+  lifecycle.checkNotHeldDown(name);
   if (!lifecycle.connected) {
     const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
     reattached = await connectTo(lifecycle, target, call);
