@@ -130,9 +130,10 @@ async function adopt(recording: SessionRecording, record: SessionRecord): Promis
  * as the transcript matches them (a permission by its tool call, a question by its request id), so
  * what the reopened transcript shows pending is what this client's desks take over.
  */
-class WaitingRequests {
+export class WaitingRequests {
   readonly #waiting = new Map<string, AcpRequest>();
 
+  /** One stored event, oldest first. */
   read(event: SessionEvent): void {
     const read = readStored(event);
     if (typeof read !== "object") return;
@@ -158,6 +159,7 @@ class WaitingRequests {
     }
   }
 
+  /** The requests still waiting, in the order they came. */
   requests(): AcpRequest[] {
     return [...this.#waiting.values()];
   }
