@@ -9,7 +9,7 @@ let index = 0;
 function stored(sender: "agent" | "client", payload: Record<string, unknown>): SessionEvent {
   index += 1;
   const at = { id: `e${index}`, eventIndex: index, createdAt: index };
-  return { ...at, sessionId: SESSION, connectionId: "c", sender, payload };
+  return { ...at, sessionId: SESSION, connectionId: "c", sender, payload: payload as SessionEvent["payload"] };
 }
 
 const prompt = () => stored("client", {
