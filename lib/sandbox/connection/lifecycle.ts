@@ -1,6 +1,7 @@
 import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../../acp-http/index.js";
 import { linkSignal, untilAborted } from "../../internal/abort.js";
+import { FanOutSubject } from "../../internal/fan-out-subject.js";
 import { SandboxConnection, type ConnectionRecording } from "./connection.js";
 import type { VersionTraits } from "./version-traits.js";
 import type { CallOptions, CallSignal } from "../call-options.js";
@@ -77,7 +78,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
     this.#recording = recording;
     this.events$ = this.#connections.pipe(
       mergeMap((connection) => connection.events$),
-      share(),
+      share({ connector: () => new FanOutSubject<SandboxEvent>() }),
     );
     // Always connected, so that a subscriber joining later gets the live connection's events too.
     this.events$.subscribe();
