@@ -1,3 +1,4 @@
+import type { AcpRequest } from "../../acp-http/index.js";
 import type { CallOptions, Logger } from "../call-options.js";
 import { StoreError } from "../errors.js";
 import type { ClaimOptions } from "../persistence/lease-keeper.js";
@@ -6,7 +7,8 @@ import * as calls from "./session-calls.js";
 import type { SessionSettings, SessionState } from "./session-config.js";
 import type { NewSessionOptions, SessionHandle } from "./session-calls.js";
 import { replayFromStore, type ReplayText } from "../persistence/replay.js";
-import type { SessionRecord } from "../persistence/schemas.js";
+import type { SessionEvent, SessionRecord } from "../persistence/schemas.js";
+import { readStored } from "../transcript/index.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
 
 /**
@@ -83,16 +85,26 @@ async function restoreConfig(
   return state;
 }
 
+/** What the stored history of a session says before it is opened again (see `adopt`). */
+interface Adopted {
+  /** The connection stream's last stored cursor. */
+  lastEventId: string | undefined;
+  /** The agent's requests still waiting for the user (see `WaitingRequests`). */
+  waiting: AcpRequest[];
+}
+
 /**
  * Maps a stored session (with the ids already stored, so a replayed stream is recognised) before any
- * connection can replay its events; returns the connection stream's last stored cursor. It also
- * notes whether the stored history ends inside a turn (a prompt without its end): an earlier client
- * sent that prompt, and its answer, if it comes, is for this session (see `SessionRecording.adopt`).
+ * connection can replay its events. It also notes whether the stored history ends inside a turn (a
+ * prompt without its end): an earlier client sent that prompt, and its answer, if it comes, is for
+ * this session (see `SessionRecording.adopt`); and which of the agent's requests that client left
+ * unanswered.
  */
-async function adopt(recording: SessionRecording, record: SessionRecord): Promise<string | undefined> {
+async function adopt(recording: SessionRecording, record: SessionRecord): Promise<Adopted> {
   await recording.flush();
   const seen = new Set<string>();
   const prefix = `sse:${record.lastConnectionId}:connection:`;
+  const waiting = new WaitingRequests();
   let lastEventId = record.lastEventId;
   let midTurn = false;
   let cursor: string | undefined;
@@ -102,12 +114,55 @@ async function adopt(recording: SessionRecording, record: SessionRecord): Promis
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
       midTurn = turnOpenAfter(event.sender, event.payload as Record<string, unknown>, midTurn);
+      waiting.read(event);
       recording.readStored(record.agentSessionId, event);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   recording.adopt(record, seen, midTurn);
-  return lastEventId;
+  return { lastEventId, waiting: waiting.requests() };
+}
+
+/**
+ * The agent's requests for the user (a permission, a question) in a stored history, oldest first,
+ * that have no stored answer and whose turn has no stored end. On the stored server connection they
+ * still wait: an earlier client (a page since reloaded) received them and never answered. Matched
+ * as the transcript matches them (a permission by its tool call, a question by its request id), so
+ * what the reopened transcript shows pending is what this client's desks take over.
+ */
+export class WaitingRequests {
+  readonly #waiting = new Map<string, AcpRequest>();
+
+  /** One stored event, oldest first. */
+  read(event: SessionEvent): void {
+    const read = readStored(event);
+    if (typeof read !== "object") return;
+    switch (read.kind) {
+      case "permission-request":
+        this.#waiting.set(`permission:${read.toolCall.toolCallId}`, event.payload as unknown as AcpRequest);
+        return;
+      case "input-request":
+        this.#waiting.set(`input:${read.requestId}`, event.payload as unknown as AcpRequest);
+        return;
+      case "permission-answered":
+        this.#waiting.delete(`permission:${read.toolCallId}`);
+        return;
+      case "input-answered":
+        this.#waiting.delete(`input:${read.requestId}`);
+        return;
+      case "turn-ended":
+      case "turn-failed":
+      case "session-ended":
+      case "agent-exited":
+        this.#waiting.clear();
+        return;
+    }
+  }
+
+  /** The requests still waiting, in the order they came. */
+  requests(): AcpRequest[] {
+    return [...this.#waiting.values()];
+  }
 }
 
 /**
@@ -142,7 +197,7 @@ export async function resumeStored(
   parts: ResumeParts,
   localId: string,
   call?: CallOptions,
-  prepared?: { record: SessionRecord; lastEventId: string | undefined },
+  prepared?: { record: SessionRecord } & Adopted,
   /** The caller's directories for the session, over the stored ones. */
   directories?: string[],
 ): Promise<ResumedSession | undefined> {
@@ -151,7 +206,7 @@ export async function resumeStored(
   const stored = () => fromStore(name, localId, () => recording.store.getSession(localId));
   const record = prepared?.record ?? recording.record(localId) ?? (await stored());
   if (!record) return undefined;
-  const lastEventId = prepared ? prepared.lastEventId : await fromStore(name, localId, () => adopt(recording, record));
+  const { lastEventId, waiting } = prepared ?? (await fromStore(name, localId, () => adopt(recording, record)));
   let reattached = false;
   // After the caller's disconnect() a resume opens no connection: it fails as the session calls do.
   lifecycle.checkNotHeldDown(name);
@@ -174,6 +229,9 @@ export async function resumeStored(
   const resumed = await lifecycle.with("resumeSession", call, async (conn, bounds) => {
     if (connectionKey(conn) === record.lastConnectionId) {
       conn.openSessions.add(record.agentSessionId);
+      // Still the connection the agent asked on: what an earlier client left unanswered is answered
+      // from here (the user's reply, or `cancelled` with the turn), under the request's own id.
+      for (const request of waiting) conn.protocol.adoptAgentRequest(request);
       const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
       return { ...handle, localId, resumedBy: reattached ? "reattached" : "attached" } satisfies ResumedSession;
     }
@@ -242,15 +300,18 @@ export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?
   // Every session is mapped before the first connection is made: sessions that share the stored
   // connection all see its replay, which starts at the earliest of their cursors.
   const cursors = new Map<string, string | undefined>();
+  const waiting = new Map<string, AcpRequest[]>();
   for (const record of records) {
-    const lastEventId = await fromStore(name, record.id, () => adopt(parts.recording, record));
+    const adopted = await fromStore(name, record.id, () => adopt(parts.recording, record));
     const key = record.lastConnectionId;
-    cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), lastEventId) : lastEventId);
+    cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), adopted.lastEventId) : adopted.lastEventId);
+    waiting.set(record.id, adopted.waiting);
   }
   const resumed: ResumedSession[] = [];
   for (const record of records) {
     const lastEventId = cursors.get(record.lastConnectionId);
-    const session = await resumeStored(parts, record.id, call, { record, lastEventId });
+    const prepared = { record, lastEventId, waiting: waiting.get(record.id) ?? [] };
+    const session = await resumeStored(parts, record.id, call, prepared);
     if (session) resumed.push(session);
   }
   return resumed;
