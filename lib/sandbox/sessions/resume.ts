@@ -1,6 +1,8 @@
 import type { AcpRequest } from "../../acp-http/index.js";
-import type { CallOptions, Logger } from "../call-options.js";
+import type { CallOptions, CallSignal, Logger } from "../call-options.js";
 import { StoreError } from "../errors.js";
+import { Bound, stoppedBy } from "../deadline.js";
+import { untilAborted } from "../../internal/abort.js";
 import type { ClaimOptions } from "../persistence/lease-keeper.js";
 import type { AttachTarget, ConnectionLifecycle } from "../connection/lifecycle.js";
 import * as calls from "./session-calls.js";
@@ -47,11 +49,36 @@ export interface ResumeParts {
  * A store read inside the user's call `name` (`resumeSession`, `restoreSessions`): its failure is a
  * `StoreError` whose message names that call (and the session), the store's error as `cause`.
  */
-export async function fromStore<T>(name: string, sessionId: string | undefined, read: () => Promise<T>): Promise<T> {
+export async function fromStore<T>(
+  name: string,
+  sessionId: string | undefined,
+  read: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   try {
-    return await read();
+    // A store that never answers (a database gone quiet) holds the call no longer than its deadline.
+    return await untilAborted(read(), signal, (reason) => stoppedBy(reason, name));
   } catch (error) {
+    if (signal?.aborted) throw stoppedBy(signal.reason, name);
     throw StoreError.during(name, error, sessionId);
+  }
+}
+
+/**
+ * The user's call `name` (`resumeSession`, `restoreSessions`) under one deadline: its `{ signal,
+ * timeoutMs }` made one signal here, which every step below (store reads, connects, the session
+ * calls) shares, so the steps do not each get the whole `timeoutMs`. Once it fires, the call fails
+ * with its `CallTimeoutError` (or `CallAbortedError`), whatever step it stopped.
+ */
+export async function bounded<T>(name: string, call: CallOptions | undefined, run: (call: CallSignal) => Promise<T>): Promise<T> {
+  const bound = new Bound(name, call);
+  try {
+    return await run(bound.call);
+  } catch (error) {
+    if (bound.signal?.aborted) throw bound.error(bound.signal.reason);
+    throw error;
+  } finally {
+    bound.dispose();
   }
 }
 
@@ -100,8 +127,10 @@ interface Adopted {
  * this session (see `SessionRecording.adopt`); and which of the agent's requests that client left
  * unanswered.
  */
-async function adopt(recording: SessionRecording, record: SessionRecord): Promise<Adopted> {
-  await recording.flush();
+async function adopt(recording: SessionRecording, record: SessionRecord, signal?: AbortSignal): Promise<Adopted> {
+  // Each read raced against the call's deadline, so a stopped call reads no further page.
+  const read = <T>(pending: Promise<T>): Promise<T> => untilAborted(pending, signal, (reason) => reason as Error);
+  await read(recording.flush());
   const seen = new Set<string>();
   const prefix = `sse:${record.lastConnectionId}:connection:`;
   const waiting = new WaitingRequests();
@@ -109,7 +138,7 @@ async function adopt(recording: SessionRecording, record: SessionRecord): Promis
   let midTurn = false;
   let cursor: string | undefined;
   do {
-    const page = await recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await read(recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) }));
     for (const event of page.items) {
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
@@ -196,17 +225,19 @@ function earlier(a: string | undefined, b: string | undefined): string | undefin
 export async function resumeStored(
   parts: ResumeParts,
   localId: string,
-  call?: CallOptions,
+  call: CallSignal,
   prepared?: { record: SessionRecord } & Adopted,
   /** The caller's directories for the session, over the stored ones. */
   directories?: string[],
 ): Promise<ResumedSession | undefined> {
   const { recording, lifecycle, cwd } = parts;
   const name = "resumeSession";
-  const stored = () => fromStore(name, localId, () => recording.store.getSession(localId));
+  const { signal } = call;
+  const stored = () => fromStore(name, localId, () => recording.store.getSession(localId), signal);
   const record = prepared?.record ?? recording.record(localId) ?? (await stored());
   if (!record) return undefined;
-  const { lastEventId, waiting } = prepared ?? (await fromStore(name, localId, () => adopt(recording, record)));
+  const { lastEventId, waiting } =
+    prepared ?? (await fromStore(name, localId, () => adopt(recording, record, signal), signal));
   let reattached = false;
   // After the caller's disconnect() a resume opens no connection: it fails as the session calls do.
   lifecycle.checkNotHeldDown(name);
@@ -279,20 +310,21 @@ export async function resumeStored(
  * Every stored session that has not ended (or those of `ids`: the sessions this worker claimed),
  * resumed one after another (see `resumeStored`).
  */
-export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
+export async function restoreStored(parts: ResumeParts, call: CallSignal, ids?: string[]): Promise<ResumedSession[]> {
   const records: SessionRecord[] = [];
   const { store } = parts.recording;
   const name = "restoreSessions";
+  const { signal } = call;
   if (ids) {
     for (const id of ids) {
-      const record = await fromStore(name, id, () => store.getSession(id));
+      const record = await fromStore(name, id, () => store.getSession(id), signal);
       if (record && record.endedAt === undefined) records.push(record);
     }
   } else {
     let cursor: string | undefined;
     do {
       const request = { limit: 1000, ...(cursor ? { cursor } : {}) };
-      const page = await fromStore(name, undefined, () => store.listSessions(request));
+      const page = await fromStore(name, undefined, () => store.listSessions(request), signal);
       records.push(...page.items.filter((record) => record.endedAt === undefined));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -302,7 +334,7 @@ export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?
   const cursors = new Map<string, string | undefined>();
   const waiting = new Map<string, AcpRequest[]>();
   for (const record of records) {
-    const adopted = await fromStore(name, record.id, () => adopt(parts.recording, record));
+    const adopted = await fromStore(name, record.id, () => adopt(parts.recording, record, signal), signal);
     const key = record.lastConnectionId;
     cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), adopted.lastEventId) : adopted.lastEventId);
     waiting.set(record.id, adopted.waiting);

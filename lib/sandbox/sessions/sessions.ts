@@ -10,7 +10,7 @@ import { SessionClaims } from "../persistence/claims.js";
 import type { SessionRecording } from "./session-recording.js";
 import type { HistoryEvent, HistoryOptions } from "../persistence/history.js";
 import type { ClaimOptions, LeaseLost } from "../persistence/lease-keeper.js";
-import { fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./resume.js";
+import { bounded, fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./resume.js";
 import { modelsFromOptions, type SessionSettings } from "./session-config.js";
 import type { SessionMetadata } from "../metadata.js";
 import * as calls from "./session-calls.js";
@@ -100,21 +100,19 @@ export class Sessions implements ResumeParts {
    * A session the store has a record of (local id) comes back as `resumeStored` says; any other id
    * is the agent's `session/resume`, resolving undefined (the session is recorded from then on).
    */
-  async resumeSession(
-    sessionId: string,
-    place: SessionPlace,
-    call?: CallOptions,
-  ): Promise<ResumedSession | undefined> {
-    const stored = await resumeStored(this, sessionId, call, undefined, place.additionalDirectories);
-    if (stored) return stored;
-    const { cwd, additionalDirectories } = place;
-    await this.lifecycle.with("resumeSession", call, async (conn, bounds) =>
-      this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), {
-        cwd,
-        ...(additionalDirectories ? { additionalDirectories } : {}),
-      }),
-    );
-    return undefined;
+  resumeSession(sessionId: string, place: SessionPlace, call?: CallOptions): Promise<ResumedSession | undefined> {
+    return bounded("resumeSession", call, async (within) => {
+      const stored = await resumeStored(this, sessionId, within, undefined, place.additionalDirectories);
+      if (stored) return stored;
+      const { cwd, additionalDirectories } = place;
+      await this.lifecycle.with("resumeSession", within, async (conn, bounds) =>
+        this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), {
+          cwd,
+          ...(additionalDirectories ? { additionalDirectories } : {}),
+        }),
+      );
+      return undefined;
+    });
   }
 
   /**
@@ -136,7 +134,7 @@ export class Sessions implements ResumeParts {
   }
 
   restoreStored(call?: CallOptions): Promise<ResumedSession[]> {
-    return restoreStored(this, call);
+    return bounded("restoreSessions", call, (within) => restoreStored(this, within));
   }
 
   /**
@@ -144,16 +142,25 @@ export class Sessions implements ResumeParts {
    * resumes them; the leases are renewed until released or lost. A resume that fails gives the
    * claims of this call back.
    */
-  async restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
-    const keeper = this.#claims.keeper(options);
-    const leases = await fromStore("restoreSessions", undefined, () => keeper.claim(options.max));
-    if (leases.length === 0) return [];
-    try {
-      return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
-    } catch (error) {
-      await Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
-      throw error;
-    }
+  restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
+    return bounded("restoreSessions", call, async (within) => {
+      const keeper = this.#claims.keeper(options);
+      const giveBack = (leases: readonly { sessionId: string }[]) =>
+        Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
+      const claiming = keeper.claim(options.max);
+      const leases = await fromStore("restoreSessions", undefined, () => claiming, within.signal).catch((error) => {
+        // A claim the deadline stopped waiting for may still succeed: its leases go back when it does.
+        if (within.signal?.aborted) void claiming.then(giveBack, () => undefined);
+        throw error;
+      });
+      if (leases.length === 0) return [];
+      try {
+        return await restoreStored(this, within, leases.map((lease) => lease.sessionId));
+      } catch (error) {
+        await giveBack(leases);
+        throw error;
+      }
+    });
   }
 
   /** Gives up the lease of a claimed session (another worker may claim it at once). */
