@@ -17,7 +17,7 @@ import { event, session } from "./store-contract.js";
 const describePg = describeWith([POSTGRES]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `attempt` every 20 ms until it returns a value, for at most `boundMs` (monotonic: the clock-step test moves Date). */
+/** Polls `attempt` every 20 ms until it returns a value, for at most `boundMs` (monotonic: one test moves Date). */
 async function until<T>(attempt: () => Promise<T | undefined>, what: string, boundMs: number): Promise<T> {
   const deadline = performance.now() + boundMs;
   for (;;) {
@@ -208,7 +208,8 @@ describePg("postgresStore leases when connections go silent, clocks step, or cli
     const refused = await shared.leases.claim({ owner: "client-b", ttlMs: 60_000, max: 1 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(StoreError);
     expect((refused as StoreError).kind).toBe("lease-claimant");
-    expect(await shared.leases.claim({ owner: "client-a", ttlMs: 60_000, max: 1 })).toMatchObject([{ sessionId: "s2" }]);
+    const again = await shared.leases.claim({ owner: "client-a", ttlMs: 60_000, max: 1 });
+    expect(again).toMatchObject([{ sessionId: "s2" }]);
     // A store of its own is what the second client needs.
     const own = store();
     await own.ready();
@@ -253,6 +254,7 @@ describePg("postgresStore leases when connections go silent, clocks step, or cli
     const [held] = (await a.leases.claim({ owner: "a", ttlMs: 60_000, max: 1 })) as [SessionLease];
     await a.leases.release(held);
     expect(await a.leases.renew("a", [held], 60_000)).toEqual([]);
-    expect(await b.leases.claim({ owner: "b", ttlMs: 60_000, max: 1 })).toMatchObject([{ sessionId: "s1", generation: 2 }]);
+    const taken = await b.leases.claim({ owner: "b", ttlMs: 60_000, max: 1 });
+    expect(taken).toMatchObject([{ sessionId: "s1", generation: 2 }]);
   });
 });
