@@ -63,6 +63,17 @@ export class SessionClaims {
     this.#keeper?.check(localId);
   }
 
+  /**
+   * Gives back the leases of one claim whose sessions were not resumed (ended between the claim and
+   * the resume, or gone): nothing drives them, and renewing them would keep them from every worker.
+   */
+  async keepResumed<T extends { localId: string }>(leases: Array<{ sessionId: string }>, resumed: T[]): Promise<T[]> {
+    const driven = new Set(resumed.map((session) => session.localId));
+    const idle = leases.filter((lease) => !driven.has(lease.sessionId));
+    await Promise.allSettled(idle.map((lease) => this.release(lease.sessionId)));
+    return resumed;
+  }
+
   release(localId: string): Promise<void> {
     return this.#keeper?.release(localId) ?? Promise.resolve();
   }

@@ -155,7 +155,8 @@ export class Sessions implements ResumeParts {
       });
       if (leases.length === 0) return [];
       try {
-        return await restoreStored(this, within, leases.map((lease) => lease.sessionId));
+        const resumed = await restoreStored(this, within, leases.map((lease) => lease.sessionId));
+        return await this.#claims.keepResumed(leases, resumed);
       } catch (error) {
         await giveBack(leases);
         throw error;
