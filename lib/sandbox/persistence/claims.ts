@@ -81,4 +81,9 @@ export class SessionClaims {
   releaseAll(): Promise<void> {
     return this.#keeper?.releaseAll() ?? Promise.resolve();
   }
+
+  /** `work`, waited for at most until the held leases would expire anyway (see `LeaseKeeper.whileHeld`). */
+  whileHeld(work: () => Promise<void>): Promise<void> {
+    return this.#keeper ? this.#keeper.whileHeld(work) : work();
+  }
 }

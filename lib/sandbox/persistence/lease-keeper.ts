@@ -161,6 +161,27 @@ export class LeaseKeeper {
     this.#stopRenewing();
   }
 
+  /**
+   * `work` (the last writes, then `releaseAll`), waited for at most until the last lease held now
+   * would be lost here anyway: past that, any worker may claim the sessions and there is nothing left
+   * to give back, so a store that stopped answering holds the caller no longer. Then the keeper lets
+   * go of every lease without telling the store, and stops renewing.
+   */
+  async whileHeld(work: () => Promise<void>): Promise<void> {
+    const deadlines = [...this.#held.values()].map((held) => held.deadline);
+    if (deadlines.length === 0) return work();
+    let timer: { clear(): void } | undefined;
+    const expired = new Promise<void>((resolve) => (timer = deadlineTimer(Math.max(...deadlines), resolve)));
+    try {
+      await Promise.race([work(), expired]);
+    } finally {
+      timer?.clear();
+    }
+    for (const held of this.#held.values()) held.timer.clear();
+    this.#held.clear();
+    this.#stopRenewing();
+  }
+
   #hold(lease: SessionLease, sent: number): void {
     const previous = this.#held.get(lease.sessionId);
     previous?.timer.clear();

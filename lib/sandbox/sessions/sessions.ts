@@ -190,8 +190,11 @@ export class Sessions implements ResumeParts {
 
   async releaseLeases(): Promise<void> {
     if (!this.#claims.active) return;
-    await this.recording.flush();
-    await this.#claims.releaseAll();
+    // A store gone quiet holds a disconnect no longer than the leases last by themselves.
+    await this.#claims.whileHeld(async () => {
+      await this.recording.flush();
+      await this.#claims.releaseAll();
+    });
   }
 
   /** A turn; what the user sent and how the turn ended become transcript notes (see `SessionRecording.note`). */
