@@ -148,6 +148,12 @@ const TURN_CANCELLED: Readonly<Record<string, AgentRequestAnswer>> = {
   "session/request_permission": { result: { outcome: { outcome: "cancelled" } } },
   "elicitation/create": { result: { action: "cancel" } },
 };
+/**
+ * How many ids of requests that reached this client are remembered for `adopt`: enough for every
+ * request of a replayed stream (the 0.4.2 server keeps 1,024 events), bounded so a long connection
+ * does not grow.
+ */
+const RECEIVED_IDS = 1024;
 /** What it answers a request the agent withdrew: the protocol still wants one response per request. */
 const WITHDRAWN: AgentRequestAnswer = { error: { code: -32800, message: "Request cancelled" } };
 
@@ -191,6 +197,8 @@ export class AgentRequests {
   readonly #outbox: AnswerOutbox;
   /** Made with the agent's first request: most connections never get one (see ResponseHolds.#held). */
   #pending: Map<string, Pending> | undefined;
+  /** The latest ids this client took (`RECEIVED_IDS` at most, oldest first), for `adopt`. */
+  #received: Set<string> | undefined;
 
   constructor(options: AgentRequestsOptions, outbox: AnswerOutbox) {
     this.#options = options;
@@ -200,6 +208,7 @@ export class AgentRequests {
   handle(request: AcpRequest): void {
     const key = idKey(request.id);
     if (this.#pending?.has(key)) return;
+    this.#remember(key);
     const controller = new AbortController();
     const unlink = linkSignal(this.#options.lifetime, controller);
     const { id, method, params } = request;
@@ -208,6 +217,24 @@ export class AgentRequests {
     void answerAgentRequest(request, this.#options.handlers, controller.signal)
       .then((answer) => this.#answer(entry, answer))
       .finally(unlink);
+  }
+
+  /**
+   * A request that reached the connection before this client existed (see `adoptAgentRequest`). It
+   * was left unanswered, and the agent reuses an id only once it is answered: the same id already
+   * taken here is this very request (a replayed stream brought it back, and its answer went out or
+   * will) or one answered since. Either way it is not handled a second time.
+   */
+  adopt(request: AcpRequest): void {
+    if (this.#received?.has(idKey(request.id))) return;
+    this.handle(request);
+  }
+
+  #remember(key: string): void {
+    const received = (this.#received ??= new Set());
+    received.delete(key);
+    received.add(key);
+    if (received.size > RECEIVED_IDS) received.delete(received.values().next().value as string);
   }
 
   /**
