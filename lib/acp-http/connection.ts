@@ -84,6 +84,10 @@ export class Connection
   readonly #asked: ProtocolProfile;
   /** The version spoken: the one asked for until `initialize` is answered, then the agent's (`speak`). */
   #profile: ProtocolProfile;
+  /** The first `initialize` is out and unanswered: losing the connection now fails it (`initialize-failed`). */
+  #opening = false;
+  /** An `initialize` was answered: from then on a lost connection is `connection-lost` (or recovered). */
+  #initializedOnce = false;
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
@@ -180,6 +184,7 @@ export class Connection
   request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
     // While a lost connection is rebuilt, requests wait for the new one. Not async: 3 microtasks fewer each.
     const recovering = this.closeInfo ? undefined : this.#recovery.pending;
+    if (method === "initialize" && !this.#initializedOnce) this.#opening = true;
     if (!recovering) return this.#send(method, params, options, deferStream); // #send fails a closed one
     return this.#sendAfterRecovery(recovering, method, params, options, deferStream);
   }
@@ -242,6 +247,8 @@ export class Connection
 
   /** After `initialize`: the protocol version goes on every later request (RFD). */
   #initialized(result: unknown): void {
+    this.#initializedOnce = true;
+    this.#opening = false;
     const version = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (typeof version === "number" || typeof version === "string") this.http.setProtocolVersion(version);
     // A transport that carries the frames itself is open now: no event stream will say so.
@@ -338,12 +345,14 @@ export class Connection
   /**
    * The server no longer knows this connection (404), or the socket dropped. With recovery on
    * and an `initialize` to repeat, a new connection is built and true is returned; otherwise
-   * the connection closes as `connection-lost`.
+   * the connection closes as `connection-lost` (`initialize-failed` while the first `initialize`
+   * is unanswered, as when that call fails any other way).
    */
   lost(cause: unknown): boolean {
     if (this.closeInfo) return false;
     if (this.#recovery.start(cause)) return true;
-    void this.close("connection-lost", cause);
+    // Before the first `initialize` was answered there was no connection to lose: that call failed.
+    void this.close(this.#opening ? "initialize-failed" : "connection-lost", cause);
     return false;
   }
 
