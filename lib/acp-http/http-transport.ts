@@ -145,7 +145,8 @@ export class HttpTransport implements Transport {
     });
     if (!response.ok) throw await toHttpError(operation, response);
     this.#bootstrapped = true;
-    return readPostAnswer(response, this.#options.maxMessageBytes, operation);
+    // Awaited, not returned: an async function resolved with a promise takes two more jobs per POST.
+    return await readPostAnswer(response, this.#options.maxMessageBytes, operation);
   }
 
   /** Opens one GET event stream; resolves with the 2xx response whose body is the stream. */
