@@ -210,13 +210,18 @@ export class AgentRequests {
       .finally(unlink);
   }
 
-  /** The client cancelled this session's turn: its pending requests stop mattering. */
-  cancelSession(sessionId: string): void {
+  /**
+   * The client cancelled this session's turn: its pending requests stop mattering. Their handlers
+   * stop at once; the answers wait for `cancelSent` (the `session/cancel` notification handed to
+   * the server), so the agent knows the turn is cancelled when it reads them: two POSTs may reach
+   * it in either order, and an agent that read `cancelled` first would go on with its turn.
+   */
+  cancelSession(sessionId: string, cancelSent: Promise<unknown> = Promise.resolve()): void {
     for (const entry of this.#pending?.values() ?? []) {
       if (entry.answered || entry.sessionId !== sessionId) continue;
       entry.controller.abort(new Error("the turn was cancelled"));
       const answer = TURN_CANCELLED[entry.method];
-      if (answer) void this.#answer(entry, answer);
+      if (answer) void this.#answer(entry, answer, cancelSent);
     }
   }
 
@@ -229,13 +234,15 @@ export class AgentRequests {
     void this.#answer(entry, WITHDRAWN);
   }
 
-  async #answer(entry: Pending, answer: AgentRequestAnswer): Promise<void> {
+  async #answer(entry: Pending, answer: AgentRequestAnswer, after?: Promise<unknown>): Promise<void> {
     if (entry.answered) return;
     entry.answered = true;
     // The id is free from here on: the agent may reuse it as soon as the server has our answer,
     // which can be before this POST's own response comes back.
     const key = idKey(entry.id);
     if (this.#pending?.get(key) === entry) this.#pending.delete(key);
+    // Whether or not the earlier send went through, the agent still wants this answer.
+    if (after) await after.catch(() => undefined);
     if (this.#options.lifetime.aborted) return;
     await this.#outbox.answer({ jsonrpc: "2.0", id: entry.id, ...answer }, entry.method, entry.sessionId);
   }

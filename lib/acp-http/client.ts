@@ -39,7 +39,7 @@ import {
   type ResolvedClientOptions,
 } from "./client-options.js";
 import { Connection } from "./connection.js";
-import type { AcpEnvelope } from "./envelope.js";
+import type { AcpEnvelope, AcpRequest } from "./envelope.js";
 import {
   AcpAbortError,
   AcpHttpError,
@@ -181,6 +181,20 @@ export class AcpHttpClient {
   }
 
   /**
+   * Takes over an agent request that reached this connection before this client existed (a page
+   * reloaded, a process restarted, then reattached to the same connection) and was never answered:
+   * the handlers get it as if it arrived now, so their answer, or `cancelled` when its turn is
+   * cancelled, goes out under its id. The server forwards an answer to the agent whichever client
+   * sends it. A request already waiting here is not taken twice; anything without a method and a
+   * string or number id is ignored (it may come from storage).
+   */
+  adoptAgentRequest(request: AcpRequest): void {
+    const { id, method } = request as { id?: unknown; method?: unknown };
+    if (typeof method !== "string" || (typeof id !== "string" && typeof id !== "number")) return;
+    this.#connection.agentRequest(request);
+  }
+
+  /**
    * Sends a notification; resolves once the server accepted it. `session/cancel` also
    * aborts the handlers still deciding that session's agent requests.
    */
@@ -316,6 +330,11 @@ export class AcpHttpClient {
     options?: RequestOptions,
   ): Promise<LooseResult> {
     return this.#call("cancelTerminal", LooseResultSchema, params, options);
+  }
+
+  /** @deprecated `session/list` is stable: use `listSessions`. */
+  unstableListSessions(params: ListSessionsParams = {}, options?: RequestOptions): Promise<ListSessionsResult> {
+    return this.listSessions(params, options);
   }
 
   /** @deprecated `session/resume` is stable: use `resumeSession`. */

@@ -227,12 +227,16 @@ export class Connection
   async notify(method: string, params: unknown): Promise<void> {
     this.#assertOpen(method);
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
-    // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered `cancelled`).
-    if (method === "session/cancel" && typeof sessionId === "string") this.#agentRequests.cancelSession(sessionId);
     const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
+    // The connection's lifetime signal: a close aborts a notification the server is holding.
+    const sent = this.#outbox.post({ envelope, method, signal: this.#lifetime.signal });
+    // Cancelling a turn ends what the agent asked within it (the protocol wants permission answered
+    // `cancelled`), answered once the cancel itself is with the server.
+    if (method === "session/cancel" && typeof sessionId === "string") {
+      this.#agentRequests.cancelSession(sessionId, sent);
+    }
     try {
-      // The connection's lifetime signal: a close aborts a notification the server is holding.
-      await this.#outbox.post({ envelope, method, signal: this.#lifetime.signal });
+      await sent;
     } catch (error) {
       // Withdrawn by the close (the lifetime's own reason): the closed error, as for any call.
       const lifetime = this.#lifetime.signal;

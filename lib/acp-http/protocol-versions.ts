@@ -49,6 +49,7 @@ const SHARED_METHODS = {
   deleteSession: "session/delete",
   resumeSession: "session/resume",
   closeSession: "session/close",
+  unstableListSessions: "session/list",
   unstableResumeSession: "session/resume",
   unstableCloseSession: "session/close",
 } as const;

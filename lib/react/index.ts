@@ -146,12 +146,25 @@ export function transcriptStore(client: TranscriptClient, sessionId: string): Ob
  * render, into the nearest error boundary; it is a `StoreError` also emitted on `storeErrors$`.
  */
 export function useTranscript(client: TranscriptClient, sessionId: string | undefined): Transcript {
+  return useTranscriptPart(client, sessionId, whole);
+}
+
+/**
+ * One part of the session's transcript, read by `part`: re-renders only when that part changed (the
+ * transcript keeps an unchanged entry the same object), so a permission card does not re-render for
+ * every streamed chunk. `part` must be a stable function (declared once, outside the component).
+ */
+function useTranscriptPart<T>(client: TranscriptClient, sessionId: string | undefined, part: (t: Transcript) => T): T {
   const store = useMemo(
     () => (sessionId === undefined ? undefined : transcriptStore(client, sessionId)),
     [client, sessionId],
   );
-  return useStore(store ?? EMPTY_STORE);
+  return useStore(store ?? EMPTY_STORE, part);
 }
+
+const whole = (transcript: Transcript): Transcript => transcript;
+const pendingPermissionOf = (transcript: Transcript) => transcript.pendingPermission;
+const pendingInputOf = (transcript: Transcript) => transcript.pendingInput;
 
 /** The pending permission request of a session, and how to answer it. */
 export interface PermissionState {
@@ -167,7 +180,7 @@ export interface PermissionState {
 
 /** The session's pending permission request and a reply function, from its transcript. */
 export function usePermission(client: PermissionClient, sessionId: string | undefined): PermissionState {
-  const request = useTranscript(client, sessionId).pendingPermission;
+  const request = useTranscriptPart(client, sessionId, pendingPermissionOf);
   const toolCallId = request?.toolCallId;
   const reply = useCallback(
     (answer: string | PermissionReply): boolean => {
@@ -198,7 +211,7 @@ export interface InputState {
 
 /** The session's pending question of the agent (a form or a URL) and a reply function, from its transcript. */
 export function useInput(client: InputClient, sessionId: string | undefined): InputState {
-  const request = useTranscript(client, sessionId).pendingInput;
+  const request = useTranscriptPart(client, sessionId, pendingInputOf);
   const requestId = request?.requestId;
   const reply = useCallback(
     (answer: InputReply): boolean => {
@@ -235,11 +248,13 @@ export function useObservable<T>(source: Observable<T>, initial: T): T {
 }
 
 /**
- * A store's latest value; its source's error thrown during render, so the nearest error boundary
+ * A store's latest value (or the part of it `part` reads, re-rendering only when that part changes);
+ * its source's error thrown during render, so the nearest error boundary
  * shows it (and its reset mounts the readers again, which subscribe afresh).
  */
-function useStore<T>(store: ObservableStore<T>): T {
-  const value = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+function useStore<T, R = T>(store: ObservableStore<T>, part?: (value: T) => R): R {
+  const read = useMemo(() => (part ? () => part(store.getSnapshot()) : store.getSnapshot), [store, part]) as () => R;
+  const value = useSyncExternalStore(store.subscribe, read, read);
   const failure = useSyncExternalStore(store.subscribe, store.getFailure, store.getFailure);
   if (failure) throw failure.error;
   return value;

@@ -27,6 +27,7 @@ import { SessionSettings } from "./sessions/session-config.js";
 import type { SessionConfigOption, SessionModes } from "./sessions/session-config.js";
 import type * as sessions from "./sessions/session-calls.js";
 import { Sessions } from "./sessions/sessions.js";
+import { paramsForm, type SessionParams, type SessionPlace } from "./sessions/call-forms.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
 import type {
   HealthWaitBounds,
@@ -38,6 +39,13 @@ import type {
 } from "./types.js";
 
 export type * from "./types.js";
+
+type SessionHandle = sessions.SessionHandle;
+
+/** The fields that are set (a params object's absent fields leave the defaults in place). */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
 
 // One class made of parts it owns, each a plain object: the control plane (`ServerRoutes`), the
 // connection (`ConnectionLifecycle`), the store's recording (`SessionRecording`), the sessions
@@ -163,14 +171,18 @@ export class SandboxAgentClient {
   // --- lifecycle -------------------------------------------------------------------
 
   /**
-   * Opens the one connection (initialize with the agent selection). Throws a `SandboxAgentError`
-   * of kind `already-connected` when one exists; `signal` cancels the attempt (`CallAbortedError`),
-   * `timeoutMs` bounds it (`CallTimeoutError`), including the wait for the server that
-   * `waitForServer` asks for.
+   * Opens the one connection (initialize with the agent selection: `agent`, else the client's).
+   * Throws an `AlreadyConnectedError` (kind `already-connected`) when one exists; `signal` cancels
+   * the attempt (`CallAbortedError`), `timeoutMs` bounds it (`CallTimeoutError`), including the wait
+   * for the server that `waitForServer` asks for. An `agent` that is not a non-empty string is a
+   * `TypeError`, and nothing is sent.
    */
   async connect(options: ConnectOptions = {}): Promise<ConnectInfo> {
-    const { waitForServer, ...bounds } = options;
-    if (!waitForServer) return this.#lifecycle.connect(bounds);
+    const { waitForServer, agent, ...bounds } = options;
+    if (agent !== undefined && (typeof agent !== "string" || agent === "")) {
+      throw new TypeError(`connect: option agent must be a non-empty string (e.g. "claude"), got ${typeof agent}`);
+    }
+    if (!waitForServer) return this.#lifecycle.connect(bounds, agent);
     // One deadline for the wait and the connect together; the wait keeps its pace (and, without a
     // `timeoutMs`, its own default bound) and stops when that deadline passes.
     const bound = new Bound("connect", bounds);
@@ -178,7 +190,7 @@ export class SandboxAgentClient {
       const pace = waitForServer === true ? {} : waitForServer;
       const within = bounds.timeoutMs === undefined ? {} : { timeoutMs: bounds.timeoutMs };
       await this.waitForHealth({ ...pace, ...within, ...bound.call });
-      return await this.#lifecycle.connect(bound.call);
+      return await this.#lifecycle.connect(bound.call, agent);
     } finally {
       bound.dispose();
     }
@@ -208,18 +220,41 @@ export class SandboxAgentClient {
     return this.#sessions.newSession(options, call);
   }
 
-  /** Opens an existing session on this connection (`session/load`): the agent replays its history. */
-  loadSession(
-    sessionId: string,
-    options: sessions.NewSessionOptions = {},
-    call?: CallOptions,
-  ): Promise<sessions.SessionHandle> {
-    return this.#sessions.loadSession(sessionId, options, call);
+  /**
+   * Opens an existing session on this connection (`session/load`): the agent replays its history.
+   * Also takes the protocol's params object (`{ sessionId, cwd, mcpServers, additionalDirectories }`).
+   */
+  loadSession(sessionId: string, options?: sessions.NewSessionOptions, call?: CallOptions): Promise<SessionHandle>;
+  loadSession(params: SessionParams<sessions.NewSessionOptions>, call?: CallOptions): Promise<SessionHandle>;
+  async loadSession(
+    first: string | SessionParams<sessions.NewSessionOptions>,
+    second?: sessions.NewSessionOptions | CallOptions,
+    third?: CallOptions,
+  ): Promise<SessionHandle> {
+    const params = paramsForm<SessionParams<sessions.NewSessionOptions>>("loadSession", first);
+    if (!params) {
+      const options = (second as sessions.NewSessionOptions | undefined) ?? {};
+      return this.#sessions.loadSession(first as string, options, third);
+    }
+    const { cwd, mcpServers, additionalDirectories } = params;
+    const options = defined({ cwd, mcpServers, additionalDirectories });
+    return this.#sessions.loadSession(params.sessionId, options, second as CallOptions | undefined);
   }
 
-  /** Runs one turn. Aborting `call.signal` before the outcome also cancels the turn on the server. */
-  prompt(sessionId: string, prompt: sessions.PromptInput, call?: CallOptions): Promise<sessions.PromptOutcome> {
-    return this.#sessions.prompt(sessionId, prompt, call);
+  /**
+   * Runs one turn. Aborting `call.signal` before the outcome also cancels the turn on the server.
+   * Also takes the protocol's params object: `prompt({ sessionId, prompt: [...] }, call)`.
+   */
+  prompt(sessionId: string, prompt: sessions.PromptInput, call?: CallOptions): Promise<sessions.PromptOutcome>;
+  prompt(params: SessionParams<{ prompt: sessions.PromptInput }>, call?: CallOptions): Promise<sessions.PromptOutcome>;
+  async prompt(
+    first: string | SessionParams<{ prompt: sessions.PromptInput }>,
+    second?: sessions.PromptInput | CallOptions,
+    third?: CallOptions,
+  ): Promise<sessions.PromptOutcome> {
+    const params = paramsForm<SessionParams<{ prompt: sessions.PromptInput }>>("prompt", first, ["prompt"]);
+    if (!params) return this.#sessions.prompt(first as string, second as sessions.PromptInput, third);
+    return this.#sessions.prompt(params.sessionId, params.prompt, second as CallOptions | undefined);
   }
 
   /**
@@ -230,9 +265,12 @@ export class SandboxAgentClient {
     return this.#sessions.prompt$(sessionId, prompt);
   }
 
-  /** Cancels the session's running turn (`session/cancel`, a notification: nothing to wait for but the send). */
-  cancel(sessionId: string): Promise<void> {
-    return this.#sessions.cancel(sessionId);
+  /**
+   * Cancels the session's running turn (`session/cancel`, a notification: nothing to wait for but the
+   * send). Also takes the protocol's params object (`{ sessionId }`).
+   */
+  async cancel(session: string | SessionParams): Promise<void> {
+    return this.#sessions.cancel(paramsForm("cancel", session)?.sessionId ?? (session as string));
   }
 
   /**
@@ -254,29 +292,50 @@ export class SandboxAgentClient {
 
   /**
    * `session/fork`; the fork is recorded like a new session, `metadata.forkedFrom` naming the parent.
-   * `additionalDirectories`: more directories the fork may work in beside `cwd`.
+   * `additionalDirectories`: more directories the fork may work in beside `cwd`. Also takes the
+   * protocol's params object (`{ sessionId, cwd, additionalDirectories }`).
    */
-  forkSession(
-    sessionId: string,
-    options: { cwd?: string; additionalDirectories?: string[] } = {},
-    call?: CallOptions,
+  forkSession(sessionId: string, options?: SessionPlace, call?: CallOptions): Promise<{ sessionId: string }>;
+  forkSession(params: SessionParams<SessionPlace>, call?: CallOptions): Promise<{ sessionId: string }>;
+  async forkSession(
+    first: string | SessionParams<SessionPlace>,
+    second?: SessionPlace | CallOptions,
+    third?: CallOptions,
   ): Promise<{ sessionId: string }> {
-    const place = { cwd: options.cwd ?? this.#options.cwd, additionalDirectories: options.additionalDirectories };
+    const [sessionId, place, call] = this.#placed("forkSession", first, second, third);
     return this.#sessions.forkSession(sessionId, place, call);
   }
 
   /**
    * A session the store has a record of (local id) comes back as `resumeStored` says (reattach,
    * `session/load` or replay); any other id is the agent's `session/resume`, resolving undefined
-   * (the session is recorded from then on).
+   * (the session is recorded from then on). Also takes the protocol's params object
+   * (`{ sessionId, cwd, additionalDirectories }`).
    */
-  resumeSession(
-    sessionId: string,
-    options: { cwd?: string; additionalDirectories?: string[] } = {},
-    call?: CallOptions,
-  ) {
-    const place = { cwd: options.cwd ?? this.#options.cwd, additionalDirectories: options.additionalDirectories };
+  resumeSession(sessionId: string, options?: SessionPlace, call?: CallOptions): Promise<ResumedSession | undefined>;
+  resumeSession(params: SessionParams<SessionPlace>, call?: CallOptions): Promise<ResumedSession | undefined>;
+  async resumeSession(
+    first: string | SessionParams<SessionPlace>,
+    second?: SessionPlace | CallOptions,
+    third?: CallOptions,
+  ): Promise<ResumedSession | undefined> {
+    const [sessionId, place, call] = this.#placed("resumeSession", first, second, third);
     return this.#sessions.resumeSession(sessionId, place, call);
+  }
+
+  /** Fork's and resume's arguments, in either form, with the client's `cwd` where none is given. */
+  #placed(
+    method: string,
+    first: string | SessionParams<SessionPlace>,
+    second: SessionPlace | CallOptions | undefined,
+    third: CallOptions | undefined,
+  ): [string, { cwd: string; additionalDirectories: string[] | undefined }, CallOptions | undefined] {
+    const params = paramsForm<SessionParams<SessionPlace>>(method, first);
+    const [sessionId, options, call] = params
+      ? [params.sessionId, params, second as CallOptions | undefined]
+      : [first as string, (second ?? {}) as SessionPlace, third];
+    const { cwd = this.#options.cwd, additionalDirectories } = options;
+    return [sessionId, { cwd, additionalDirectories }, call];
   }
 
   /**
@@ -300,7 +359,9 @@ export class SandboxAgentClient {
    * holds a lease on (at most `claim.max`), each then driven by this client alone until its lease is
    * released (`releaseSession`, `disconnect`) or lost (`leaseLost$`). See docs/persistence.md.
    */
-  restoreSessions(options: RestoreOptions = {}): Promise<ResumedSession[]> {
+  async restoreSessions(options: RestoreOptions = {}): Promise<ResumedSession[]> {
+    // After disconnect() it opens no connection of its own, as resumeSession does not.
+    this.#lifecycle.checkNotHeldDown("restoreSessions");
     const { claim, ...call } = options;
     if (!claim) return this.#sessions.restoreStored(call);
     return this.#sessions.restoreClaimed(claim === true ? {} : claim, call);
@@ -388,21 +449,62 @@ export class SandboxAgentClient {
   /**
    * Switches mode. A mode the session does not list is an `UnsupportedFeatureError` (with the valid
    * ids) and is not sent; an agent without `session/set_mode` gets the `mode` config option set.
+   * Also takes the protocol's params object (`{ sessionId, modeId }`).
    */
-  setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void> {
+  setSessionMode(sessionId: string, modeId: string, call?: CallOptions): Promise<void>;
+  setSessionMode(params: SessionParams<{ modeId: string }>, call?: CallOptions): Promise<void>;
+  async setSessionMode(
+    first: string | SessionParams<{ modeId: string }>,
+    second?: string | CallOptions,
+    third?: CallOptions,
+  ): Promise<void> {
+    const params = paramsForm<SessionParams<{ modeId: string }>>("setSessionMode", first, ["modeId"]);
+    const [sessionId, modeId, call] = params
+      ? [params.sessionId, params.modeId, second as CallOptions | undefined]
+      : [first as string, second as string, third];
     return this.#settings.setMode(this.#recording.agentId(sessionId), modeId, call);
   }
 
-  /** Sets a config option, checked against the session's options; resolves with the agent's answer. */
-  setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown> {
+  /**
+   * Sets a config option, checked against the session's options; resolves with the agent's answer.
+   * Also takes the protocol's params object (`{ sessionId, configId, value }`).
+   */
+  setSessionConfigOption(sessionId: string, configId: string, value: unknown, call?: CallOptions): Promise<unknown>;
+  setSessionConfigOption(
+    params: SessionParams<{ configId: string; value: unknown }>,
+    call?: CallOptions,
+  ): Promise<unknown>;
+  async setSessionConfigOption(
+    first: string | SessionParams<{ configId: string; value: unknown }>,
+    ...rest: [string, unknown, CallOptions?] | [CallOptions?]
+  ): Promise<unknown> {
+    const params = paramsForm<SessionParams<{ configId: string; value: unknown }>>(
+      "setSessionConfigOption",
+      first,
+      ["configId", "value"],
+    );
+    const [sessionId, configId, value, call] = params
+      ? [params.sessionId, params.configId, params.value, rest[0] as CallOptions | undefined]
+      : [first as string, rest[0] as string, rest[1], rest[2] as CallOptions | undefined];
     return this.#settings.setOption(this.#recording.agentId(sessionId), configId, value, call);
   }
 
   /**
    * `session/set_model`, or the `model` config option when the agent has no such method. A model the
    * agent does not offer is an `UnsupportedFeatureError` (with the offered ids) and is not sent.
+   * Also takes the protocol's params object (`{ sessionId, modelId }`).
    */
-  setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void> {
+  setSessionModel(sessionId: string, modelId: string, call?: CallOptions): Promise<void>;
+  setSessionModel(params: SessionParams<{ modelId: string }>, call?: CallOptions): Promise<void>;
+  async setSessionModel(
+    first: string | SessionParams<{ modelId: string }>,
+    second?: string | CallOptions,
+    third?: CallOptions,
+  ): Promise<void> {
+    const params = paramsForm<SessionParams<{ modelId: string }>>("setSessionModel", first, ["modelId"]);
+    const [sessionId, modelId, call] = params
+      ? [params.sessionId, params.modelId, second as CallOptions | undefined]
+      : [first as string, second as string, third];
     return this.#settings.setModel(this.#recording.agentId(sessionId), modelId, call);
   }
 
@@ -426,7 +528,10 @@ export class SandboxAgentClient {
     return this.#server.listAgents(options);
   }
 
-  /** One agent (a 400 `SandboxAgentHttpError` of kind `unsupported_agent` for an unknown id). */
+  /**
+   * One agent; an unknown id is a 400 `SandboxAgentHttpError` of kind `invalid-request` whose `code`
+   * is `unsupported_agent`. On a v2 server it is read from the agent list, on the connection.
+   */
   getAgent(agentId: string, options: AgentQueryOptions & CallOptions = {}): Promise<AgentInfo> {
     return this.#server.getAgent(agentId, options);
   }

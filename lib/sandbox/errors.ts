@@ -4,6 +4,7 @@
 //
 // Kept as classes, and why:
 // - NotConnectedError: the first thing a caller handles ("call connect()"); `method`, `reason`.
+// - AlreadyConnectedError: the specification's error model names it (a second `connect()`).
 // - CallTimeoutError, CallAbortedError: the two ways a caller ends its own call; callers branch on
 //   them (and on `name` "TimeoutError" / "AbortError", as with DOM errors).
 // - AgentError: the agent said no; its `code` and `data` are what a caller reads.
@@ -16,7 +17,7 @@
 // - StoreError (`sessionId`, `eventId`, `issues` on `storeErrors$`) and LeaseLostError (a worker
 //   branches on losing its session; `generation`).
 // Folded into the base (or into SandboxAgentHttpError) as kinds, because they were a message and a
-// kind and nothing else a caller needs: `already-connected`, `connection-lost` (the protocol
+// kind and nothing else a caller needs: `connection-lost` (the protocol
 // error with its close reason is the `cause`), `agent-exited` (the exit code is in the message and
 // on the `agent-exited` event), `protocol`, `network`, `terminal` / `terminal-server` (a terminal's
 // local failure / the server's error frame), `sandbox-provider` / `sandbox-not-found`; and HTTP
@@ -32,7 +33,6 @@
  * The server's own problem codes (`token_invalid`, `session_not_found`, ...) are not kinds: they
  * are data on the error (`SandboxAgentHttpError.code`). The kinds that have no class of their own
  * (a plain `SandboxAgentError`):
- * - `already-connected`: `connect()` while a connection exists or is being made;
  * - `no-agent`: `connect()` with no agent, neither in the options nor as its argument;
  * - `connection-lost`: the connection ended under a call (the protocol error, with its close
  *   reason, is the `cause`); also `DisconnectInfo.error`;
@@ -162,14 +162,23 @@ function notConnectedMessage(method: string, reason: NotConnectedReason | undefi
 
 /**
  * `connect()` was called while a connection exists or is being made (auto-connect: await
- * `client.ready`): kind `already-connected`.
+ * `client.ready`): kind `already-connected`. Nothing was sent; the existing connection goes on.
  */
-export function alreadyConnected(): SandboxAgentError {
-  return new SandboxAgentError(
-    "already connected (or connecting); one client holds one connection; " +
-      "call disconnect() first, or await client.ready",
-    { kind: "already-connected" },
-  );
+export class AlreadyConnectedError extends SandboxAgentError {
+  override name = "AlreadyConnectedError";
+
+  constructor() {
+    super(
+      "already connected (or connecting); one client holds one connection; " +
+        "call disconnect() first, or await client.ready",
+      { kind: "already-connected" },
+    );
+  }
+}
+
+/** The refusal of a second `connect()` (see `AlreadyConnectedError`). */
+export function alreadyConnected(): AlreadyConnectedError {
+  return new AlreadyConnectedError();
 }
 
 /**

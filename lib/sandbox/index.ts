@@ -67,6 +67,7 @@ export { ServerConfig } from "./server/config/index.js";
 export {
   SandboxAgentError,
   NotConnectedError,
+  AlreadyConnectedError,
   AgentError,
   CallTimeoutError,
   CallAbortedError,

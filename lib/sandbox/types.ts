@@ -144,8 +144,13 @@ export interface HealthWaitOptions {
 /** How `waitForHealth` paces itself (its bounds are the call's `signal` and `timeoutMs`). */
 export type HealthWaitBounds = Omit<HealthWaitOptions, "signal" | "timeoutMs" | "path" | "upStatuses">;
 
-/** `connect()`'s bounds: a signal that cancels the attempt, and a deadline for all of it. */
+/** `connect()`'s bounds (a signal that cancels the attempt, and a deadline for all of it) and its agent. */
 export interface ConnectOptions extends CallOptions {
+  /**
+   * The agent to connect to (e.g. `"claude"`): the one of this connection and of later ones, as if
+   * given to the constructor. Default: the client's `agent` option.
+   */
+  agent?: string | undefined;
   /**
    * Wait for the server's health route first (with backoff, within the same deadline; 30 s when
    * none is given): a server in a sandbox often starts after its client. `true` uses the defaults.

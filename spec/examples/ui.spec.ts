@@ -162,9 +162,16 @@ describeWith([CHROMIUM])("examples/ui in headless Chromium", () => {
     // The turn went on while the page was gone; its permission request reaches the new page.
     await tab.waitForSelector("#permission", WAIT);
     expect((await ids()).slice(0, before.length)).toEqual(before);
+    // The turn another page sent is still running: no second prompt goes into it.
+    await tab.fill("#composer textarea", "a second prompt too early");
+    expect(await tab.isDisabled("#send")).toBe(true);
+    expect(await tab.isEnabled("#cancel")).toBe(true);
     await tab.click("#permission button[data-kind=allow_once]");
     const finished = () => document.querySelector(".item.message")?.textContent?.includes("Run the tests");
     await tab.waitForFunction(finished, undefined, WAIT);
+    // Its end reaches the new page: Send works again.
+    await tab.waitForSelector("#send:not([disabled])", WAIT);
+    expect(await tab.locator(".item.user").count()).toBe(1);
     for (const kind of ["user", "plan", "thought", "message"]) {
       expect(await tab.locator(`.item.${kind}`).count()).toBe(1);
     }

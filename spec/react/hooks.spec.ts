@@ -243,6 +243,35 @@ describe("useInput", () => {
   });
 });
 
+describe("usePermission and useInput", () => {
+  it("re-render when the pending request or question changes, not for every streamed chunk", () => {
+    const { client, events } = fakeClient();
+    const permissions: PermissionState[] = [];
+    const inputs: InputState[] = [];
+    const renderer = render(createElement(Fragment, null,
+      createElement(probe(() => usePermission(client, S), permissions)),
+      createElement(probe(() => useInput(client, S), inputs))));
+    const first = { permissions: permissions.length, inputs: inputs.length };
+    for (let i = 0; i < 50; i++) act(() => events.next(chunk(`c${i}`)));
+    expect(permissions.length).toBe(first.permissions);
+    expect(inputs.length).toBe(first.inputs);
+    act(() =>
+      events.next({
+        kind: "permission-request",
+        sessionId: S,
+        toolCall: { toolCallId: "t1", title: "Write file" },
+        options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+      }),
+    );
+    expect(permissions.at(-1)?.request).toMatchObject({ toolCallId: "t1", status: "pending" });
+    const asked = permissions.length;
+    for (let i = 0; i < 50; i++) act(() => events.next(chunk(`d${i}`)));
+    expect(permissions.length).toBe(asked);
+    expect(inputs.length).toBe(first.inputs);
+    act(() => renderer.unmount());
+  });
+});
+
 describe("useConnectionState", () => {
   it("follows the client's state", () => {
     const state$ = new BehaviorSubject<ConnectionState>("disconnected");

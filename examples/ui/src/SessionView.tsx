@@ -39,16 +39,18 @@ export function SessionView({ client, server, session, onClose }: {
   const connection = useConnectionState(client);
   const [text, setText] = useState("");
   const [failure, setFailure] = useState<string>();
-  // This page's own prompt in flight. After a reload mid-turn the transcript knows the turn began but
-  // not how it ended (the answer went to the page that sent it), so sending follows this, not isRunning.
+  // This page's own prompt in flight, until the transcript shows it. The transcript's running state
+  // covers a turn another page started too: after a reload mid-turn the reattached stream brings the
+  // turn's end, so Send waits for it rather than prompting into a running turn.
   const [sending, setSending] = useState(false);
+  const running = sending || transcript.isRunning;
   const [pane, setPane] = useState<Pane>();
   const input = useRef<HTMLTextAreaElement>(null);
 
   const send = (event?: FormEvent) => {
     event?.preventDefault();
     const prompt = text.trim();
-    if (!prompt || sending) return;
+    if (!prompt || running) return;
     setText("");
     setFailure(undefined);
     setSending(true);
@@ -58,7 +60,6 @@ export function SessionView({ client, server, session, onClose }: {
       .catch((error: unknown) => setFailure(errorText(error)))
       .finally(() => setSending(false));
   };
-  const running = sending || transcript.isRunning;
   const cancel = () => void client.cancel(sessionId).catch((error: unknown) => setFailure(`Cancel failed: ${errorText(error)}`));
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) send(event);
@@ -132,7 +133,7 @@ export function SessionView({ client, server, session, onClose }: {
             {usage ? <span className="muted usage" id="usage">{usage}</span> : null}
             <ContextMeter usage={transcript.usage} />
             <button type="button" className="danger" id="cancel" disabled={!running} onClick={cancel}>Cancel</button>
-            <button type="submit" className="primary" id="send" disabled={sending}>Send</button>
+            <button type="submit" className="primary" id="send" disabled={running}>Send</button>
           </div>
         </form>
       </div>
@@ -160,20 +161,32 @@ function ContextMeter({ usage }: { usage: { contextUsed?: number; contextSize?: 
 function PermissionCard({ client, sessionId, cwd }: { client: SandboxAgentClient; sessionId: string; cwd: string | undefined }) {
   const { request, reply } = usePermission(client, sessionId);
   const first = useRef<HTMLButtonElement>(null);
+  // The request whose answer found nothing waiting any more (answered elsewhere, its turn ended):
+  // the card says so instead of offering buttons that cannot work.
+  const [gone, setGone] = useState<string>();
   // Keyboard users answer at once: the first choice takes the focus when the card appears.
   useEffect(() => first.current?.focus(), [request?.toolCallId]);
   if (!request) return null;
   const title = request.toolCall.title ?? request.toolCallId;
+  const stale = gone === request.toolCallId;
+  const answer = (optionId: string) => {
+    if (!reply(optionId)) setGone(request.toolCallId);
+  };
   return (
     <div className="permission-card" id="permission" role="alertdialog" aria-labelledby="permission-title">
       <div className="permission-head">The agent asks for permission</div>
       <div className="permission-title" id="permission-title" title={title}>{shortTitle(title, cwd)}</div>
       {request.toolCall.kind ? <div className="muted">Tool kind: {request.toolCall.kind}</div> : null}
+      {stale ? (
+        <div className="error" id="permission-gone" role="status">
+          This request is no longer waiting for an answer: it was answered elsewhere, or its turn ended.
+        </div>
+      ) : null}
       <div className="actions">
         {request.options.map((option, i) => (
           <button key={option.optionId} ref={i === 0 ? first : undefined} type="button" data-kind={option.kind}
             className={option.kind.startsWith("allow") ? (option.kind === "allow_once" ? "primary" : "") : "danger"}
-            onClick={() => reply(option.optionId)}>
+            disabled={stale} onClick={() => answer(option.optionId)}>
             {option.name}
           </button>
         ))}

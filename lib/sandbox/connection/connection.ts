@@ -13,6 +13,7 @@ import {
   type TokenSource,
 } from "../../acp-http/index.js";
 import { linkSignal } from "../../internal/abort.js";
+import { FanOutSubject } from "../../internal/fan-out-subject.js";
 import { agentExited, CallTimeoutError, SandboxAgentError, UnsupportedFeatureError } from "../errors.js";
 import { credentialsReading, toSandboxError } from "../error-mapping.js";
 import {
@@ -179,7 +180,8 @@ export class SandboxConnection {
     ).pipe(
       tap((event) => this.#observe(event)),
       takeUntil(this.#closing),
-      share(),
+      // rxjs's own Subject allocates per value and subscriber in its Node build (see FanOutSubject).
+      share({ connector: () => new FanOutSubject<SandboxEvent>() }),
     );
     // Connected from the start, whoever listens: the store's tap and the exit watch must see every frame.
     this.#subscriptions.add(this.events$.subscribe());

@@ -1,6 +1,7 @@
 import { BehaviorSubject, Subject, mergeMap, share, type Observable } from "rxjs";
 import { CLIENT_INFO, type AcpClientHandlers } from "../../acp-http/index.js";
 import { linkSignal, untilAborted } from "../../internal/abort.js";
+import { FanOutSubject } from "../../internal/fan-out-subject.js";
 import { SandboxConnection, type ConnectionRecording } from "./connection.js";
 import type { VersionTraits } from "./version-traits.js";
 import type { CallOptions, CallSignal } from "../call-options.js";
@@ -64,6 +65,13 @@ export class ConnectionLifecycle implements ExtensionChannel {
   #lastFailure: { cause: unknown; reason: NotConnectedReason } | undefined;
   #info: ConnectInfo | undefined;
   #traits: VersionTraits | undefined;
+  /** The agent connections are made to: the option, or the last one a caller's `connect({ agent })` named. */
+  #agent: string | undefined;
+  /**
+   * The caller's `disconnect()` holds the client down until its own `connect()`: a resume then makes
+   * no connection of its own (calls fail with `NotConnectedError`, as the other session methods do).
+   */
+  #heldDown = false;
 
   constructor(
     options: ClientSettings,
@@ -75,9 +83,10 @@ export class ConnectionLifecycle implements ExtensionChannel {
     this.#contract = contract;
     this.#handlers = handlers;
     this.#recording = recording;
+    this.#agent = options.agent;
     this.events$ = this.#connections.pipe(
       mergeMap((connection) => connection.events$),
-      share(),
+      share({ connector: () => new FanOutSubject<SandboxEvent>() }),
     );
     // Always connected, so that a subscriber joining later gets the live connection's events too.
     this.events$.subscribe();
@@ -97,8 +106,34 @@ export class ConnectionLifecycle implements ExtensionChannel {
     return this.#connection !== undefined && !this.#connection.closed;
   }
 
-  /** `target` (resume): reattach to a stored connection, or force a fresh server id. */
-  connect(options?: CallOptions, target?: AttachTarget): Promise<ConnectInfo> {
+  /** The agent this client connects to (undefined while none was given). */
+  get agent(): string | undefined {
+    return this.#agent;
+  }
+
+  /**
+   * The caller's connect; `agent` is the agent of this connection and of later ones (as if given to
+   * the constructor). It lifts the hold a `disconnect()` put on resumes.
+   */
+  connect(options?: CallOptions, agent?: string): Promise<ConnectInfo> {
+    return this.#connect(options, undefined, agent);
+  }
+
+  /**
+   * A resume's own connect: `target` reattaches to a stored connection, or forces a fresh server id.
+   * Refused with `NotConnectedError` after the caller's `disconnect()`, until the caller connects.
+   */
+  connectFor(method: string, target: AttachTarget, options?: CallOptions): Promise<ConnectInfo> {
+    if (this.#heldDown) return Promise.reject(new NotConnectedError(method));
+    return this.#connect(options, target, undefined);
+  }
+
+  /** Throws `NotConnectedError` while the caller's `disconnect()` holds the client down (see `connectFor`). */
+  checkNotHeldDown(method: string): void {
+    if (this.#heldDown && !this.connected) throw new NotConnectedError(method);
+  }
+
+  #connect(options: CallOptions | undefined, target: AttachTarget | undefined, agent: string | undefined) {
     let bound: Bound;
     try {
       bound = new Bound("connect", options);
@@ -109,6 +144,8 @@ export class ConnectionLifecycle implements ExtensionChannel {
       bound.dispose();
       return Promise.reject(alreadyConnected());
     }
+    if (!target) this.#heldDown = false;
+    if (agent !== undefined) this.#agent = agent;
     const cancel = new AbortController();
     this.#cancelConnect = cancel;
     const attempt = this.#open(cancel.signal, bound, target).catch(async (error: unknown) => {
@@ -134,6 +171,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
   }
 
   async disconnect(): Promise<void> {
+    this.#heldDown = true;
     const connecting = this.#connecting;
     this.#cancelConnect?.abort();
     const connection = this.#connection;
@@ -203,9 +241,10 @@ export class ConnectionLifecycle implements ExtensionChannel {
   }
 
   async #open(cancel: AbortSignal, bound: Bound, target: AttachTarget | undefined): Promise<ConnectInfo> {
-    const agent = this.#options.agent;
+    const agent = this.#agent;
     if (!agent) {
-      throw new SandboxAgentError("connect: no agent given; pass `agent` in the options", { kind: "no-agent" });
+      const hint = "pass `agent` in the options or to connect()";
+      throw new SandboxAgentError(`connect: no agent given; ${hint}`, { kind: "no-agent" });
     }
     this.state.next("connecting");
     const stopped = (reason: unknown): SandboxAgentError =>
@@ -251,7 +290,7 @@ export class ConnectionLifecycle implements ExtensionChannel {
   #hintContext(): ConnectFailureContext {
     const options = this.#options;
     return {
-      agent: options.agent ?? "",
+      agent: this.#agent ?? "",
       baseUrl: options.baseUrl,
       fetch: options.fetch,
       knownAgents: async (signal) => {

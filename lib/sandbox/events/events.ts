@@ -1,4 +1,4 @@
-import { filter, map, mergeMap, of, pipe, takeWhile, type OperatorFunction } from "rxjs";
+import { Observable, filter, map, pipe, takeWhile, type OperatorFunction } from "rxjs";
 import * as v from "valibot";
 import {
   isRequest,
@@ -73,6 +73,15 @@ export const SessionUpdateSchema = v.variant("sessionUpdate", [
     _meta: Meta,
   }),
 ]);
+
+/**
+ * The variant's own options by their `sessionUpdate`: an update is checked against its kind's schema,
+ * found by a lookup. The variant itself tries the options in turn, with a set and a closure per call,
+ * about a quarter of what an update allocated on `events$` (bench scenario 13); the outcome is the same.
+ */
+const UPDATE_SCHEMAS: ReadonlyMap<string, (typeof SessionUpdateSchema.options)[number]> = new Map(
+  SessionUpdateSchema.options.map((option) => [option.entries.sessionUpdate.literal, option]),
+);
 
 /**
  * The kinds only the ACP v2 draft has: message, thought and user-message upserts, the session's state,
@@ -210,8 +219,9 @@ function updateEvent(params: unknown): SandboxEvent | undefined {
     const error = `malformed ${kindOf}: not a well-formed update of the v2 draft`;
     return { kind: "parse-error", source: "agent", raw, error, sessionId };
   }
-  const parsed = v.safeParse(SessionUpdateSchema, params.update);
-  if (parsed.success) return { kind: "update", sessionId, update: parsed.output };
+  const schema = typeof kindOf === "string" ? UPDATE_SCHEMAS.get(kindOf) : undefined;
+  const parsed = schema ? v.safeParse(schema, params.update) : undefined;
+  if (parsed?.success) return { kind: "update", sessionId, update: parsed.output };
   const update = safeCopy(params.update);
   if (typeof update.sessionUpdate !== "string") return undefined;
   const unknownUpdate = update as PlainObject & { sessionUpdate: string };
@@ -320,18 +330,32 @@ export function fromTransportParseError(error: AcpParseError): SandboxEvent | un
 export function endSessionsOnAgentExit(
   openSessions: () => Iterable<string>,
 ): OperatorFunction<SandboxEvent, SandboxEvent> {
-  return mergeMap((event) => {
-    if (event.kind !== "agent-exited") return of(event);
-    const endings: SandboxEvent[] = [...openSessions()].map((sessionId) => ({
-      kind: "session-ended",
-      sessionId,
-      reason: event.success ? "completed" : "error",
-      terminatedBy: "agent",
-      exitCode: event.exitCode,
-      ...(event.success ? {} : { message: `agent exited${exitDetail(event.exitCode)}` }),
-    }));
-    return of(event, ...endings);
-  });
+  // Not `mergeMap((event) => of(event, ...))`: that made an inner observable and its subscriber for
+  // every event, about a third of what an update allocated on `events$` (bench scenario 13).
+  return (source) =>
+    new Observable<SandboxEvent>((subscriber) =>
+      source.subscribe({
+        next: (event) => {
+          // The sessions open when the agent exited (a copy: each ended event removes its session
+          // from the open ones as it passes), read before the exit is delivered.
+          const open = event.kind === "agent-exited" ? [...openSessions()] : undefined;
+          subscriber.next(event);
+          if (open === undefined || event.kind !== "agent-exited") return;
+          for (const sessionId of open) {
+            subscriber.next({
+              kind: "session-ended",
+              sessionId,
+              reason: event.success ? "completed" : "error",
+              terminatedBy: "agent",
+              exitCode: event.exitCode,
+              ...(event.success ? {} : { message: `agent exited${exitDetail(event.exitCode)}` }),
+            });
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
 }
 
 /** A lost-events report as a sandbox event; a gap of one session's stream names that session. */

@@ -1,12 +1,16 @@
-import type { CallOptions, Logger } from "../call-options.js";
+import type { AcpRequest } from "../../acp-http/index.js";
+import type { CallOptions, CallSignal, Logger } from "../call-options.js";
 import { StoreError } from "../errors.js";
+import { Bound, stoppedBy } from "../deadline.js";
+import { untilAborted } from "../../internal/abort.js";
 import type { ClaimOptions } from "../persistence/lease-keeper.js";
 import type { AttachTarget, ConnectionLifecycle } from "../connection/lifecycle.js";
 import * as calls from "./session-calls.js";
 import type { SessionSettings, SessionState } from "./session-config.js";
 import type { NewSessionOptions, SessionHandle } from "./session-calls.js";
 import { replayFromStore, type ReplayText } from "../persistence/replay.js";
-import type { SessionRecord } from "../persistence/schemas.js";
+import type { SessionEvent, SessionRecord } from "../persistence/schemas.js";
+import { readStored } from "../transcript/index.js";
 import { connectionKey, type SessionRecording } from "./session-recording.js";
 
 /**
@@ -45,17 +49,42 @@ export interface ResumeParts {
  * A store read inside the user's call `name` (`resumeSession`, `restoreSessions`): its failure is a
  * `StoreError` whose message names that call (and the session), the store's error as `cause`.
  */
-export async function fromStore<T>(name: string, sessionId: string | undefined, read: () => Promise<T>): Promise<T> {
+export async function fromStore<T>(
+  name: string,
+  sessionId: string | undefined,
+  read: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   try {
-    return await read();
+    // A store that never answers (a database gone quiet) holds the call no longer than its deadline.
+    return await untilAborted(read(), signal, (reason) => stoppedBy(reason, name));
   } catch (error) {
+    if (signal?.aborted) throw stoppedBy(signal.reason, name);
     throw StoreError.during(name, error, sessionId);
+  }
+}
+
+/**
+ * The user's call `name` (`resumeSession`, `restoreSessions`) under one deadline: its `{ signal,
+ * timeoutMs }` made one signal here, which every step below (store reads, connects, the session
+ * calls) shares, so the steps do not each get the whole `timeoutMs`. Once it fires, the call fails
+ * with its `CallTimeoutError` (or `CallAbortedError`), whatever step it stopped.
+ */
+export async function bounded<T>(name: string, call: CallOptions | undefined, run: (call: CallSignal) => Promise<T>): Promise<T> {
+  const bound = new Bound(name, call);
+  try {
+    return await run(bound.call);
+  } catch (error) {
+    if (bound.signal?.aborted) throw bound.error(bound.signal.reason);
+    throw error;
+  } finally {
+    bound.dispose();
   }
 }
 
 /** Connects when there is no connection (to `target`); resolves false when that attempt failed. */
 function connectTo(lifecycle: ConnectionLifecycle, target: AttachTarget, call?: CallOptions): Promise<boolean> {
-  return lifecycle.connect(call, target).then(
+  return lifecycle.connectFor("resumeSession", target, call).then(
     () => true,
     () => false,
   );
@@ -83,31 +112,86 @@ async function restoreConfig(
   return state;
 }
 
+/** What the stored history of a session says before it is opened again (see `adopt`). */
+interface Adopted {
+  /** The connection stream's last stored cursor. */
+  lastEventId: string | undefined;
+  /** The agent's requests still waiting for the user (see `WaitingRequests`). */
+  waiting: AcpRequest[];
+}
+
 /**
  * Maps a stored session (with the ids already stored, so a replayed stream is recognised) before any
- * connection can replay its events; returns the connection stream's last stored cursor. It also
- * notes whether the stored history ends inside a turn (a prompt without its end): an earlier client
- * sent that prompt, and its answer, if it comes, is for this session (see `SessionRecording.adopt`).
+ * connection can replay its events. It also notes whether the stored history ends inside a turn (a
+ * prompt without its end): an earlier client sent that prompt, and its answer, if it comes, is for
+ * this session (see `SessionRecording.adopt`); and which of the agent's requests that client left
+ * unanswered.
  */
-async function adopt(recording: SessionRecording, record: SessionRecord): Promise<string | undefined> {
-  await recording.flush();
+async function adopt(recording: SessionRecording, record: SessionRecord, signal?: AbortSignal): Promise<Adopted> {
+  // Each read raced against the call's deadline, so a stopped call reads no further page.
+  const read = <T>(pending: Promise<T>): Promise<T> => untilAborted(pending, signal, (reason) => reason as Error);
+  await read(recording.flush());
   const seen = new Set<string>();
   const prefix = `sse:${record.lastConnectionId}:connection:`;
+  const waiting = new WaitingRequests();
   let lastEventId = record.lastEventId;
   let midTurn = false;
   let cursor: string | undefined;
   do {
-    const page = await recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await read(recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) }));
     for (const event of page.items) {
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);
       midTurn = turnOpenAfter(event.sender, event.payload as Record<string, unknown>, midTurn);
+      waiting.read(event);
       recording.readStored(record.agentSessionId, event);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   recording.adopt(record, seen, midTurn);
-  return lastEventId;
+  return { lastEventId, waiting: waiting.requests() };
+}
+
+/**
+ * The agent's requests for the user (a permission, a question) in a stored history, oldest first,
+ * that have no stored answer and whose turn has no stored end. On the stored server connection they
+ * still wait: an earlier client (a page since reloaded) received them and never answered. Matched
+ * as the transcript matches them (a permission by its tool call, a question by its request id), so
+ * what the reopened transcript shows pending is what this client's desks take over.
+ */
+export class WaitingRequests {
+  readonly #waiting = new Map<string, AcpRequest>();
+
+  /** One stored event, oldest first. */
+  read(event: SessionEvent): void {
+    const read = readStored(event);
+    if (typeof read !== "object") return;
+    switch (read.kind) {
+      case "permission-request":
+        this.#waiting.set(`permission:${read.toolCall.toolCallId}`, event.payload as unknown as AcpRequest);
+        return;
+      case "input-request":
+        this.#waiting.set(`input:${read.requestId}`, event.payload as unknown as AcpRequest);
+        return;
+      case "permission-answered":
+        this.#waiting.delete(`permission:${read.toolCallId}`);
+        return;
+      case "input-answered":
+        this.#waiting.delete(`input:${read.requestId}`);
+        return;
+      case "turn-ended":
+      case "turn-failed":
+      case "session-ended":
+      case "agent-exited":
+        this.#waiting.clear();
+        return;
+    }
+  }
+
+  /** The requests still waiting, in the order they came. */
+  requests(): AcpRequest[] {
+    return [...this.#waiting.values()];
+  }
 }
 
 /**
@@ -141,18 +225,22 @@ function earlier(a: string | undefined, b: string | undefined): string | undefin
 export async function resumeStored(
   parts: ResumeParts,
   localId: string,
-  call?: CallOptions,
-  prepared?: { record: SessionRecord; lastEventId: string | undefined },
+  call: CallSignal,
+  prepared?: { record: SessionRecord } & Adopted,
   /** The caller's directories for the session, over the stored ones. */
   directories?: string[],
 ): Promise<ResumedSession | undefined> {
   const { recording, lifecycle, cwd } = parts;
   const name = "resumeSession";
-  const stored = () => fromStore(name, localId, () => recording.store.getSession(localId));
+  const { signal } = call;
+  const stored = () => fromStore(name, localId, () => recording.store.getSession(localId), signal);
   const record = prepared?.record ?? recording.record(localId) ?? (await stored());
   if (!record) return undefined;
-  const lastEventId = prepared ? prepared.lastEventId : await fromStore(name, localId, () => adopt(recording, record));
+  const { lastEventId, waiting } =
+    prepared ?? (await fromStore(name, localId, () => adopt(recording, record, signal), signal));
   let reattached = false;
+  // After the caller's disconnect() a resume opens no connection: it fails as the session calls do.
+  lifecycle.checkNotHeldDown(name);
   if (!lifecycle.connected) {
     const target = { connection: record.lastConnectionId, ...(lastEventId ? { lastEventId } : {}) };
     reattached = await connectTo(lifecycle, target, call);
@@ -172,6 +260,9 @@ export async function resumeStored(
   const resumed = await lifecycle.with("resumeSession", call, async (conn, bounds) => {
     if (connectionKey(conn) === record.lastConnectionId) {
       conn.openSessions.add(record.agentSessionId);
+      // Still the connection the agent asked on: what an earlier client left unanswered is answered
+      // from here (the user's reply, or `cancelled` with the turn), under the request's own id.
+      for (const request of waiting) conn.protocol.adoptAgentRequest(request);
       const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
       return { ...handle, localId, resumedBy: reattached ? "reattached" : "attached" } satisfies ResumedSession;
     }
@@ -219,20 +310,21 @@ export async function resumeStored(
  * Every stored session that has not ended (or those of `ids`: the sessions this worker claimed),
  * resumed one after another (see `resumeStored`).
  */
-export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?: string[]): Promise<ResumedSession[]> {
+export async function restoreStored(parts: ResumeParts, call: CallSignal, ids?: string[]): Promise<ResumedSession[]> {
   const records: SessionRecord[] = [];
   const { store } = parts.recording;
   const name = "restoreSessions";
+  const { signal } = call;
   if (ids) {
     for (const id of ids) {
-      const record = await fromStore(name, id, () => store.getSession(id));
+      const record = await fromStore(name, id, () => store.getSession(id), signal);
       if (record && record.endedAt === undefined) records.push(record);
     }
   } else {
     let cursor: string | undefined;
     do {
       const request = { limit: 1000, ...(cursor ? { cursor } : {}) };
-      const page = await fromStore(name, undefined, () => store.listSessions(request));
+      const page = await fromStore(name, undefined, () => store.listSessions(request), signal);
       records.push(...page.items.filter((record) => record.endedAt === undefined));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -240,15 +332,18 @@ export async function restoreStored(parts: ResumeParts, call?: CallOptions, ids?
   // Every session is mapped before the first connection is made: sessions that share the stored
   // connection all see its replay, which starts at the earliest of their cursors.
   const cursors = new Map<string, string | undefined>();
+  const waiting = new Map<string, AcpRequest[]>();
   for (const record of records) {
-    const lastEventId = await fromStore(name, record.id, () => adopt(parts.recording, record));
+    const adopted = await fromStore(name, record.id, () => adopt(parts.recording, record, signal), signal);
     const key = record.lastConnectionId;
-    cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), lastEventId) : lastEventId);
+    cursors.set(key, cursors.has(key) ? earlier(cursors.get(key), adopted.lastEventId) : adopted.lastEventId);
+    waiting.set(record.id, adopted.waiting);
   }
   const resumed: ResumedSession[] = [];
   for (const record of records) {
     const lastEventId = cursors.get(record.lastConnectionId);
-    const session = await resumeStored(parts, record.id, call, { record, lastEventId });
+    const prepared = { record, lastEventId, waiting: waiting.get(record.id) ?? [] };
+    const session = await resumeStored(parts, record.id, call, prepared);
     if (session) resumed.push(session);
   }
   return resumed;

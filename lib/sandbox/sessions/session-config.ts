@@ -181,7 +181,6 @@ export class SessionSettings {
   readonly #known = new Map<string, Known>();
   /** The model ids each session's creation or load answer listed (`models.availableModels`). */
   readonly #models = new Map<string, string[]>();
-  readonly #agent: string;
   /** The option `shows.booleanOptions`: whether the client takes on/off options (said in `initialize`). */
   readonly #showsBooleans: boolean;
   readonly #lifecycle: ConnectionLifecycle;
@@ -198,7 +197,6 @@ export class SessionSettings {
     server: ServerRoutes,
     recording: SessionRecording,
   ) {
-    this.#agent = options.agent ?? "";
     this.#showsBooleans = options.shows?.booleanOptions ?? CLIENT_DEFAULTS.shows.booleanOptions;
     this.#lifecycle = lifecycle;
     this.#server = server;
@@ -280,7 +278,7 @@ export class SessionSettings {
     if (known) return clone(known);
     // A contract whose agent list has no options (v2) knows none for such a session: not an error.
     const agentOptions = async () =>
-      (await this.#server.getAgent(this.#agent, { ...call, config: true })).configOptions;
+      (await this.#server.getAgent(this.#lifecycle.agent ?? "", { ...call, config: true })).configOptions;
     const listed = await agentOptions().catch((error: unknown) => {
       if (error instanceof UnsupportedFeatureError) return [];
       throw error;

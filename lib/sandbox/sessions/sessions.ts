@@ -1,4 +1,4 @@
-import { Observable, filter, takeUntil, takeWhile, type Subscription } from "rxjs";
+import { Observable, filter, type Observer, type Subscriber } from "rxjs";
 import { EVERY_KEY, KeyedFanOut } from "../../internal/keyed-fan-out.js";
 import { AgentError, CallAbortedError, StoreError, UnsupportedFeatureError } from "../errors.js";
 import type { SandboxConnection } from "../connection/connection.js";
@@ -10,14 +10,15 @@ import { SessionClaims } from "../persistence/claims.js";
 import type { SessionRecording } from "./session-recording.js";
 import type { HistoryEvent, HistoryOptions } from "../persistence/history.js";
 import type { ClaimOptions, LeaseLost } from "../persistence/lease-keeper.js";
-import { fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./resume.js";
+import { bounded, fromStore, restoreStored, resumeStored, type ResumeParts, type ResumedSession } from "./resume.js";
 import { modelsFromOptions, type SessionSettings } from "./session-config.js";
 import type { SessionMetadata } from "../metadata.js";
 import * as calls from "./session-calls.js";
 import type { ModelList, NewSessionOptions, PromptBlock, PromptInput, PromptOutcome } from "./session-calls.js";
 import type { SessionPlace } from "./session-calls.js";
 import type { SessionHandle, SessionList, TerminateResult } from "./session-calls.js";
-import { mergeToTranscript, usageOf, type Transcript, type TranscriptSource } from "../transcript/index.js";
+import { mergeToTranscript, usageOf, type DirectSource } from "../transcript/index.js";
+import type { Transcript, TranscriptSource } from "../transcript/index.js";
 import type { PromptEvent, SessionView } from "../types.js";
 
 /**
@@ -99,21 +100,19 @@ export class Sessions implements ResumeParts {
    * A session the store has a record of (local id) comes back as `resumeStored` says; any other id
    * is the agent's `session/resume`, resolving undefined (the session is recorded from then on).
    */
-  async resumeSession(
-    sessionId: string,
-    place: SessionPlace,
-    call?: CallOptions,
-  ): Promise<ResumedSession | undefined> {
-    const stored = await resumeStored(this, sessionId, call, undefined, place.additionalDirectories);
-    if (stored) return stored;
-    const { cwd, additionalDirectories } = place;
-    await this.lifecycle.with("resumeSession", call, async (conn, bounds) =>
-      this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), {
-        cwd,
-        ...(additionalDirectories ? { additionalDirectories } : {}),
-      }),
-    );
-    return undefined;
+  resumeSession(sessionId: string, place: SessionPlace, call?: CallOptions): Promise<ResumedSession | undefined> {
+    return bounded("resumeSession", call, async (within) => {
+      const stored = await resumeStored(this, sessionId, within, undefined, place.additionalDirectories);
+      if (stored) return stored;
+      const { cwd, additionalDirectories } = place;
+      await this.lifecycle.with("resumeSession", within, async (conn, bounds) =>
+        this.#opened(conn, await calls.resumeSession(conn, sessionId, place, bounds), {
+          cwd,
+          ...(additionalDirectories ? { additionalDirectories } : {}),
+        }),
+      );
+      return undefined;
+    });
   }
 
   /**
@@ -135,7 +134,7 @@ export class Sessions implements ResumeParts {
   }
 
   restoreStored(call?: CallOptions): Promise<ResumedSession[]> {
-    return restoreStored(this, call);
+    return bounded("restoreSessions", call, (within) => restoreStored(this, within));
   }
 
   /**
@@ -143,16 +142,25 @@ export class Sessions implements ResumeParts {
    * resumes them; the leases are renewed until released or lost. A resume that fails gives the
    * claims of this call back.
    */
-  async restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
-    const keeper = this.#claims.keeper(options);
-    const leases = await fromStore("restoreSessions", undefined, () => keeper.claim(options.max));
-    if (leases.length === 0) return [];
-    try {
-      return await restoreStored(this, call, leases.map((lease) => lease.sessionId));
-    } catch (error) {
-      await Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
-      throw error;
-    }
+  restoreClaimed(options: ClaimOptions, call?: CallOptions): Promise<ResumedSession[]> {
+    return bounded("restoreSessions", call, async (within) => {
+      const keeper = this.#claims.keeper(options);
+      const giveBack = (leases: readonly { sessionId: string }[]) =>
+        Promise.allSettled(leases.map((lease) => keeper.release(lease.sessionId)));
+      const claiming = keeper.claim(options.max);
+      const leases = await fromStore("restoreSessions", undefined, () => claiming, within.signal).catch((error) => {
+        // A claim the deadline stopped waiting for may still succeed: its leases go back when it does.
+        if (within.signal?.aborted) void claiming.then(giveBack, () => undefined);
+        throw error;
+      });
+      if (leases.length === 0) return [];
+      try {
+        return await restoreStored(this, within, leases.map((lease) => lease.sessionId));
+      } catch (error) {
+        await giveBack(leases);
+        throw error;
+      }
+    });
   }
 
   /** Gives up the lease of a claimed session (another worker may claim it at once). */
@@ -319,16 +327,32 @@ export class Sessions implements ResumeParts {
     const sessionId = this.recording.agentId(id);
     return {
       sessionId,
-      events$: this.#bySession.of(sessionId).pipe(
-        takeWhile((event) => event.kind !== "session-ended", true),
-        takeUntil(this.lifecycle.ended),
-      ),
+      events$: this.#events$(sessionId),
       prompt: (input, options) => this.prompt(sessionId, input, options),
       prompt$: (input) => this.#turn$(sessionId, input),
       cancel: () => this.cancel(sessionId),
       history$: (options) => this.history$(id, options),
       transcript$: this.transcript$(id),
     };
+  }
+
+  /**
+   * A view's `events$`: `of(sessionId).pipe(takeWhile(not ended, inclusive), takeUntil(ended))` with
+   * the route handing each event to one object before the subscriber, where the operators put their
+   * subscriber and its closures (a view is kept per session, see scenario 13).
+   */
+  #events$(sessionId: string): Observable<SandboxEvent> {
+    return new Observable<SandboxEvent>((subscriber) => {
+      const ended = this.lifecycle.ended.subscribe(() => subscriber.complete());
+      if (subscriber.closed) return ended;
+      const view = new ViewEvents(subscriber);
+      const unroute = this.#bySession.add(sessionId, view);
+      return () => {
+        view.close();
+        unroute();
+        ended.unsubscribe();
+      };
+    });
   }
 
   history$(id: string, options?: HistoryOptions): Observable<HistoryEvent> {
@@ -342,31 +366,23 @@ export class Sessions implements ResumeParts {
     // order); the live stream adds what is never stored (gaps, the end the client infers when the
     // agent exits) and everything of a session the store does not record.
     // By the agent's id as it is now: routed again whenever the local id's mapping changes.
-    // (One Observable rather than a chain of operators: a view is kept per session, see scenario 13.)
-    const live = new Observable<SandboxEvent>((subscriber) => {
-      let agentId: string | undefined;
-      let routed: Subscription | undefined;
+    // (A direct source, no chain of operators or subscribers: a view is kept per session, and each
+    // object between an update and the builder is memory the update reaches again, see scenario 13.)
+    const live: DirectSource = (observer) => {
+      let routed: LiveEvents | undefined;
       const route = () => {
         const now = recording.agentId(id);
-        if (now === agentId) return;
-        agentId = now;
-        routed?.unsubscribe();
-        routed = this.#bySession.of(now).subscribe({
-          next: (event) => {
-            if (event.kind === "events-lost" || event.kind === "session-ended" || !recording.tracks(now)) {
-              subscriber.next(event);
-            }
-          },
-          error: (error: unknown) => subscriber.error(error),
-        });
+        if (now === routed?.agentId) return;
+        routed?.close();
+        routed = new LiveEvents(now, recording, observer, this.#bySession);
       };
       const remaps = recording.remapped$.subscribe(route);
       route();
       return () => {
         remaps.unsubscribe();
-        routed?.unsubscribe();
+        routed?.close();
       };
-    });
+    };
     const notes = recording.notes$.pipe(filter((note) => note.sessionId === recording.agentId(id)));
     const stored = recording.history$(id, undefined, "transcript$");
     return mergeToTranscript([stored, live, notes]);
@@ -390,6 +406,79 @@ export class Sessions implements ResumeParts {
   #configured(handle: SessionHandle): SessionHandle {
     this.settings.record(handle.sessionId, handle.raw);
     return handle;
+  }
+}
+
+/** A view's events, up to and with its session's `session-ended`; nothing after its close. */
+class ViewEvents implements Observer<SandboxEvent> {
+  readonly #subscriber: Subscriber<SandboxEvent>;
+  #open = true;
+
+  constructor(subscriber: Subscriber<SandboxEvent>) {
+    this.#subscriber = subscriber;
+  }
+
+  next(event: SandboxEvent): void {
+    if (!this.#open) return;
+    this.#subscriber.next(event);
+    if (event.kind === "session-ended") this.#subscriber.complete();
+  }
+
+  error(error: unknown): void {
+    if (this.#open) this.#subscriber.error(error);
+  }
+
+  complete(): void {
+    if (this.#open) this.#subscriber.complete();
+  }
+
+  close(): void {
+    this.#open = false;
+  }
+}
+
+/**
+ * A transcript's live events of one agent session: those its stored history does not bring (gaps, the
+ * end the client infers when the agent exits, and every event of a session the store does not record),
+ * routed straight to the transcript's builder. Closed when the session's id changes or the transcript
+ * ends; a delivery under way when it closes reaches the builder no more.
+ */
+class LiveEvents implements Observer<SandboxEvent> {
+  readonly agentId: string;
+  readonly #recording: SessionRecording;
+  readonly #target: Observer<TranscriptSource>;
+  #open = true;
+  readonly #unroute: () => void;
+
+  constructor(
+    agentId: string,
+    recording: SessionRecording,
+    target: Observer<TranscriptSource>,
+    bySession: KeyedFanOut<SandboxEvent>,
+  ) {
+    this.agentId = agentId;
+    this.#recording = recording;
+    this.#target = target;
+    this.#unroute = bySession.add(agentId, this);
+  }
+
+  next(event: SandboxEvent): void {
+    if (!this.#open) return;
+    if (event.kind === "events-lost" || event.kind === "session-ended" || !this.#recording.tracks(this.agentId)) {
+      this.#target.next(event);
+    }
+  }
+
+  error(error: unknown): void {
+    if (this.#open) this.#target.error(error);
+  }
+
+  /** The events stream ending does not end the transcript (its history and notes go on). */
+  complete(): void {}
+
+  close(): void {
+    this.#open = false;
+    this.#unroute();
   }
 }
 

@@ -36,6 +36,6 @@ export type {
   TranscriptSource,
 } from "./model.js";
 export { TranscriptBuilder } from "./builder.js";
-export { inputAnswerPayload, MessageStamps, permissionAnswerPayload, usageOf } from "./stored.js";
+export { inputAnswerPayload, MessageStamps, permissionAnswerPayload, readStored, usageOf } from "./stored.js";
 export { groupEntries, type ActivitySummary, type TranscriptGroup } from "./summary.js";
-export { mergeToTranscript, toTranscript, transcriptOf } from "./operator.js";
+export { mergeToTranscript, toTranscript, transcriptOf, type DirectSource } from "./operator.js";

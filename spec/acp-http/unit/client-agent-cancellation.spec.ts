@@ -1,5 +1,5 @@
 import type { AcpClientHandlers, RequestPermissionResult } from "../../../lib/acp-http/index.js";
-import { Deferred, bodyOf } from "../../support/fake-acp-server.js";
+import { Deferred, accepted, bodyOf } from "../../support/fake-acp-server.js";
 import { bootstrap, createHarness, disconnectAll, settle } from "./client-harness.js";
 
 afterEach(disconnectAll);
@@ -61,6 +61,50 @@ describe("AcpHttpClient handler cancellation", () => {
     h.replies.get("call-p2")?.resolve(SELECTED);
     await h.server.until(() => h.posts().find((post) => post.id === "p2"));
     expect(h.posts().find((post) => post.id === "p2")).toEqual({ jsonrpc: "2.0", id: "p2", result: SELECTED });
+  });
+
+  it("answers a cancelled turn's permission only once the server has the cancel, so the agent reads it first", async () => {
+    const h = await withPendingDialogs();
+    h.stream.send(1, permissionRequest("p1", "s1"));
+    await settle();
+    const cancelHeld = new Deferred<Response>();
+    h.server.onPost = (request) => (bodyOf(request).method === "session/cancel" ? cancelHeld.promise : accepted());
+    const cancelled = h.client.cancel({ sessionId: "s1" });
+    await h.server.until(() => h.posts().find((post) => post.method === "session/cancel"));
+    await settle();
+    // The handler stops at once; its answer waits behind the cancel.
+    expect(h.signals.get("call-p1")?.aborted).toBe(true);
+    expect(h.posts().filter((post) => post.id === "p1")).toEqual([]);
+    cancelHeld.resolve(accepted());
+    await cancelled;
+    const answer = await h.server.until(() => h.posts().find((post) => post.id === "p1"));
+    expect(answer).toEqual({ jsonrpc: "2.0", id: "p1", result: { outcome: { outcome: "cancelled" } } });
+    const order = h.posts().map((post) => post.method ?? post.id);
+    expect(order.indexOf("session/cancel")).toBeLessThan(order.indexOf("p1"));
+  });
+
+  it("takes over a request an earlier client received: answered by the handler, or cancelled with its turn", async () => {
+    const h = await withPendingDialogs();
+    h.client.adoptAgentRequest(permissionRequest("p7", "s1") as never);
+    h.client.adoptAgentRequest(permissionRequest("p8", "s2") as never);
+    // Taken once: the same request again (a replayed stream) is the one already waiting.
+    h.client.adoptAgentRequest(permissionRequest("p7", "s1") as never);
+    // Not a request: ignored.
+    h.client.adoptAgentRequest({ jsonrpc: "2.0", method: "session/request_permission" } as never);
+    await settle();
+    expect([...h.signals.keys()]).toEqual(["call-p7", "call-p8"]);
+    h.replies.get("call-p8")?.resolve(SELECTED);
+    expect(await h.server.until(() => h.posts().find((post) => post.id === "p8"))).toEqual({
+      jsonrpc: "2.0",
+      id: "p8",
+      result: SELECTED,
+    });
+    await h.client.cancel({ sessionId: "s1" });
+    expect(await h.server.until(() => h.posts().find((post) => post.id === "p7"))).toEqual({
+      jsonrpc: "2.0",
+      id: "p7",
+      result: { outcome: { outcome: "cancelled" } },
+    });
   });
 
   it("aborts the handler on $/cancel_request, answers -32800, and sends no late answer", async () => {

@@ -34,6 +34,22 @@ describe("AcpHttpClient: the stable methods of protocol 1 as of SDK 2.4", () => 
     expect(h.client.agentCapabilities?.sessionCapabilities?.delete).toEqual({});
   });
 
+  it("keeps the SDK's deprecated unstable names of stable methods, each sending the stable method", async () => {
+    const h = await initialized({ sessionCapabilities: { list: {}, resume: {}, close: {} } });
+    h.server.onPost = (request) => {
+      const message = bodyOf(request);
+      return rpcResult(message.id, message.method === "session/list" ? { sessions: [], nextCursor: null } : {});
+    };
+    await expect(h.client.unstableListSessions({ cwd: "/w" })).resolves.toMatchObject({ sessions: [] });
+    await h.client.unstableResumeSession({ sessionId: "s1", cwd: "/w" });
+    await h.client.unstableCloseSession({ sessionId: "s1" });
+    expect(h.sent().slice(1).map(({ method, params }) => [method, params])).toEqual([
+      ["session/list", { cwd: "/w" }],
+      ["session/resume", { sessionId: "s1", cwd: "/w" }],
+      ["session/close", { sessionId: "s1" }],
+    ]);
+  });
+
   it("sends an unstable method the agent advertised", async () => {
     const h = await initialized({ sessionCapabilities: { fork: {}, title: {} } });
     await h.client.unstableForkSession({ sessionId: "s1", cwd: "/w" }).catch(() => undefined);

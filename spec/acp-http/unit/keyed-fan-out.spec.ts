@@ -77,4 +77,31 @@ describe("KeyedFanOut", () => {
     done.source.complete();
     expect(completed).toBe(1);
   });
+
+  it("hands values straight to an observer added without a subscriber, until its removal", () => {
+    const { source, fan } = make();
+    const seen: number[] = [];
+    const observer = { next: (v: Value) => seen.push(v.n), error: () => undefined, complete: () => undefined };
+    const remove = fan.add("a", observer);
+    const other = fan.of("a").subscribe(() => undefined);
+    source.next({ key: "a", n: 1 });
+    source.next({ key: "b", n: 2 });
+    source.next({ every: true, n: 3 });
+    remove();
+    source.next({ key: "a", n: 4 });
+    expect(seen).toEqual([1, 3]);
+    // Removing it twice changes nothing, and the source stays subscribed for the other one.
+    remove();
+    expect(source.observed).toBe(true);
+    other.unsubscribe();
+    expect(source.observed).toBe(false);
+  });
+
+  it("ends an added observer with its source, as it ends subscribers", () => {
+    const { source, fan } = make();
+    const ends: string[] = [];
+    fan.add("a", { next: () => undefined, error: () => ends.push("error"), complete: () => ends.push("complete") });
+    source.complete();
+    expect(ends).toEqual(["complete"]);
+  });
 });

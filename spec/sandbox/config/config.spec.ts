@@ -133,9 +133,10 @@ describe("config, agents and connections against the real 0.4.2 server", () => {
       expect((await agents.getAgent("mock")).configOptions).toBeUndefined();
     });
 
-    it("an unknown agent is a 400 of kind unsupported_agent", async () => {
+    it("an unknown agent is a 400 of kind invalid-request with code unsupported_agent", async () => {
       const error = await rejection(agents.getAgent("no-such-agent"));
-      expect(error).toMatchObject({ name: "SandboxAgentHttpError", status: 400, code: "unsupported_agent" });
+      const fields = { status: 400, kind: "invalid-request", code: "unsupported_agent" };
+      expect(error).toMatchObject({ name: "SandboxAgentHttpError", ...fields });
     });
   });
 

@@ -1,7 +1,7 @@
 import { jest } from "@jest/globals";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import { SandboxAgentClient, SandboxAgentHttpError } from "../../../lib/sandbox/index.js";
+import { NotConnectedError, SandboxAgentClient, SandboxAgentHttpError } from "../../../lib/sandbox/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
 import { startV2ContractServer, type V2ContractServer } from "../../support/v2-contract-server.js";
 
@@ -85,9 +85,10 @@ describe("control plane against the real 0.4.2 server", () => {
     expect(Array.isArray(result.artifacts)).toBe(true);
   });
 
-  it("getAgent of an unknown agent is a 400 unsupported_agent problem", async () => {
+  it("getAgent of an unknown agent is a 400 of kind invalid-request with code unsupported_agent", async () => {
     const error = await httpError(client.getAgent("nosuch"));
     expect(error.status).toBe(400);
+    expect(error.kind).toBe("invalid-request");
     expect(error.code).toBe("unsupported_agent");
     expect(error.problem?.type).toMatch(/unsupported_agent$/);
   });
@@ -213,6 +214,27 @@ describe("control plane against the v2 contract server", () => {
     expect(await client.fs.stat(join(sub, "f.txt"))).toMatchObject({ entryType: "file", size: 3 });
     expect((await client.fs.listEntries(sub)).map((e) => e.name)).toEqual(["f.txt"]);
     const error = await httpError(client.getAgent("nosuch"));
-    expect(error.code).toBe("unsupported_agent");
+    expect(error).toMatchObject({ kind: "invalid-request", code: "unsupported_agent" });
+  });
+
+  it("needs the connection for the agents and the filesystem's metadata calls, not for health or file bytes", async () => {
+    const other = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock" });
+    await other.ready;
+    await other.disconnect();
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ["listAgents", () => other.listAgents()],
+      ["getAgent", () => other.getAgent("mock")],
+      ["installAgent", () => other.installAgent("mock")],
+      ["fs.listEntries", () => other.fs.listEntries(dir)],
+      ["fs.stat", () => other.fs.stat(dir)],
+      ["fs.mkdir", () => other.fs.mkdir(join(dir, "never"))],
+    ];
+    for (const [name, call] of calls) {
+      const error = await call().then(() => undefined, (e: unknown) => e);
+      expect({ name, error }).toEqual({ name, error: expect.any(NotConnectedError) as unknown });
+    }
+    expect(await other.health()).toEqual({ status: "ok" });
+    await other.fs.writeFile(join(dir, "bytes.txt"), "b");
+    expect(decode(await other.fs.readFile(join(dir, "bytes.txt")))).toBe("b");
   });
 });

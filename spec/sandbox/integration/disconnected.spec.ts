@@ -1,5 +1,11 @@
 import { firstValueFrom, toArray, take } from "rxjs";
-import { NotConnectedError, SandboxAgentClient, type DisconnectInfo } from "../../../lib/sandbox/index.js";
+import {
+  NotConnectedError,
+  SandboxAgentClient,
+  memoryStore,
+  type DisconnectInfo,
+} from "../../../lib/sandbox/index.js";
+import { rejection } from "../../support/rejection.js";
 import { startSandboxAgent } from "../../support/sandbox-agent-server.js";
 import { startV2ContractServer } from "../../support/v2-contract-server.js";
 
@@ -51,4 +57,39 @@ describe("disconnected$: why a connection ended", () => {
       await server.stop();
     }
   });
+
+  it("after disconnect(), resumeSession and restoreSessions fail with NotConnectedError until connect()", async () => {
+    const server = await startSandboxAgent();
+    try {
+      const store = memoryStore();
+      for (const autoConnect of [true, false]) {
+        const client = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, autoConnect });
+        if (!autoConnect) await client.connect();
+        const { sessionId } = await client.newSession();
+        await client.disconnect();
+        const states: string[] = [];
+        const watching = client.state$.subscribe((state) => states.push(state));
+        const resumed = await rejection(client.resumeSession(sessionId));
+        expect(resumed).toBeInstanceOf(NotConnectedError);
+        expect((resumed as NotConnectedError).method).toBe("resumeSession");
+        const restored = await rejection(client.restoreSessions());
+        expect(restored).toBeInstanceOf(NotConnectedError);
+        expect((restored as NotConnectedError).method).toBe("restoreSessions");
+        // No connection was attempted: the state never left `disconnected`.
+        expect(states).toEqual(["disconnected"]);
+        watching.unsubscribe();
+        await client.connect();
+        await expect(client.resumeSession(sessionId)).resolves.toMatchObject({ localId: sessionId });
+        await client.disconnect();
+      }
+      // A client that never connected still reattaches by resuming (docs/persistence.md).
+      const [record] = (await store.listSessions({ limit: 1 })).items;
+      const fresh = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store, autoConnect: false });
+      await expect(fresh.resumeSession(record!.id)).resolves.toMatchObject({ localId: record!.id });
+      expect(fresh.connected).toBe(true);
+      await fresh.disconnect();
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import {
+  AlreadyConnectedError,
   NotConnectedError,
   SandboxAgentError,
 } from "../../../lib/sandbox/index.js";
@@ -70,15 +71,35 @@ describe.each(BOTH)("lifecycle against the $name", (factory) => {
     await expect(c.newSession()).resolves.toMatchObject({ sessionId: expect.any(String) as string });
   });
 
-  it("holds one connection: connect() twice throws an already-connected error", async () => {
+  it("holds one connection: connect() twice throws an AlreadyConnectedError (a SandboxAgentError)", async () => {
     const c = client({ autoConnect: false });
     await c.connect();
-    await expect(c.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already-connected" });
+    const second = await c.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(second).toBeInstanceOf(AlreadyConnectedError);
+    expect(second).toBeInstanceOf(SandboxAgentError);
+    expect(second).toMatchObject({ name: "AlreadyConnectedError", kind: "already-connected" });
     expect(c.state).toBe("connected");
     // A connect() while auto-connect is in flight is refused too.
     const auto = client();
-    await expect(auto.connect()).rejects.toMatchObject({ name: "SandboxAgentError", kind: "already-connected" });
+    await expect(auto.connect()).rejects.toMatchObject({ name: "AlreadyConnectedError", kind: "already-connected" });
     await expect(auto.ready).resolves.toMatchObject({ agent: "mock" });
+  });
+
+  it("connects to the agent connect({ agent }) names, and keeps it for later connects", async () => {
+    const c = client({ agent: undefined, autoConnect: false });
+    await expect(c.connect()).rejects.toMatchObject({ kind: "no-agent" });
+    await expect(c.connect({ agent: 42 as never })).rejects.toBeInstanceOf(TypeError);
+    expect(c.state).toBe("disconnected");
+    await expect(c.connect({ agent: "mock" })).resolves.toMatchObject({ agent: "mock" });
+    const { sessionId } = await c.newSession();
+    await expect(c.prompt(sessionId, "hi")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await c.disconnect();
+    // Later connects keep it, as if it had been given to the constructor.
+    await expect(c.connect()).resolves.toMatchObject({ agent: "mock" });
+    expect(c.connectInfo?.agent).toBe("mock");
   });
 
   it("makes a failed auto-connect (nothing listening) visible on ready, without an unhandled rejection", async () => {

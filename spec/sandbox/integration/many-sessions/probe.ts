@@ -1,7 +1,10 @@
 // Child process of many-sessions.spec.ts, run with --expose-gc so that heap readings follow full
 // collections: one SandboxAgentClient on an in-process server, `SESSIONS` session views subscribed
-// (events$ or transcript$). Prints one JSON line: the heap per idle view, and the client's CPU per
-// update with every view receiving against one view alone (rounds alternated, medians).
+// (events$ or transcript$). Prints one JSON line: the heap per idle view, the client's CPU per
+// update with every view receiving against one view alone (rounds alternated, medians), and the
+// bytes allocated per update with every view receiving (what the collections freed while the
+// updates arrived, plus what the heap grew by, between two full collections: `v8.GCProfiler`).
+import { GCProfiler } from "node:v8";
 import { SandboxAgentClient } from "../../../../lib/sandbox/index.js";
 import { pushServer, sessionsBody } from "../../../support/sessions-push-server.js";
 
@@ -26,7 +29,11 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 /** Connects, subscribes `sessions` views; with a body, pushes it and clocks CPU until all arrived. */
-async function run(mode: Mode, sessions: number, body?: Uint8Array[]): Promise<{ heapPerView: number; cpuUs: number }> {
+async function run(
+  mode: Mode,
+  sessions: number,
+  body?: Uint8Array[],
+): Promise<{ heapPerView: number; cpuUs: number; bytesPerUpdate: number }> {
   const server = pushServer();
   const client = new SandboxAgentClient({
     baseUrl: "http://bench.invalid",
@@ -45,21 +52,31 @@ async function run(mode: Mode, sessions: number, body?: Uint8Array[]): Promise<{
   });
   const heapPerView = (heap() - before) / sessions;
   let cpuUs = Number.NaN;
+  let bytesPerUpdate = Number.NaN;
   if (body) {
     seen = 0;
+    const heapAtStart = heap();
+    const profiler = new GCProfiler();
+    profiler.start();
     const start = process.cpuUsage();
     server.push(body);
     await until(() => seen >= UPDATES, "every update");
     const used = process.cpuUsage(start);
     cpuUs = (used.user + used.system) / UPDATES;
+    const heapAtEnd = heap();
+    let freed = 0;
+    for (const { beforeGC, afterGC } of profiler.stop().statistics) {
+      freed += beforeGC.heapStatistics.usedHeapSize - afterGC.heapStatistics.usedHeapSize;
+    }
+    bytesPerUpdate = (freed + heapAtEnd - heapAtStart) / UPDATES;
   }
   for (const subscription of subscriptions) subscription.unsubscribe();
   await client.disconnect();
-  return { heapPerView, cpuUs };
+  return { heapPerView, cpuUs, bytesPerUpdate };
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1] as number;
-const out: Record<string, { heapPerView: number; cpuRatio: number }> = {};
+const out: Record<string, { heapPerView: number; cpuRatio: number; bytesPerUpdate: number }> = {};
 const one = sessionsBody(1, UPDATES);
 const many = sessionsBody(SESSIONS, UPDATES);
 for (const mode of ["events", "transcript"] as const) {
@@ -67,12 +84,14 @@ for (const mode of ["events", "transcript"] as const) {
   await run(mode, 1, one);
   const heapPerView = (await run(mode, SESSIONS)).heapPerView;
   const ratios: number[] = [];
+  const bytes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const single = await run(mode, 1, one);
     const all = await run(mode, SESSIONS, many);
     ratios.push(all.cpuUs / single.cpuUs);
+    bytes.push(all.bytesPerUpdate);
   }
-  out[mode] = { heapPerView, cpuRatio: median(ratios) };
+  out[mode] = { heapPerView, cpuRatio: median(ratios), bytesPerUpdate: median(bytes) };
 }
 console.log(JSON.stringify(out));
 process.exit(0);
