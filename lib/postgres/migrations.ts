@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { POSTGRES_DEFAULTS } from "./defaults.js";
 
 /**
  * The schema's versions, applied in order. A database records the version it is at in `meta`; a
@@ -72,6 +73,63 @@ const STEPS: Array<(q: (name: string) => string) => string> = [
       FROM stored s ORDER BY s.event_index;
     END
     $fn$;`,
+  // 4: every write is one statement, so no row lock outlives a round trip. A writer whose machine
+  // drops off the network between two statements of a transaction left its backend "idle in
+  // transaction" holding the lease row's share lock until TCP keepalive (hours), and claims skip
+  // a locked row. `update_session` fences, upserts the record and makes the lease row; the fence
+  // error names the session in its DETAIL. `insert_event_runs` is several sessions' batches
+  // (`p_counts` events each, in order): the fences first, in the order given (sorted by the
+  // caller, so two batches never wait on each other in a cycle), then `insert_events` per session.
+  (q) => `
+    CREATE FUNCTION ${q("update_session")}(
+      p_id text, p_fence bigint, p_created bigint, p_ended bigint, p_record text)
+    RETURNS void LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_current bigint;
+    BEGIN
+      IF p_fence IS NOT NULL THEN
+        SELECT l.generation INTO v_current FROM ${q("leases")} l WHERE l.session_id = p_id FOR SHARE;
+        IF v_current IS DISTINCT FROM p_fence THEN
+          RAISE EXCEPTION 'lease lost' USING ERRCODE = 'SA001', DETAIL = p_id;
+        END IF;
+      END IF;
+      INSERT INTO ${q("sessions")} AS s (id, created_at, ended_at, record)
+        VALUES (p_id, p_created, p_ended, p_record::json)
+        ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, ended_at = excluded.ended_at,
+          record = excluded.record;
+      -- Every session has a lease row from the start (nobody's, expired): claims lock lease rows only.
+      INSERT INTO ${q("leases")} (session_id, owner, generation, expires_at, heartbeat_at, claimed_at)
+        VALUES (p_id, '', 0, '-infinity', '-infinity', '-infinity') ON CONFLICT (session_id) DO NOTHING;
+    END
+    $fn$;
+    CREATE FUNCTION ${q("insert_event_runs")}(
+      p_sessions text[], p_fences bigint[], p_counts integer[], p_ids text[], p_created bigint[],
+      p_conns text[], p_senders text[], p_payloads text[])
+    RETURNS TABLE (session_id text, event_index bigint, id text, created_at bigint, connection_id text,
+      sender text, payload json)
+    LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_current bigint;
+      v_from integer := 1;
+      v_to integer;
+    BEGIN
+      FOR i IN 1 .. coalesce(array_length(p_sessions, 1), 0) LOOP
+        IF p_fences[i] IS NOT NULL THEN
+          SELECT l.generation INTO v_current FROM ${q("leases")} l WHERE l.session_id = p_sessions[i] FOR SHARE;
+          IF v_current IS DISTINCT FROM p_fences[i] THEN
+            RAISE EXCEPTION 'lease lost' USING ERRCODE = 'SA001', DETAIL = p_sessions[i];
+          END IF;
+        END IF;
+      END LOOP;
+      FOR i IN 1 .. coalesce(array_length(p_sessions, 1), 0) LOOP
+        v_to := v_from + p_counts[i] - 1;
+        RETURN QUERY SELECT * FROM ${q("insert_events")}(p_sessions[i], p_fences[i], p_ids[v_from:v_to],
+          p_created[v_from:v_to], p_conns[v_from:v_to], p_senders[v_from:v_to], p_payloads[v_from:v_to]);
+        v_from := v_to + 1;
+      END LOOP;
+    END
+    $fn$;`,
 ];
 
 /** The schema version this package brings a database to (`migrate` applies the steps up to it). */
@@ -91,6 +149,9 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   client.on("error", onLost);
   try {
     await client.query("BEGIN");
+    // Several statements in one transaction: a client gone between two of them (a dropped route)
+    // must not leave the advisory lock held until TCP keepalive notices, on any pool.
+    await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${POSTGRES_DEFAULTS.idleInTransactionMs}`);
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`sandbox-agent-rx:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${q("meta")} (key text PRIMARY KEY, value integer NOT NULL)`);

@@ -48,6 +48,8 @@ const TRANSIENT_MESSAGE = new RegExp(
     "connection is closed",
     "Client has encountered a connection error",
     "timeout exceeded when trying to connect",
+    // `query_timeout` on a connection that went silent: the pool drops it, a new one can succeed.
+    "Query read timeout",
   ].join("|"),
   "i",
 );

@@ -21,6 +21,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "../sandbox/kit.js";
+import { POSTGRES_DEFAULTS } from "./defaults.js";
 import { migrate } from "./migrations.js";
 import { PostgresStoreError, isTransient, scrubber } from "./postgres-errors.js";
 
@@ -54,6 +55,15 @@ export type PostgresStoreOptions = CommonOptions &
       connectionString: string;
       /** Connections of that pool, default 10. */
       poolSize?: number;
+      /** How long that pool waits for a new connection before the attempt fails (and is retried). Default 10000. */
+      connectionTimeoutMs?: number;
+      /**
+       * How long one statement may take on that pool's connections: the server cancels it
+       * (`statement_timeout`) and the client stops waiting (`query_timeout`), so a connection that
+       * went silent fails and is replaced. Its connections also have TCP keepalive on, and the
+       * server ends one left idle inside a transaction after 10 s. Default 30000.
+       */
+      queryTimeoutMs?: number;
     }
   );
 
@@ -84,7 +94,7 @@ interface LeaseRow {
   expires_ms: string;
 }
 
-/** SQLSTATE the insert function raises when the lease row holds another generation. */
+/** SQLSTATE the write functions raise when the lease row holds another generation (DETAIL: the session). */
 const LEASE_LOST = "SA001";
 const SAFE_SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 const FIRST_RETRY_MS = 50;
@@ -106,27 +116,32 @@ function retryBudgetMs(retries: number): number {
  *   an index is never reused nor skipped. `insertEvents` writes a batch in one transaction.
  * - Leases (`leases`): one row per session (owner, generation, expiry, heartbeat), claimed with
  *   `FOR UPDATE SKIP LOCKED`. Once this store has claimed a session, its writes on that session
- *   carry the generation and are refused with `LeaseLostError` when the row holds another.
+ *   carry the generation and are refused with `LeaseLostError` when the row holds another. One
+ *   claimant (owner) per store object: each client that claims needs a store of its own.
+ * - Every write is one statement, so no row lock outlives a round trip (a worker gone mid-write
+ *   holds no takeover up); the pool it opens itself bounds connects and statements.
  * - The schema is created and migrated on first use, under an advisory lock (workers that start
  *   together migrate once).
  */
 export function postgresStore(options: PostgresStoreOptions): PostgresStore {
-  const schema = options.schema ?? "sandbox_agent";
+  const schema = options.schema ?? POSTGRES_DEFAULTS.schema;
   if (!SAFE_SCHEMA.test(schema)) throw new TypeError("schema must be lower-case letters, digits and underscores");
   const owned = !("pool" in options && options.pool);
   const connectionString = "connectionString" in options ? options.connectionString : undefined;
   const scrub = scrubber(connectionString);
-  const pool = "pool" in options && options.pool
-    ? options.pool
-    : new pg.Pool({ connectionString, max: (options as { poolSize?: number }).poolSize ?? 10 });
+  const pool = "pool" in options && options.pool ? options.pool : ownPool(connectionString, options as OwnPoolOptions);
   // An idle connection the server closes (restart, pg_terminate_backend) is reported on the pool;
   // without a listener that would end the process. The next query opens a new connection.
   const onPoolError = () => undefined;
   pool.on("error", onPoolError);
-  const retries = Math.max(0, Math.floor(options.retries ?? 8));
+  const retries = Math.max(0, Math.floor(options.retries ?? POSTGRES_DEFAULTS.retries));
   const q = (name: string) => `"${schema}".${name}`;
-  /** Generations this store claimed: its writes on these sessions are fenced. */
+  /**
+   * Generations this store claimed: its writes on these sessions are fenced. A write does not say
+   * which client made it, so the fence is the store object's: one claimant (owner) per store.
+   */
   const fences = new Map<string, number>();
+  let claimant: string | undefined;
   let migrated: Promise<void> | undefined;
 
   const ready = () => {
@@ -181,58 +196,19 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     return withRetry(() => pool.query<R>(text, values));
   };
 
-  /** One transaction on one connection (retried as a whole on a connection failure). */
-  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    await ready();
-    return withRetry(async () => {
-      const client = await pool.connect();
-      let broken: unknown;
-      // A connection lost between two statements is reported as an event on the checked-out client
-      // (unhandled, it would end the process); the next statement then fails and the whole
-      // transaction is retried on a new connection.
-      const onLost = (error: Error) => (broken = error);
-      client.on("error", onLost);
-      try {
-        await client.query("BEGIN");
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        broken = isTransient(error) ? error : undefined;
-        await client.query("ROLLBACK").catch((rollback: unknown) => (broken = rollback));
-        throw error;
-      } finally {
-        client.off("error", onLost);
-        // A connection that failed mid-transaction is not handed back to the pool.
-        client.release(broken instanceof Error ? broken : undefined);
-      }
-    });
+  /** A write function's fence refusal as `LeaseLostError` (the session is the error's DETAIL). */
+  const leaseLost = (error: unknown, sessionId?: string): unknown => {
+    if ((error as { code?: unknown }).code !== LEASE_LOST) return error;
+    const id = sessionId ?? String((error as { detail?: unknown }).detail);
+    return new LeaseLostError(id, fences.get(id) ?? 0);
   };
 
-  /**
-   * Refuses the transaction when a fenced session's lease row holds another generation (row
-   * share-locked until commit).
-   */
-  const checkFences = async (client: pg.PoolClient, sessionIds: string[]) => {
-    const fenced = sessionIds.filter((id) => fences.has(id));
-    if (fenced.length === 0) return;
-    const { rows } = await client.query<{ session_id: string; generation: string }>(
-      `SELECT session_id, generation FROM ${q("leases")} WHERE session_id = ANY($1) ORDER BY session_id FOR SHARE`,
-      [fenced],
-    );
-    const current = new Map(rows.map((row) => [row.session_id, Number(row.generation)]));
-    for (const id of fenced) {
-      const held = fences.get(id) as number;
-      if (current.get(id) !== held) throw new LeaseLostError(id, held);
-    }
-  };
-
-  /** Inserts one session's events (in order) with `db` (the pool, or a transaction's client); an outcome per event. */
-  const insertRun = async (db: pg.Pool | pg.PoolClient, sessionId: string, events: NewSessionEvent[]) => {
+  /** Inserts one session's events (in order): one statement; an outcome per event. */
+  const insertRun = async (sessionId: string, events: NewSessionEvent[]) => {
     const fence = fences.get(sessionId);
     let inserted: pg.QueryResult<EventRow>;
     try {
-      inserted = await db.query<EventRow>(`SELECT * FROM ${q("insert_events")}($1, $2, $3, $4, $5, $6, $7)`, [
+      inserted = await pool.query<EventRow>(`SELECT * FROM ${q("insert_events")}($1, $2, $3, $4, $5, $6, $7)`, [
         sessionId,
         fence ?? null,
         events.map((event) => event.id),
@@ -242,14 +218,18 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         events.map((event) => JSON.stringify(event.payload)),
       ]);
     } catch (error) {
-      if ((error as { code?: unknown }).code === LEASE_LOST) throw new LeaseLostError(sessionId, fence ?? 0);
-      throw error;
+      throw leaseLost(error, sessionId);
     }
-    const byId = new Map(inserted.rows.map((row) => [row.id, row]));
+    return outcomes(sessionId, events, inserted.rows);
+  };
+
+  /** An outcome per event from the rows inserted (the events already stored are read back). */
+  const outcomes = async (sessionId: string, events: NewSessionEvent[], inserted: EventRow[]) => {
+    const byId = new Map(inserted.map((row) => [row.id, row]));
     const missing = events.filter((event) => !byId.has(event.id)).map((event) => event.id);
     const existing = new Map<string, EventRow>();
     if (missing.length > 0) {
-      const { rows } = await db.query<EventRow>(
+      const { rows } = await pool.query<EventRow>(
         `SELECT session_id, event_index, id, created_at, connection_id, sender, payload
          FROM ${q("events")} WHERE session_id = $1 AND id = ANY($2)`,
         [sessionId, missing],
@@ -278,27 +258,56 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       if (run) run.push(position);
       else runs.set(event.sessionId, [position]);
     });
+    await ready();
     // One session (the usual batch): one call, its own transaction, one round trip.
     if (runs.size === 1) {
-      await ready();
       const [sessionId] = runs.keys() as IterableIterator<string>;
-      return withRetry(() => insertRun(pool, sessionId as string, checked));
+      return withRetry(() => insertRun(sessionId as string, checked));
     }
-    // Head rows are locked in session id order, so two batches never wait on each other in a cycle.
+    // Several sessions: still one statement (no lock outlives a round trip). Lease and head rows are
+    // locked in session id order, so two batches never wait on each other in a cycle.
     const sessionIds = [...runs.keys()].sort();
-    return transaction(async (client) => {
-      const outcomes: InsertOutcome[] = new Array(checked.length);
+    const ordered = sessionIds.flatMap((id) => (runs.get(id) as number[]).map((p) => checked[p] as NewSessionEvent));
+    return withRetry(async () => {
+      let inserted: pg.QueryResult<EventRow>;
+      try {
+        inserted = await pool.query<EventRow>(
+          `SELECT * FROM ${q("insert_event_runs")}($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            sessionIds,
+            sessionIds.map((id) => fences.get(id) ?? null),
+            sessionIds.map((id) => (runs.get(id) as number[]).length),
+            ordered.map((event) => event.id),
+            ordered.map((event) => event.createdAt),
+            ordered.map((event) => event.connectionId),
+            ordered.map((event) => event.sender),
+            ordered.map((event) => JSON.stringify(event.payload)),
+          ],
+        );
+      } catch (error) {
+        throw leaseLost(error);
+      }
+      const all: InsertOutcome[] = new Array(checked.length);
       for (const sessionId of sessionIds) {
         const positions = runs.get(sessionId) as number[];
-        const results = await insertRun(client, sessionId, positions.map((p) => checked[p] as NewSessionEvent));
-        results.forEach((outcome, i) => (outcomes[positions[i] as number] = outcome));
+        const rows = inserted.rows.filter((row) => row.session_id === sessionId);
+        const results = await outcomes(sessionId, positions.map((p) => checked[p] as NewSessionEvent), rows);
+        results.forEach((outcome, i) => (all[positions[i] as number] = outcome));
       }
-      return outcomes;
+      return all;
     });
   };
 
   const leases: SessionLeases = {
     async claim({ owner, ttlMs, max }: ClaimRequest): Promise<SessionLease[]> {
+      if (claimant !== undefined && claimant !== owner) {
+        throw new StoreError(
+          `this postgresStore already claims for "${claimant}", not "${owner}": its writes carry one claimant's `
+            + "generations, so each client (each owner) needs a postgresStore of its own",
+          { kind: "lease-claimant" },
+        );
+      }
+      claimant = owner;
       const { rows } = await query<LeaseRow>(
         `WITH pick AS (
            SELECT l.session_id FROM ${q("leases")} l JOIN ${q("sessions")} s ON s.id = l.session_id
@@ -323,6 +332,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       return claimed;
     },
 
+    // Only a lease still running is extended: a renewal that arrives late (after a release, or after
+    // the expiry) must not bring back a lease another worker may already be claiming.
     async renew(owner, held, ttlMs): Promise<SessionLease[]> {
       if (held.length === 0) return [];
       const { rows } = await query<LeaseRow>(
@@ -331,6 +342,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
            heartbeat_at = clock_timestamp()
          FROM unnest($3::text[], $4::bigint[]) AS h(session_id, generation)
          WHERE l.session_id = h.session_id AND l.generation = h.generation AND l.owner = $1
+           AND l.expires_at > clock_timestamp()
          RETURNING l.session_id, l.owner, l.generation,
            (extract(epoch FROM l.expires_at) * 1000)::bigint AS expires_ms`,
         [owner, ttlMs, held.map((lease) => lease.sessionId), held.map((lease) => lease.generation)],
@@ -377,21 +389,21 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
 
     async updateSession(session) {
       const record = checkSession(session);
-      await transaction(async (client) => {
-        await checkFences(client, [record.id]);
-        await client.query(
-          `INSERT INTO ${q("sessions")} (id, created_at, ended_at, record) VALUES ($1, $2, $3, $4::json)
-           ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, ended_at = excluded.ended_at,
-             record = excluded.record`,
-          [record.id, record.createdAt, record.endedAt ?? null, JSON.stringify(record)],
-        );
-        // Every session has a lease row from the start (nobody's, expired): claims lock lease rows only.
-        await client.query(
-          `INSERT INTO ${q("leases")} (session_id, owner, generation, expires_at, heartbeat_at, claimed_at)
-           VALUES ($1, '', 0, '-infinity', '-infinity', '-infinity') ON CONFLICT (session_id) DO NOTHING`,
-          [record.id],
-        );
-      });
+      // One statement (fence, record, lease row): no lock is held between round trips.
+      await ready();
+      await withRetry(() =>
+        pool
+          .query(`SELECT ${q("update_session")}($1, $2, $3, $4, $5)`, [
+            record.id,
+            fences.get(record.id) ?? null,
+            record.createdAt,
+            record.endedAt ?? null,
+            JSON.stringify(record),
+          ])
+          .catch((error: unknown) => {
+            throw leaseLost(error, record.id);
+          })
+      );
     },
 
     async listEvents(request): Promise<ListPage<SessionEvent>> {
@@ -417,6 +429,22 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       else pool.off("error", onPoolError);
     },
   };
+}
+
+type OwnPoolOptions = { poolSize?: number; connectionTimeoutMs?: number; queryTimeoutMs?: number };
+
+/** The pool `postgresStore` opens itself, with its bounds (`POSTGRES_DEFAULTS`). */
+function ownPool(connectionString: string | undefined, options: OwnPoolOptions): pg.Pool {
+  const queryTimeoutMs = options.queryTimeoutMs ?? POSTGRES_DEFAULTS.queryTimeoutMs;
+  return new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? POSTGRES_DEFAULTS.poolSize,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_DEFAULTS.connectionTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    idle_in_transaction_session_timeout: POSTGRES_DEFAULTS.idleInTransactionMs,
+    keepAlive: true,
+  });
 }
 
 /** A default lease owner name: host, pid and a random part (two stores in one process differ). */

@@ -27,7 +27,7 @@ import { SessionSettings } from "./sessions/session-config.js";
 import type { SessionConfigOption, SessionModes } from "./sessions/session-config.js";
 import type * as sessions from "./sessions/session-calls.js";
 import { Sessions } from "./sessions/sessions.js";
-import { paramsForm, type SessionParams, type SessionPlace } from "./sessions/call-forms.js";
+import { paramsForm, sessionIdOf, type SessionParams, type SessionPlace } from "./sessions/call-forms.js";
 import type { ConnectInfo, ConnectOptions, ConnectionState, DisconnectInfo, PromptEvent } from "./types.js";
 import type {
   HealthWaitBounds,
@@ -270,7 +270,7 @@ export class SandboxAgentClient {
    * send). Also takes the protocol's params object (`{ sessionId }`).
    */
   async cancel(session: string | SessionParams): Promise<void> {
-    return this.#sessions.cancel(paramsForm("cancel", session)?.sessionId ?? (session as string));
+    return this.#sessions.cancel(sessionIdOf("cancel", session));
   }
 
   /**
@@ -344,8 +344,8 @@ export class SandboxAgentClient {
    * `restoreSessions` and claims skip it), and its events (`history$`).
    * Agents that do not offer it answer with an `AgentError` (code -32601).
    */
-  deleteSession(sessionId: string, call?: CallOptions): Promise<void> {
-    return this.#sessions.deleteSession(sessionId, call);
+  async deleteSession(session: string | SessionParams, call?: CallOptions): Promise<void> {
+    return this.#sessions.deleteSession(sessionIdOf("deleteSession", session), call);
   }
 
   /** Signs the agent out: new sessions need it to sign in again (agents that offer it). */
@@ -391,24 +391,37 @@ export class SandboxAgentClient {
     return this.#sessions.end(sessionId);
   }
 
-  /** The models the agent offers (for a session, or in general). */
-  listModels(sessionId?: string, call?: CallOptions): Promise<sessions.ModelList> {
-    return this.#sessions.listModels(sessionId, call);
+  /** The models the agent offers (for a session, or in general). Also takes `{ sessionId }`. */
+  async listModels(session?: string | SessionParams, call?: CallOptions): Promise<sessions.ModelList> {
+    return this.#sessions.listModels(session === undefined ? undefined : sessionIdOf("listModels", session), call);
   }
 
-  /** Sets the server's metadata of a session (title and the like). */
-  setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void> {
+  /** Sets the server's metadata of a session (title and the like). Also takes `{ sessionId, metadata }`. */
+  setMetadata(sessionId: string, metadata: SessionMetadata, call?: CallOptions): Promise<void>;
+  setMetadata(params: SessionParams<{ metadata: SessionMetadata }>, call?: CallOptions): Promise<void>;
+  async setMetadata(
+    first: string | SessionParams<{ metadata: SessionMetadata }>,
+    second?: SessionMetadata | CallOptions,
+    third?: CallOptions,
+  ): Promise<void> {
+    const params = paramsForm<SessionParams<{ metadata: SessionMetadata }>>("setMetadata", first, ["metadata"]);
+    const [sessionId, metadata, call] = params
+      ? [params.sessionId, params.metadata, second as CallOptions | undefined]
+      : [first as string, second as SessionMetadata, third];
     return this.#sessions.setMetadata(sessionId, metadata, call);
   }
 
-  /** Detaches the session from this connection on the server; it goes on running for a later reattach. */
-  detachSession(sessionId: string, call?: CallOptions): Promise<void> {
-    return this.#sessions.detach(sessionId, call);
+  /**
+   * Detaches the session from this connection on the server; it goes on running for a later reattach.
+   * Also takes `{ sessionId }`.
+   */
+  async detachSession(session: string | SessionParams, call?: CallOptions): Promise<void> {
+    return this.#sessions.detach(sessionIdOf("detachSession", session), call);
   }
 
-  /** Ends the session on the server for good (its agent stops working on it). */
-  terminateSession(sessionId: string, call?: CallOptions): Promise<sessions.TerminateResult> {
-    return this.#sessions.terminate(sessionId, call);
+  /** Ends the session on the server for good (its agent stops working on it). Also takes `{ sessionId }`. */
+  async terminateSession(session: string | SessionParams, call?: CallOptions): Promise<sessions.TerminateResult> {
+    return this.#sessions.terminate(sessionIdOf("terminateSession", session), call);
   }
 
   /**

@@ -110,7 +110,8 @@ export type StoreErrorKind =
   | "invalid-record"
   | "store-write"
   | "store-backlog"
-  | "lease-lost";
+  | "lease-lost"
+  | "lease-claimant";
 
 /** The base of every error the sandbox client throws; `kind` says which failure it is. */
 export class SandboxAgentError extends Error {
@@ -529,7 +530,9 @@ export function sandboxNotFound(provider: string, sandboxId: string, options?: {
  * A session store rejected a call or returned data that does not validate. `kind`: `invalid-cursor`
  * (a page cursor this store did not issue), `invalid-record` (a value that does not match its
  * schema, `issues` says how), `store-write` (the recorder could not store an event; it was still
- * delivered), `store-backlog` (the recorder's queue was full: the event was not stored), or `store`.
+ * delivered), `store-backlog` (the recorder's queue was full: the event was not stored),
+ * `lease-claimant` (a second owner claimed through a store that fences one claimant, such as one
+ * `postgresStore` shared by two clients), or `store`.
  */
 export class StoreError extends SandboxAgentError {
   override name = "StoreError";

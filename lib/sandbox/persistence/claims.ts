@@ -63,11 +63,27 @@ export class SessionClaims {
     this.#keeper?.check(localId);
   }
 
+  /**
+   * Gives back the leases of one claim whose sessions were not resumed (ended between the claim and
+   * the resume, or gone): nothing drives them, and renewing them would keep them from every worker.
+   */
+  async keepResumed<T extends { localId: string }>(leases: Array<{ sessionId: string }>, resumed: T[]): Promise<T[]> {
+    const driven = new Set(resumed.map((session) => session.localId));
+    const idle = leases.filter((lease) => !driven.has(lease.sessionId));
+    await Promise.allSettled(idle.map((lease) => this.release(lease.sessionId)));
+    return resumed;
+  }
+
   release(localId: string): Promise<void> {
     return this.#keeper?.release(localId) ?? Promise.resolve();
   }
 
   releaseAll(): Promise<void> {
     return this.#keeper?.releaseAll() ?? Promise.resolve();
+  }
+
+  /** `work`, waited for at most until the held leases would expire anyway (see `LeaseKeeper.whileHeld`). */
+  whileHeld(work: () => Promise<void>): Promise<void> {
+    return this.#keeper ? this.#keeper.whileHeld(work) : work();
   }
 }

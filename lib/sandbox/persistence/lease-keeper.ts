@@ -45,11 +45,19 @@ export function checkLeaseTtl(ttlMs: unknown): number {
   throw new TypeError(`ttlMs must be a number of milliseconds above 0 and at most ${max} (a year), got ${got}`);
 }
 
-/** A timeout of any length: one longer than a timer can take is a chain of timers (unref'd). */
+/**
+ * This process's monotonic clock (ms): every local time of a keeper. The wall clock can be stepped
+ * (NTP, a VM's clock correction); stepped back during a renewal, it would push a deadline past the
+ * store's expiry, and two workers would both believe they hold a session. The store's own clock
+ * stays the authority on expiry.
+ */
+const monotonic = (): number => performance.now();
+
+/** A timeout of any length at a `monotonic()` time: longer than a timer can take, a chain of timers (unref'd). */
 function deadlineTimer(at: number, fire: () => void): { clear(): void } {
   let timer: ReturnType<typeof setTimeout>;
   const arm = () => {
-    const wait = at - Date.now();
+    const wait = at - monotonic();
     timer = wait > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(fire, Math.max(0, wait));
     // Leases alone do not keep a process alive.
     (timer as { unref?: () => void }).unref?.();
@@ -60,7 +68,7 @@ function deadlineTimer(at: number, fire: () => void): { clear(): void } {
 
 interface Held {
   lease: SessionLease;
-  /** Local time by which a renewal must have succeeded: past it, the lease is treated as lost. */
+  /** `monotonic()` time by which a renewal must have succeeded: past it, the lease is treated as lost. */
   deadline: number;
   timer: { clear(): void };
 }
@@ -69,11 +77,13 @@ interface Held {
  * A worker's leases: claims, renews every `ttlMs / 3`, and gives each lease up locally before the
  * store could let another worker have it. The store sets a lease's expiry to its own clock at the
  * moment the claim or renewal runs plus `ttlMs`; that moment is after this process sent the request,
- * so `sent + ttlMs` (local clock) is never later than the store's expiry, assuming both clocks run
- * at the same rate; a margin (a tenth of `ttlMs`, at most 2 s) covers timer lateness and drift. When
- * no renewal has succeeded by `sent + ttlMs - margin`, the lease is lost here and `lost$` says so,
- * while the store still refuses every other claimant. A paused process misses that moment: its
- * timer fires late, and the store's fencing (writes carry the generation) refuses what it writes.
+ * so `sent + ttlMs` (local monotonic clock, never stepped) is never later than the store's expiry,
+ * assuming both clocks run at the same rate; a margin (a tenth of `ttlMs`, at most 2 s) covers timer
+ * lateness and drift. When no renewal has succeeded by `sent + ttlMs - margin`, the lease is lost here
+ * and `lost$` says so, while the store still refuses every other claimant. A paused process misses
+ * that moment: its timer fires late, and the store's fencing (writes carry the generation) refuses
+ * what it writes. A renewal that never returns is waited on until the earliest deadline among the
+ * leases it asked for; then the next renewal goes out.
  */
 export class LeaseKeeper {
   readonly owner: string;
@@ -85,7 +95,8 @@ export class LeaseKeeper {
   readonly #lost = new Subject<LeaseLost>();
   readonly #margin: number;
   #renewing: ReturnType<typeof setInterval> | undefined;
-  #inFlight = false;
+  /** The renewal waited on now (its token), if any. */
+  #inFlight: object | undefined;
 
   constructor(leases: SessionLeases, owner: string, ttlMs: number) {
     this.#leases = leases;
@@ -101,7 +112,7 @@ export class LeaseKeeper {
 
   /** Claims up to `max` sessions; the new leases are renewed from now on. */
   async claim(max = UNLIMITED): Promise<SessionLease[]> {
-    const sent = Date.now();
+    const sent = monotonic();
     const claimed = await this.#leases.claim({ owner: this.owner, ttlMs: this.ttlMs, max });
     for (const lease of claimed) {
       this.#claimed.set(lease.sessionId, lease.generation);
@@ -113,7 +124,7 @@ export class LeaseKeeper {
 
   holds(sessionId: string): boolean {
     const held = this.#held.get(sessionId);
-    return held !== undefined && Date.now() < held.deadline;
+    return held !== undefined && monotonic() < held.deadline;
   }
 
   /**
@@ -124,7 +135,7 @@ export class LeaseKeeper {
     const generation = this.#claimed.get(sessionId);
     if (generation === undefined) return;
     const held = this.#held.get(sessionId);
-    if (held && Date.now() < held.deadline) return;
+    if (held && monotonic() < held.deadline) return;
     if (held) this.#drop(sessionId, "expired");
     throw new LeaseLostError(sessionId, generation, "this worker no longer holds it");
   }
@@ -147,6 +158,27 @@ export class LeaseKeeper {
   async releaseAll(): Promise<void> {
     const ids = [...this.#held.keys()];
     await Promise.allSettled(ids.map((id) => this.release(id)));
+    this.#stopRenewing();
+  }
+
+  /**
+   * `work` (the last writes, then `releaseAll`), waited for at most until the last lease held now
+   * would be lost here anyway: past that, any worker may claim the sessions and there is nothing left
+   * to give back, so a store that stopped answering holds the caller no longer. Then the keeper lets
+   * go of every lease without telling the store, and stops renewing.
+   */
+  async whileHeld(work: () => Promise<void>): Promise<void> {
+    const deadlines = [...this.#held.values()].map((held) => held.deadline);
+    if (deadlines.length === 0) return work();
+    let timer: { clear(): void } | undefined;
+    const expired = new Promise<void>((resolve) => (timer = deadlineTimer(Math.max(...deadlines), resolve)));
+    try {
+      await Promise.race([work(), expired]);
+    } finally {
+      timer?.clear();
+    }
+    for (const held of this.#held.values()) held.timer.clear();
+    this.#held.clear();
     this.#stopRenewing();
   }
 
@@ -182,17 +214,28 @@ export class LeaseKeeper {
 
   async #renew(): Promise<void> {
     // One renewal at a time: a slow store must not pile requests up (the deadline timers still run).
-    if (this.#inFlight || this.#held.size === 0) return;
-    this.#inFlight = true;
-    const sent = Date.now();
-    const asked = [...this.#held.values()].map((held) => held.lease);
+    if (this.#inFlight !== undefined || this.#held.size === 0) return;
+    const attempt = {};
+    this.#inFlight = attempt;
+    const sent = monotonic();
+    const holding = [...this.#held.values()];
+    const asked = holding.map((held) => held.lease);
+    // A renewal that never returns (its connection went silent: no reset ever comes) must not stop
+    // every later one. Past the earliest deadline of the leases it asked for, those are lost anyway:
+    // stop waiting on it, and the next tick sends a new renewal for the leases still held.
+    const earliest = Math.min(...holding.map((held) => held.deadline));
+    const giveUp = deadlineTimer(earliest, () => {
+      if (this.#inFlight === attempt) this.#inFlight = undefined;
+    });
     try {
       const renewed = await this.#leases.renew(this.owner, asked, this.ttlMs);
+      // Given up on: a later renewal's answer decides (this one's may be older than it).
+      if (this.#inFlight !== attempt) return;
       const back = new Set(renewed.map((lease) => lease.sessionId));
       for (const lease of renewed) {
         // Renewed, but only counts if it came back in time (the deadline timer may have fired already).
         const held = this.#held.get(lease.sessionId);
-        if (held && held.lease.generation === lease.generation && Date.now() < held.deadline) this.#hold(lease, sent);
+        if (held && held.lease.generation === lease.generation && monotonic() < held.deadline) this.#hold(lease, sent);
       }
       for (const lease of asked) {
         if (!back.has(lease.sessionId) && this.#held.get(lease.sessionId)?.lease.generation === lease.generation) {
@@ -202,7 +245,8 @@ export class LeaseKeeper {
     } catch {
       // Unreachable store: nothing renewed; each lease's deadline timer decides.
     } finally {
-      this.#inFlight = false;
+      giveUp.clear();
+      if (this.#inFlight === attempt) this.#inFlight = undefined;
     }
   }
 }

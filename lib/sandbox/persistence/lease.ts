@@ -39,6 +39,12 @@ interface LocalEntry {
   expiresAt: number;
 }
 
+/**
+ * The local store's clock: ms since the epoch, but never stepped (the process's monotonic clock from
+ * its start), so a wall-clock step cannot expire a lease early while its keeper still holds it.
+ */
+const storeClock = (): number => performance.timeOrigin + performance.now();
+
 /** Leases of in-process stores, per store object: claims are only seen by this process. */
 const local = new WeakMap<object, Map<string, LocalEntry>>();
 
@@ -68,7 +74,7 @@ export function localLeases(store: {
         for (const record of page.items) {
           if (claimed.length >= max) return claimed;
           if (record.endedAt !== undefined) continue;
-          const now = Date.now();
+          const now = storeClock();
           const held = table.get(record.id);
           if (held && held.expiresAt > now) continue;
           const entry = { owner, generation: (held?.generation ?? 0) + 1, expiresAt: now + ttlMs };
@@ -84,7 +90,7 @@ export function localLeases(store: {
       for (const lease of leases) {
         const held = table.get(lease.sessionId);
         if (!held || held.owner !== owner || held.generation !== lease.generation) continue;
-        held.expiresAt = Date.now() + ttlMs;
+        held.expiresAt = storeClock() + ttlMs;
         renewed.push({ ...lease, expiresAt: held.expiresAt });
       }
       return renewed;

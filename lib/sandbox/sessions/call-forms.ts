@@ -46,6 +46,11 @@ export function paramsForm<P extends SessionParams>(
   return first as P;
 }
 
+/** The session id of a method that takes nothing else: the id itself, or a params object's `sessionId`. */
+export function sessionIdOf(method: string, session: string | SessionParams): string {
+  return paramsForm(method, session)?.sessionId ?? (session as string);
+}
+
 /** The value as a message shows it: a short string quoted, otherwise only its type. */
 function describe(value: unknown): string {
   if (typeof value === "string") return value.length > 80 ? `"${value.slice(0, 77)}..."` : JSON.stringify(value);

@@ -155,7 +155,8 @@ export class Sessions implements ResumeParts {
       });
       if (leases.length === 0) return [];
       try {
-        return await restoreStored(this, within, leases.map((lease) => lease.sessionId));
+        const resumed = await restoreStored(this, within, leases.map((lease) => lease.sessionId));
+        return await this.#claims.keepResumed(leases, resumed);
       } catch (error) {
         await giveBack(leases);
         throw error;
@@ -189,8 +190,11 @@ export class Sessions implements ResumeParts {
 
   async releaseLeases(): Promise<void> {
     if (!this.#claims.active) return;
-    await this.recording.flush();
-    await this.#claims.releaseAll();
+    // A store gone quiet holds a disconnect no longer than the leases last by themselves.
+    await this.#claims.whileHeld(async () => {
+      await this.recording.flush();
+      await this.#claims.releaseAll();
+    });
   }
 
   /** A turn; what the user sent and how the turn ended become transcript notes (see `SessionRecording.note`). */

@@ -73,6 +73,15 @@ describe("session methods in the protocol's params form, on the real 0.4.2 serve
     ]);
   }, 30_000);
 
+  it("listModels and deleteSession take { sessionId } and send the string id", async () => {
+    const recorder = recordingFetch();
+    const c = client({ fetch: recorder.fetch });
+    const { sessionId } = await c.newSession();
+    expect(await c.listModels({ sessionId })).toEqual(await c.listModels(sessionId));
+    await c.deleteSession({ sessionId });
+    expect(sent(recorder, "session/delete")).toEqual([{ sessionId }]);
+  }, 30_000);
+
   it("a first argument of neither form is a TypeError naming it, and nothing is sent", async () => {
     const recorder = recordingFetch();
     const c = client({ fetch: recorder.fetch });
@@ -89,6 +98,11 @@ describe("session methods in the protocol's params form, on the real 0.4.2 serve
       ["setSessionModel", () => c.setSessionModel(undefined as never, "mock-fast")],
       ["forkSession", () => c.forkSession(7 as never)],
       ["resumeSession", () => c.resumeSession({ id: sessionId } as never)],
+      ["deleteSession", () => c.deleteSession(1 as never)],
+      ["listModels", () => c.listModels({} as never)],
+      ["setMetadata", () => c.setMetadata({ sessionId } as never)],
+      ["detachSession", () => c.detachSession(null as never)],
+      ["terminateSession", () => c.terminateSession({ sessionId: 3 } as never)],
     ];
     for (const [method, call] of calls) {
       const error = await rejection(call());

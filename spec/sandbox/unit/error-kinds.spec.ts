@@ -57,6 +57,7 @@ const EVERY_KIND: Record<SandboxErrorKind, true> = {
   "store-write": true,
   "store-backlog": true,
   "lease-lost": true,
+  "lease-claimant": true,
 };
 
 const STORE_KINDS: Record<StoreErrorKind, true> = {
@@ -66,6 +67,7 @@ const STORE_KINDS: Record<StoreErrorKind, true> = {
   "store-write": true,
   "store-backlog": true,
   "lease-lost": true,
+  "lease-claimant": true,
 };
 
 /** A `switch` with no default: it compiles only while every kind has its case (the closed union's point). */
@@ -117,6 +119,7 @@ function family(kind: SandboxErrorKind): string {
     case "store-write":
     case "store-backlog":
     case "lease-lost":
+    case "lease-claimant":
       return "store";
   }
 }
