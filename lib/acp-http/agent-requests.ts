@@ -19,6 +19,7 @@ import {
 import { type AcpRequest, type JsonRpcErrorObject, idKey, type JsonRpcId, sessionOf } from "./envelope.js";
 import { AcpRpcError } from "./errors.js";
 import { linkSignal } from "../internal/abort.js";
+import { BoundedSet } from "./response-order.js";
 
 /** What a handler of an agent's request gets beside the params: the request's id and method, and a signal. */
 export interface HandlerContext {
@@ -197,8 +198,8 @@ export class AgentRequests {
   readonly #outbox: AnswerOutbox;
   /** Made with the agent's first request: most connections never get one (see ResponseHolds.#held). */
   #pending: Map<string, Pending> | undefined;
-  /** The latest ids this client took (`RECEIVED_IDS` at most, oldest first), for `adopt`. */
-  #received: Set<string> | undefined;
+  /** The latest ids this client took (`RECEIVED_IDS` at most), for `adopt`; made with the first. */
+  #received: BoundedSet<JsonRpcId> | undefined;
 
   constructor(options: AgentRequestsOptions, outbox: AnswerOutbox) {
     this.#options = options;
@@ -208,7 +209,7 @@ export class AgentRequests {
   handle(request: AcpRequest): void {
     const key = idKey(request.id);
     if (this.#pending?.has(key)) return;
-    this.#remember(key);
+    (this.#received ??= new BoundedSet(RECEIVED_IDS)).add(request.id);
     const controller = new AbortController();
     const unlink = linkSignal(this.#options.lifetime, controller);
     const { id, method, params } = request;
@@ -226,15 +227,8 @@ export class AgentRequests {
    * will) or one answered since. Either way it is not handled a second time.
    */
   adopt(request: AcpRequest): void {
-    if (this.#received?.has(idKey(request.id))) return;
+    if (this.#received?.has(request.id)) return;
     this.handle(request);
-  }
-
-  #remember(key: string): void {
-    const received = (this.#received ??= new Set());
-    received.delete(key);
-    received.add(key);
-    if (received.size > RECEIVED_IDS) received.delete(received.values().next().value as string);
   }
 
   /**
@@ -267,6 +261,8 @@ export class AgentRequests {
    * answer it. Every pending handler stops (its signal aborts, as on a close) and nothing is sent.
    */
   forgetAll(reason: unknown): void {
+    // The ids received so far were the gone agent's: they say nothing of the new one's.
+    this.#received = undefined;
     const pending = this.#pending;
     if (!pending) return;
     this.#pending = undefined;
