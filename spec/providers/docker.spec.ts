@@ -137,7 +137,7 @@ describeWith([DOCKER])("docker() provider", () => {
     expect(await ours()).toEqual([]);
   }, 60_000);
 
-  it("createContainerOptions' HostConfig and Labels add to the provider's: reachable, and sweep() finds it", async () => {
+  it("createContainerOptions' HostConfig and Labels add to the provider's: reachable, sweep() finds it", async () => {
     const limited = docker({
       image,
       docker: daemon.docker,

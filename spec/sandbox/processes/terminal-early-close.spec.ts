@@ -23,8 +23,8 @@ let shellId: string;
 beforeAll(async () => {
   server = await startSandboxAgent();
   processes = processesFor(server.baseUrl, undefined, { WebSocket: Tracked });
-  const shell = await processes.spawn({ command: "bash", args: ["--norc", "--noprofile"], tty: true, interactive: true });
-  shellId = shell.id;
+  const args = ["--norc", "--noprofile"];
+  shellId = (await processes.spawn({ command: "bash", args, tty: true, interactive: true })).id;
 });
 afterEach(() => made.splice(0).forEach((socket) => socket.terminate()));
 afterAll(async () => {
