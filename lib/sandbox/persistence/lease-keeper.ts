@@ -162,16 +162,23 @@ export class LeaseKeeper {
   }
 
   /**
-   * `work` (the last writes, then `releaseAll`), waited for at most until the last lease held now
-   * would be lost here anyway: past that, any worker may claim the sessions and there is nothing left
-   * to give back, so a store that stopped answering holds the caller no longer. Then the keeper lets
-   * go of every lease without telling the store, and stops renewing.
+   * `work` (the last writes, then `releaseAll`), waited for at most as long as this worker holds a
+   * lease: while renewals get through, the leases' deadlines move on and so does the wait; once the
+   * last one passes, any worker may claim the sessions and there is nothing left to give back, so a
+   * store that stopped answering holds the caller no longer. With no lease held any more (they ran
+   * out before), at most one `ttlMs`. Then the keeper lets go of every lease without telling the
+   * store, and stops renewing.
    */
   async whileHeld(work: () => Promise<void>): Promise<void> {
-    const deadlines = [...this.#held.values()].map((held) => held.deadline);
-    if (deadlines.length === 0) return work();
     let timer: { clear(): void } | undefined;
-    const expired = new Promise<void>((resolve) => (timer = deadlineTimer(Math.max(...deadlines), resolve)));
+    const expired = new Promise<void>((resolve) => {
+      const check = () => {
+        const latest = this.#latestDeadline();
+        if (latest !== undefined && latest > monotonic()) timer = deadlineTimer(latest, check);
+        else resolve();
+      };
+      timer = deadlineTimer(this.#latestDeadline() ?? monotonic() + this.ttlMs, check);
+    });
     try {
       await Promise.race([work(), expired]);
     } finally {
@@ -180,6 +187,13 @@ export class LeaseKeeper {
     for (const held of this.#held.values()) held.timer.clear();
     this.#held.clear();
     this.#stopRenewing();
+  }
+
+  /** The latest deadline among the leases held now, if any. */
+  #latestDeadline(): number | undefined {
+    let latest: number | undefined;
+    for (const held of this.#held.values()) latest = Math.max(latest ?? held.deadline, held.deadline);
+    return latest;
   }
 
   #hold(lease: SessionLease, sent: number): void {
