@@ -37,7 +37,7 @@ describe("logs$ without follow", () => {
       const subscription = processes.logs$(info.id, { follow: false }).subscribe({ error: () => undefined });
       await until(() => held.length === 1, 5_000, "the log read to reach the proxy");
       subscription.unsubscribe();
-      await until(() => held[0].gone, 5_000, "the log read's connection to close");
+      await until(() => held[0]?.gone === true, 5_000, "the log read's connection to close");
     } finally {
       await processesFor(server.baseUrl).kill(info.id);
     }

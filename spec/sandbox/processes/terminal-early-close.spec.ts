@@ -34,7 +34,7 @@ afterAll(async () => {
 
 /** Waits for the one socket the terminal made to reach CLOSED; an open one left behind fails after 5 s. */
 async function socketClosed(): Promise<void> {
-  await until(() => made.length === 1 && made[0].readyState === WebSocket.CLOSED, 5_000, "the socket to be closed");
+  await until(() => made.length === 1 && made[0]?.readyState === WebSocket.CLOSED, 5_000, "the socket to be closed");
 }
 
 describe("a terminal given up before its socket exists", () => {
