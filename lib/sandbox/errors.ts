@@ -13,6 +13,8 @@
 //   `command`; NotFoundError (any 404, and the filesystem's missing path) because "not there" is
 //   the one HTTP case callers branch on everywhere; DesktopDependenciesMissingError for its typed
 //   `missingDependencies` and `installCommand`.
+// - BodyTooLargeError: a request body refused before it was sent; `bytes` and `limitBytes` are what
+//   a caller needs to split it.
 // - SandboxStartError: `reason` and the server's `output` tail are what a caller shows.
 // - StoreError (`sessionId`, `eventId`, `issues` on `storeErrors$`) and LeaseLostError (a worker
 //   branches on losing its session; `generation`).
@@ -82,7 +84,9 @@ export type SandboxErrorKind =
  * `agent-start-failed` (the server could not start the agent's program), `process-not-found`,
  * `process-running`, `process-not-running`, `not-a-terminal`, `spawn-failed`,
  * `desktop-runtime-inactive` (the desktop is not started), `desktop-streamer-missing` (no `neko`),
- * `desktop-dependencies-missing` (`DesktopDependenciesMissingError`).
+ * `desktop-dependencies-missing` (`DesktopDependenciesMissingError`), `body-too-large` (a 413: the
+ * request body is over one of the server's limits; a body known to be over one is refused before it
+ * is sent, as a `BodyTooLargeError` of the same kind).
  */
 export type HttpErrorKind =
   | "http"
@@ -101,7 +105,8 @@ export type HttpErrorKind =
   | "spawn-failed"
   | "desktop-runtime-inactive"
   | "desktop-streamer-missing"
-  | "desktop-dependencies-missing";
+  | "desktop-dependencies-missing"
+  | "body-too-large";
 
 /** The kinds of a `StoreError`. */
 export type StoreErrorKind =
@@ -260,6 +265,32 @@ export class UnsupportedFeatureError extends SandboxAgentError {
   }
 }
 
+/**
+ * A request body over one of the server's limits (see the server profile's `limits`), refused
+ * before anything was sent: kind `body-too-large`, as a 413 from the server is. The 0.4.x server
+ * would otherwise close the socket mid-upload (a `network` failure) or answer 413.
+ */
+export class BodyTooLargeError extends SandboxAgentError {
+  override name = "BodyTooLargeError";
+  /** The call refused (`fs.writeFile`, `fs.uploadBatch`). */
+  readonly operation: string;
+  /** The size of the body refused. */
+  readonly bytes: number;
+  /** The server's limit it is over. */
+  readonly limitBytes: number;
+
+  constructor(operation: string, bytes: number, limitBytes: number) {
+    super(
+      `${operation}: the body is ${bytes} bytes, over the server's limit of ${limitBytes} bytes per request; ` +
+        "nothing was sent (split it into smaller files or archives)",
+      { kind: "body-too-large" },
+    );
+    this.operation = operation;
+    this.bytes = bytes;
+    this.limitBytes = limitBytes;
+  }
+}
+
 // --- HTTP problems ---------------------------------------------------------------------
 
 /** RFC 7807 problem details from the server (`type` is `urn:sandbox-agent:error:<code>`). */
@@ -363,6 +394,7 @@ function statusKind(status: number): HttpErrorKind {
   if (status === 404) return "not-found";
   if (status === 409) return "conflict";
   if (status === 400 || status === 415 || status === 422) return "invalid-request";
+  if (status === 413) return "body-too-large";
   return "http";
 }
 

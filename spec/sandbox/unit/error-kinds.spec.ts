@@ -45,6 +45,7 @@ const EVERY_KIND: Record<SandboxErrorKind, true> = {
   "desktop-runtime-inactive": true,
   "desktop-streamer-missing": true,
   "desktop-dependencies-missing": true,
+  "body-too-large": true,
   terminal: true,
   "terminal-server": true,
   "log-stream": true,
@@ -105,6 +106,7 @@ function family(kind: SandboxErrorKind): string {
     case "desktop-runtime-inactive":
     case "desktop-streamer-missing":
     case "desktop-dependencies-missing":
+    case "body-too-large":
       return "http";
     case "terminal":
     case "terminal-server":

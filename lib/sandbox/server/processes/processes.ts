@@ -3,6 +3,8 @@ import type * as v from "valibot";
 import type { WebSocketConstructor } from "../../../internal/web-socket.js";
 import type { CallOptions } from "../../call-options.js";
 import type { ControlPlaneHttp, HttpSettings } from "../control-plane.js";
+import { Bound } from "../../deadline.js";
+import { V1_LIMITS } from "../profiles.js";
 import { asBytes, toBase64 } from "./bytes.js";
 import { openEventStream } from "./event-stream-request.js";
 import { followLogs, type FollowLogsOptions } from "./log-follow.js";
@@ -136,11 +138,27 @@ export class Processes {
   /**
    * Writes to the process's stdin (or its PTY). Text goes as UTF-8; everything travels
    * base64-encoded. A `SandboxAgentHttpError` of kind `process-not-running` once it has exited.
+   * Data over the server's per-request input limit (64 KiB by default) goes as several requests,
+   * in order, one after the other, under the call's one deadline; `bytesWritten` is their sum. A
+   * failure part way leaves the pieces before it written (their sum is not reported then).
    */
   async input(id: string, data: string | Uint8Array, call?: CallOptions): Promise<{ bytesWritten: number }> {
-    const init = { json: { data: toBase64(asBytes(data)), encoding: "base64" }, ...call };
-    const result = await this.#call(id, "processes.input", s.InputResultSchema, "post", path(id, "/input"), init);
-    return { bytesWritten: result.bytesWritten };
+    const bytes = asBytes(data);
+    const piece = V1_LIMITS.maxInputBytesPerRequest;
+    const bound = new Bound("processes.input", call);
+    try {
+      let bytesWritten = 0;
+      // An empty input is still one request (the server answers it; a caller may use it as a probe).
+      for (let offset = 0; offset === 0 || offset < bytes.byteLength; offset += piece) {
+        const json = { data: toBase64(bytes.subarray(offset, offset + piece)), encoding: "base64" };
+        const init = { json, ...bound.call };
+        const result = await this.#call(id, "processes.input", s.InputResultSchema, "post", path(id, "/input"), init);
+        bytesWritten += result.bytesWritten;
+      }
+      return { bytesWritten };
+    } finally {
+      bound.dispose();
+    }
   }
 
   /** The retained log entries, oldest first, with `data` decoded to bytes. */
