@@ -43,6 +43,8 @@
  * - `protocol`: the server answered with something this client cannot read;
  * - `network`: the server could not be reached (refused, reset, DNS);
  * - `invalid-header`: a header value with CR or LF (or otherwise not a valid header); nothing was sent;
+ * - `token-failed`: the client's `token` function threw or rejected (its error is the `cause`);
+ *   nothing was sent;
  * - `websocket-unavailable`: a terminal needs a WebSocket and the runtime has none (Node 20): install
  *   `ws` and pass it as the client's `WebSocket` option;
  * - `terminal`: a terminal's socket failed or closed before the process exited;
@@ -64,6 +66,7 @@ export type SandboxErrorKind =
   | "protocol"
   | "network"
   | "invalid-header"
+  | "token-failed"
   | "websocket-unavailable"
   | "unsupported"
   | "cors"
@@ -245,6 +248,17 @@ export class CallAbortedError extends SandboxAgentError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, { cause: options?.cause, kind: "aborted" });
   }
+}
+
+/**
+ * The client's `token` function threw or rejected, so the call `operation` sent nothing: kind
+ * `token-failed`, the function's error as `cause`. (Its words are not quoted: they may hold a secret.)
+ */
+export function tokenFailed(operation: string, cause: unknown): SandboxAgentError {
+  return new SandboxAgentError(`${operation} failed: the token function failed, so nothing was sent`, {
+    cause,
+    kind: "token-failed",
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues 
 import { CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
 import { credentialsReading, toSandboxError, unreachable } from "../error-mapping.js";
 import { stoppedBy } from "../deadline.js";
+import { callToken } from "./call-token.js";
 import type { Logger } from "../call-options.js";
 
 export interface HttpSettings {
@@ -115,7 +116,7 @@ export class ControlPlaneHttp {
     const { logger } = this.#settings;
     const started = logger ? performance.now() : 0;
     try {
-      const headers = await this.#requestHeaders(operation, init);
+      const headers = await this.#requestHeaders(operation, init, controller.signal);
       const response = await this.#ky(this.url(path, init.query), {
         method,
         headers,
@@ -152,12 +153,13 @@ export class ControlPlaneHttp {
     }
   }
 
-  async #requestHeaders(operation: string, init: ControlRequest): Promise<Headers> {
+  /** The request's headers; the token is awaited within the call's `signal` (deadline and abort). */
+  async #requestHeaders(operation: string, init: ControlRequest, signal: AbortSignal): Promise<Headers> {
     const contentType = init.contentType ?? (init.json !== undefined ? "application/json" : undefined);
     // Later entries win, case-insensitively: the call's headers over the client's configured ones.
     const user = [...Object.entries(this.#settings.headers ?? {}), ...Object.entries(init.headers ?? {})];
+    const token = await callToken(this.#settings.token, operation, signal);
     try {
-      const token = await resolveToken(this.#settings.token);
       return mergeHeaders({ user, token, own: { "content-type": contentType } });
     } catch (error) {
       throw toSandboxError(error, operation);

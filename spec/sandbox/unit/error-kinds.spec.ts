@@ -25,6 +25,7 @@ const EVERY_KIND: Record<SandboxErrorKind, true> = {
   protocol: true,
   network: true,
   "invalid-header": true,
+  "token-failed": true,
   "websocket-unavailable": true,
   unsupported: true,
   cors: true,
@@ -85,6 +86,7 @@ function family(kind: SandboxErrorKind): string {
     case "protocol":
     case "network":
     case "invalid-header":
+    case "token-failed":
     case "websocket-unavailable":
     case "unsupported":
     case "cors":
