@@ -35,6 +35,14 @@ export interface ControlRequest {
   timeoutMs?: number | undefined;
 }
 
+/** A whole 2xx answer, body read within the call's bound (`ControlPlaneHttp.read`). */
+export interface HttpAnswer {
+  status: number;
+  /** The `content-type` header, when the server sent one. */
+  contentType: string | undefined;
+  bytes: Uint8Array;
+}
+
 /** One request to a control-plane route: auth, error mapping and result validation in one place. */
 export class ControlPlaneHttp {
   readonly #settings: HttpSettings;
@@ -80,10 +88,21 @@ export class ControlPlaneHttp {
   }
 
   /** Sends one request and reads its whole body as bytes; `timeoutMs` covers the body too. */
-  bytes(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Uint8Array> {
-    return this.#exchange(operation, method, path, init, async (response) => {
-      return new Uint8Array(await response.arrayBuffer());
-    });
+  async bytes(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Uint8Array> {
+    return (await this.read(operation, method, path, init)).bytes;
+  }
+
+  /**
+   * Sends one request and reads its whole 2xx answer: status, content type and body bytes. The
+   * call's `timeoutMs` and signal cover the body too (a server that sends the headers and then
+   * stalls the body must not hold the call past its bound, as `send`'s caller's own read would).
+   */
+  read(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<HttpAnswer> {
+    return this.#exchange(operation, method, path, init, async (response) => ({
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? undefined,
+      bytes: new Uint8Array(await response.arrayBuffer()),
+    }));
   }
 
   /** The absolute URL of a route (for clients that open their own sockets, e.g. a WebSocket). */
