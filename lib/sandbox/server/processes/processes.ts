@@ -3,7 +3,9 @@ import type * as v from "valibot";
 import type { WebSocketConstructor } from "../../../internal/web-socket.js";
 import type { CallOptions } from "../../call-options.js";
 import type { ControlPlaneHttp, HttpSettings } from "../control-plane.js";
+import { normalizeTimeout } from "../../../internal/abort.js";
 import { Bound } from "../../deadline.js";
+import { PROCESS_DEFAULTS } from "../../defaults.js";
 import { V1_LIMITS } from "../profiles.js";
 import { asBytes, toBase64 } from "./bytes.js";
 import { openEventStream } from "./event-stream-request.js";
@@ -21,7 +23,10 @@ export interface RunRequest {
   args?: string[];
   cwd?: string;
   env?: Record<string, string>;
-  /** Kill it after this long (server default 30 000, max 300 000); the result then has `timedOut: true`. */
+  /**
+   * Kill it after this long (server default 30 000, max 300 000); the result then has `timedOut: true`.
+   * Absent: the call's `timeoutMs` when it has one, else the server's default.
+   */
   timeoutMs?: number;
   /** Keep at most this many bytes of each of stdout and stderr (server default 1 MiB). */
   maxOutputBytes?: number;
@@ -82,9 +87,22 @@ export class Processes {
   /**
    * Runs a command and waits for it. A non-zero exit or a timeout is a result; a command
    * that cannot start is a `SandboxAgentHttpError` of kind `spawn-failed` (with its `command`).
+   * A request without a `timeoutMs` of its own gets the call's `timeoutMs` (a little less) as the
+   * server's, so the server stops the command before the call gives up on it (the result then has
+   * `timedOut: true`, or the call fails with `CallTimeoutError` when the answer is late). The server's run cannot be
+   * cancelled: an abort through the call's `signal` ends the wait only, and the command runs on
+   * until its own `timeoutMs` (server default 30 s); use `spawn` and `kill` for a command to stop.
    */
   run(request: RunRequest, call?: CallOptions): Promise<s.RunResult> {
-    const init = { json: request, ...call };
+    // The server takes whole milliseconds; a call without a deadline (none, or 2^31 − 1 and over) sends none.
+    // Its timer must fire before the call's: a request dropped by the client leaves the command running.
+    const callMs = normalizeTimeout(call?.timeoutMs);
+    let json = request;
+    if (request.timeoutMs === undefined && callMs !== undefined) {
+      const margin = Math.min(PROCESS_DEFAULTS.runAnswerMarginMs, callMs / 10);
+      json = { ...request, timeoutMs: Math.max(1, Math.floor(callMs - margin)) };
+    }
+    const init = { json, ...call };
     return this.#call({ command: request.command }, "processes.run", s.RunResultSchema, "post", `${P}/run`, init);
   }
 
