@@ -19,6 +19,7 @@ import {
 import { type AcpRequest, type JsonRpcErrorObject, idKey, type JsonRpcId, sessionOf } from "./envelope.js";
 import { AcpRpcError } from "./errors.js";
 import { linkSignal } from "../internal/abort.js";
+import { BoundedSet } from "./response-order.js";
 
 /** What a handler of an agent's request gets beside the params: the request's id and method, and a signal. */
 export interface HandlerContext {
@@ -148,6 +149,12 @@ const TURN_CANCELLED: Readonly<Record<string, AgentRequestAnswer>> = {
   "session/request_permission": { result: { outcome: { outcome: "cancelled" } } },
   "elicitation/create": { result: { action: "cancel" } },
 };
+/**
+ * How many ids of requests that reached this client are remembered for `adopt`: enough for every
+ * request of a replayed stream (the 0.4.2 server keeps 1,024 events), bounded so a long connection
+ * does not grow.
+ */
+const RECEIVED_IDS = 1024;
 /** What it answers a request the agent withdrew: the protocol still wants one response per request. */
 const WITHDRAWN: AgentRequestAnswer = { error: { code: -32800, message: "Request cancelled" } };
 
@@ -191,6 +198,8 @@ export class AgentRequests {
   readonly #outbox: AnswerOutbox;
   /** Made with the agent's first request: most connections never get one (see ResponseHolds.#held). */
   #pending: Map<string, Pending> | undefined;
+  /** The latest ids this client took (`RECEIVED_IDS` at most), for `adopt`; made with the first. */
+  #received: BoundedSet<JsonRpcId> | undefined;
 
   constructor(options: AgentRequestsOptions, outbox: AnswerOutbox) {
     this.#options = options;
@@ -200,6 +209,7 @@ export class AgentRequests {
   handle(request: AcpRequest): void {
     const key = idKey(request.id);
     if (this.#pending?.has(key)) return;
+    (this.#received ??= new BoundedSet(RECEIVED_IDS)).add(request.id);
     const controller = new AbortController();
     const unlink = linkSignal(this.#options.lifetime, controller);
     const { id, method, params } = request;
@@ -208,6 +218,17 @@ export class AgentRequests {
     void answerAgentRequest(request, this.#options.handlers, controller.signal)
       .then((answer) => this.#answer(entry, answer))
       .finally(unlink);
+  }
+
+  /**
+   * A request that reached the connection before this client existed (see `adoptAgentRequest`). It
+   * was left unanswered, and the agent reuses an id only once it is answered: the same id already
+   * taken here is this very request (a replayed stream brought it back, and its answer went out or
+   * will) or one answered since. Either way it is not handled a second time.
+   */
+  adopt(request: AcpRequest): void {
+    if (this.#received?.has(request.id)) return;
+    this.handle(request);
   }
 
   /**
@@ -240,6 +261,8 @@ export class AgentRequests {
    * answer it. Every pending handler stops (its signal aborts, as on a close) and nothing is sent.
    */
   forgetAll(reason: unknown): void {
+    // The ids received so far were the gone agent's: they say nothing of the new one's.
+    this.#received = undefined;
     const pending = this.#pending;
     if (!pending) return;
     this.#pending = undefined;

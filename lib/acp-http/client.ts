@@ -185,13 +185,16 @@ export class AcpHttpClient {
    * reloaded, a process restarted, then reattached to the same connection) and was never answered:
    * the handlers get it as if it arrived now, so their answer, or `cancelled` when its turn is
    * cancelled, goes out under its id. The server forwards an answer to the agent whichever client
-   * sends it. A request already waiting here is not taken twice; anything without a method and a
-   * string or number id is ignored (it may come from storage).
+   * sends it. A request is taken once: one whose id this client already received (on a replayed
+   * stream, say) or adopted is ignored, answered or not. One the stream will still bring back (its
+   * event is after the cursor the stream resumes from) is the stream's to deliver: do not adopt it,
+   * or a copy arriving after its answer would count as a new request. Anything without a method and
+   * a string or number id is ignored (it may come from storage).
    */
   adoptAgentRequest(request: AcpRequest): void {
     const { id, method } = request as { id?: unknown; method?: unknown };
     if (typeof method !== "string" || (typeof id !== "string" && typeof id !== "number")) return;
-    this.#connection.agentRequest(request);
+    this.#connection.adoptAgentRequest(request);
   }
 
   /**

@@ -416,6 +416,11 @@ export class Connection
     this.#agentRequests.handle(request);
   }
 
+  /** An agent request from before this client (`AcpHttpClient.adoptAgentRequest`): taken once. */
+  adoptAgentRequest(request: AcpRequest): void {
+    this.#agentRequests.adopt(request);
+  }
+
   agentWithdrew(requestId: unknown): void {
     this.#agentRequests.withdraw(requestId);
   }

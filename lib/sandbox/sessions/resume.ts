@@ -117,7 +117,13 @@ interface Adopted {
   /** The connection stream's last stored cursor. */
   lastEventId: string | undefined;
   /** The agent's requests still waiting for the user (see `WaitingRequests`). */
-  waiting: AcpRequest[];
+  waiting: StoredRequest[];
+}
+
+/** A waiting request of the agent, and the connection stream's cursor it was stored at (when it has one). */
+interface StoredRequest {
+  request: AcpRequest;
+  cursor: string | undefined;
 }
 
 /**
@@ -149,7 +155,11 @@ async function adopt(recording: SessionRecording, record: SessionRecord, signal?
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   recording.adopt(record, seen, midTurn);
-  return { lastEventId, waiting: waiting.requests() };
+  const requests = waiting.stored().map((event) => ({
+    request: event.payload as unknown as AcpRequest,
+    cursor: event.id.startsWith(prefix) ? event.id.slice(prefix.length) : undefined,
+  }));
+  return { lastEventId, waiting: requests };
 }
 
 /**
@@ -160,7 +170,7 @@ async function adopt(recording: SessionRecording, record: SessionRecord, signal?
  * what the reopened transcript shows pending is what this client's desks take over.
  */
 export class WaitingRequests {
-  readonly #waiting = new Map<string, AcpRequest>();
+  readonly #waiting = new Map<string, SessionEvent>();
 
   /** One stored event, oldest first. */
   read(event: SessionEvent): void {
@@ -168,10 +178,10 @@ export class WaitingRequests {
     if (typeof read !== "object") return;
     switch (read.kind) {
       case "permission-request":
-        this.#waiting.set(`permission:${read.toolCall.toolCallId}`, event.payload as unknown as AcpRequest);
+        this.#waiting.set(`permission:${read.toolCall.toolCallId}`, event);
         return;
       case "input-request":
-        this.#waiting.set(`input:${read.requestId}`, event.payload as unknown as AcpRequest);
+        this.#waiting.set(`input:${read.requestId}`, event);
         return;
       case "permission-answered":
         this.#waiting.delete(`permission:${read.toolCallId}`);
@@ -190,6 +200,11 @@ export class WaitingRequests {
 
   /** The requests still waiting, in the order they came. */
   requests(): AcpRequest[] {
+    return this.stored().map((event) => event.payload as unknown as AcpRequest);
+  }
+
+  /** The stored events of the requests still waiting, in the order they came. */
+  stored(): SessionEvent[] {
     return [...this.#waiting.values()];
   }
 }
@@ -209,6 +224,21 @@ function turnOpenAfter(sender: string, payload: Record<string, unknown>, open: b
     return update?.sessionUpdate === "state_update" && update.state === "idle" ? false : open;
   }
   return payload.method === "_sandboxagent/session/ended" ? false : open;
+}
+
+/**
+ * Whether the connection's stream brings a stored request back itself: the stream replays the
+ * events after the cursor it was opened from (all the server still holds when it was opened
+ * without one). Such a request is the stream's to deliver; adopting it as well would handle it
+ * twice when the copy arrives after the adopted one's answer (the id is then free for the agent
+ * to reuse, so the copy counts as new). A cursor that cannot be compared (not numeric) is adopted:
+ * a copy that came first is then the one taken (`adoptAgentRequest` ignores an id already received).
+ */
+export function replayedBy(from: string | undefined, cursor: string | undefined): boolean {
+  const numeric = (value: string | undefined) => value !== undefined && /^\d+$/.test(value);
+  if (!numeric(cursor)) return false;
+  if (from === undefined) return true;
+  return numeric(from) && Number(cursor) > Number(from);
 }
 
 /** The earlier of two stream cursors (numeric when both are; an unknown one means "from the start"). */
@@ -262,7 +292,10 @@ export async function resumeStored(
       conn.openSessions.add(record.agentSessionId);
       // Still the connection the agent asked on: what an earlier client left unanswered is answered
       // from here (the user's reply, or `cancelled` with the turn), under the request's own id.
-      for (const request of waiting) conn.protocol.adoptAgentRequest(request);
+      // Those the stream replays are left to it (see `replayedBy`): each is taken once.
+      for (const { request, cursor } of waiting) {
+        if (!replayedBy(conn.settings.lastEventId, cursor)) conn.protocol.adoptAgentRequest(request);
+      }
       const handle = { sessionId: record.agentSessionId, metadata: {}, raw: {} };
       return { ...handle, localId, resumedBy: reattached ? "reattached" : "attached" } satisfies ResumedSession;
     }
@@ -332,7 +365,7 @@ export async function restoreStored(parts: ResumeParts, call: CallSignal, ids?: 
   // Every session is mapped before the first connection is made: sessions that share the stored
   // connection all see its replay, which starts at the earliest of their cursors.
   const cursors = new Map<string, string | undefined>();
-  const waiting = new Map<string, AcpRequest[]>();
+  const waiting = new Map<string, StoredRequest[]>();
   for (const record of records) {
     const adopted = await fromStore(name, record.id, () => adopt(parts.recording, record, signal), signal);
     const key = record.lastConnectionId;

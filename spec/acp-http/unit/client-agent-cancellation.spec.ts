@@ -107,6 +107,29 @@ describe("AcpHttpClient handler cancellation", () => {
     });
   });
 
+  it("does not take over a request already received or adopted here, even once it is answered", async () => {
+    const h = await withPendingDialogs();
+    // The stream brought it (a replay), and its answer went out before the stored copy is adopted.
+    h.stream.send(1, permissionRequest("p1", "s1"));
+    await settle();
+    h.replies.get("call-p1")?.resolve(SELECTED);
+    await h.server.until(() => h.posts().find((post) => post.id === "p1"));
+    h.client.adoptAgentRequest(permissionRequest("p1", "s1") as never);
+    // Adopted and answered, then adopted again.
+    h.client.adoptAgentRequest(permissionRequest("p2", "s1") as never);
+    await settle();
+    h.replies.get("call-p2")?.resolve(SELECTED);
+    await h.server.until(() => h.posts().find((post) => post.id === "p2"));
+    h.replies.clear();
+    h.client.adoptAgentRequest(permissionRequest("p2", "s1") as never);
+    await settle();
+    expect([...h.replies.keys()]).toEqual([]);
+    expect(h.posts().filter((post) => post.id === "p1" || post.id === "p2")).toEqual([
+      { jsonrpc: "2.0", id: "p1", result: SELECTED },
+      { jsonrpc: "2.0", id: "p2", result: SELECTED },
+    ]);
+  });
+
   it("aborts the handler on $/cancel_request, answers -32800, and sends no late answer", async () => {
     const h = await withPendingDialogs();
     h.stream.send(1, permissionRequest("p1", "s1"));

@@ -1,6 +1,6 @@
 // Which of the agent's requests in a stored history still wait for the user: those a client back on
 // the same connection takes over after a reload.
-import { WaitingRequests } from "../../../lib/sandbox/sessions/resume.js";
+import { replayedBy, WaitingRequests } from "../../../lib/sandbox/sessions/resume.js";
 import { inputAnswerPayload, permissionAnswerPayload } from "../../../lib/sandbox/transcript/index.js";
 import type { SessionEvent } from "../../../lib/sandbox/persistence/schemas.js";
 
@@ -76,5 +76,20 @@ describe("the agent's requests still waiting in a stored history", () => {
     waiting.read(prompt());
     waiting.read(request);
     expect(waiting.requests()).toEqual([request.payload]);
+  });
+});
+
+describe("whether the reattached stream brings a waiting request back itself", () => {
+  it("does for one stored after the cursor the stream resumes from, or any when it resumes without one", () => {
+    expect(replayedBy("7", "8")).toBe(true);
+    expect(replayedBy(undefined, "8")).toBe(true);
+    expect(replayedBy("8", "8")).toBe(false);
+    expect(replayedBy("12", "9")).toBe(false);
+  });
+
+  it("does not when a cursor cannot be compared: that request is adopted", () => {
+    expect(replayedBy("7", undefined)).toBe(false);
+    expect(replayedBy("abc", "8")).toBe(false);
+    expect(replayedBy("7", "x-8")).toBe(false);
   });
 });
