@@ -180,7 +180,8 @@ export class Outbox {
   ): Promise<SendOutcome> {
     let sent: Sent;
     try {
-      sent = await this.#authorized(sending, body, headers, send);
+      // Only a token function can be asked again: otherwise no second async step per POST.
+      sent = await (this.#settings.refreshableToken ? this.#authorized(sending, body, headers, send) : sending);
     } catch (error) {
       throw this.#failed(error, send);
     }

@@ -6,20 +6,46 @@
 import { memoryStore, SandboxAgentClient, type SessionStore } from "../../lib/sandbox/index.js";
 import { localLeases, type SessionLeases } from "../../lib/sandbox/persistence/index.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
+import { Gate } from "./gated-store.js";
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
-/** A memoryStore with leases of its own whose writes and releases never answer once `quiet` is set. */
-function quietingStore(): SessionStore & { quiet: boolean } {
+/**
+ * A memoryStore with leases of its own: once `quiet` is set its writes, releases and renewals never
+ * answer; while `writes` is closed its event writes wait (the rest answers). `renewals` counts the
+ * renewals answered.
+ */
+function quietingStore(): SessionStore & { quiet: boolean; writes: Gate; renewals: number; inner: SessionStore } {
   const inner = memoryStore();
   const local = localLeases(inner);
-  const store = Object.create(inner) as SessionStore & { quiet: boolean };
-  store.quiet = false;
-  const leases: SessionLeases = { ...local, release: (lease) => (store.quiet ? never() : local.release(lease)) };
+  const store = Object.create(inner) as SessionStore & { quiet: boolean; writes: Gate; renewals: number; inner: SessionStore };
+  Object.assign(store, { quiet: false, writes: new Gate(), renewals: 0, inner });
+  const leases: SessionLeases = {
+    ...local,
+    release: (lease) => (store.quiet ? never() : local.release(lease)),
+    renew: (owner, held, ttlMs) => {
+      if (store.quiet) return never();
+      store.renewals++;
+      return local.renew(owner, held, ttlMs);
+    },
+  };
   Object.defineProperty(store, "leases", { value: leases });
   store.updateSession = (session) => (store.quiet ? never() : inner.updateSession(session));
-  store.insertEvent = (sessionId, event) => (store.quiet ? never() : inner.insertEvent(sessionId, event));
+  store.insertEvent = async (sessionId, event) => {
+    if (store.quiet) return never();
+    await store.writes.pass();
+    return inner.insertEvent(sessionId, event);
+  };
   return store;
+}
+
+/** Waits (bounded) until `fact` holds, looking every 20 ms. */
+async function until(fact: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!fact()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 describe("disconnect() of a worker whose store went quiet", () => {
@@ -57,5 +83,51 @@ describe("disconnect() of a worker whose store went quiet", () => {
     }
     expect(taken).toBe(sessionId);
     await other.disconnect();
+  }, 30_000);
+
+  it("waits for slow writes while the store still renews the leases, then releases them", async () => {
+    const store = quietingStore();
+    const producer = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store });
+    const { sessionId } = await producer.newSession();
+    await producer.disconnect();
+
+    const worker = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store });
+    await worker.restoreSessions({ claim: { ttlMs: 1500 } });
+    store.writes.close();
+    await worker.prompt(sessionId, "hello");
+    let resolved = false;
+    const done = worker.disconnect().then(() => (resolved = true));
+    // Past the deadline the leases had when disconnect() began: renewals every 500 ms, 5 of them.
+    const renewed = store.renewals;
+    await until(() => store.renewals >= renewed + 5, "five more renewals");
+    expect(resolved).toBe(false);
+    store.writes.open();
+    await done;
+    const stored = await store.inner.listEvents({ sessionId, limit: 1000 });
+    expect(stored.items.some((event) => (event.payload as { method?: string }).method === "session/prompt")).toBe(true);
+    // Released, not left to expire: another worker claims the session at once.
+    const other = await localLeases(store.inner).claim({ owner: "other", ttlMs: 5000, max: 10 });
+    expect(other.map((lease) => lease.sessionId)).toEqual([sessionId]);
+  }, 30_000);
+
+  it("resolves within one ttl when the leases already ran out and the store stays quiet", async () => {
+    const store = quietingStore();
+    const producer = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store });
+    const { sessionId } = await producer.newSession();
+    await producer.disconnect();
+
+    const worker = new SandboxAgentClient({ baseUrl: server.baseUrl, agent: "mock", store });
+    const lost: string[] = [];
+    worker.leaseLost$.subscribe(({ sessionId: id, reason }) => lost.push(`${id}:${reason}`));
+    await worker.restoreSessions({ claim: { ttlMs: 1000 } });
+    store.quiet = true;
+    await worker.prompt(sessionId, "hello").catch(() => undefined);
+    await until(() => lost.length > 0, "the lease lost");
+    expect(lost).toEqual([`${sessionId}:expired`]);
+    const outcome = await Promise.race([
+      worker.disconnect().then(() => "resolved"),
+      new Promise<string>((resolve) => setTimeout(() => resolve("still waiting after 15 s"), 15_000).unref()),
+    ]);
+    expect(outcome).toBe("resolved");
   }, 30_000);
 });

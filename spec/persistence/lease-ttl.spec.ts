@@ -1,5 +1,5 @@
 import { jest } from "@jest/globals";
-import { memoryStore, SandboxAgentClient } from "../../lib/sandbox/index.js";
+import { LeaseLostError, memoryStore, SandboxAgentClient } from "../../lib/sandbox/index.js";
 import {
   LeaseKeeper,
   localLeases,
@@ -77,5 +77,29 @@ describe("lease ttlMs", () => {
       await jest.advanceTimersByTimeAsync(2000);
       expect(lost).toEqual([{ sessionId: "s1", generation: 1, reason: "expired" }]);
     });
+  });
+});
+
+describe("a lease across a suspend of the machine", () => {
+  // The monotonic clock does not run while a machine sleeps; the wall clock does. A suspend is the
+  // wall clock moving on while the monotonic clock stands still: here, Date.now jumps 2 minutes.
+  it("is lost on waking when the suspend outlasted it, though no timer has fired yet", async () => {
+    const store = await storeWithOpenSession();
+    const keeper = new LeaseKeeper(localLeases(store), "w", 60_000);
+    const lost: LeaseLost[] = [];
+    keeper.lost$.subscribe((l) => lost.push(l));
+    expect(await keeper.claim()).toHaveLength(1);
+    expect(keeper.holds("s1")).toBe(true);
+    const realNow = Date.now;
+    const woke = realNow.call(Date) + 120_000;
+    Date.now = () => woke;
+    try {
+      expect(keeper.holds("s1")).toBe(false);
+      expect(() => keeper.check("s1")).toThrow(LeaseLostError);
+      expect(lost).toEqual([{ sessionId: "s1", generation: 1, reason: "expired" }]);
+    } finally {
+      Date.now = realNow;
+      await keeper.releaseAll();
+    }
   });
 });

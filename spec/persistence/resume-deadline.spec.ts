@@ -5,6 +5,7 @@
 // client) and a loopback HTTP server that accepts requests and never answers them.
 import { createServer, type Server } from "node:http";
 import { CallTimeoutError, memoryStore, SandboxAgentClient, type SessionStore } from "../../lib/sandbox/index.js";
+import { localLeases } from "../../lib/sandbox/persistence/index.js";
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
@@ -59,6 +60,17 @@ describe("resumeSession and restoreSessions keep one deadline", () => {
       expect([name, error]).toEqual([name, expect.any(CallTimeoutError)]);
       expect((error as Error).message).toMatch(/(restoreSessions|resumeSession) timed out after 300 ms/);
     }
+  });
+
+  it("restoreSessions({ claim }) ends at its timeoutMs when the store goes quiet after the claim", async () => {
+    const inner = memoryStore();
+    await inner.updateSession({ id: "s1", agent: "mock", agentSessionId: "s1", lastConnectionId: "old", createdAt: 1 });
+    const leases = { ...localLeases(inner), release: () => never<void>() };
+    const store: SessionStore = { ...inner, leases, getSession: () => never(), listEvents: () => never() };
+    const quiet = client({ baseUrl: "http://127.0.0.1:9", store });
+    const error = await failure(quiet.restoreSessions({ claim: true, timeoutMs: 300 }));
+    expect(error).toBeInstanceOf(CallTimeoutError);
+    expect((error as Error).message).toBe("restoreSessions timed out after 300 ms");
   });
 
   it("fail with their CallTimeoutError when the server never answers, not a connect error per attempt", async () => {

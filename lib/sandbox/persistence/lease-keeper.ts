@@ -53,6 +53,19 @@ export function checkLeaseTtl(ttlMs: unknown): number {
  */
 const monotonic = (): number => performance.now();
 
+/**
+ * A moment on both clocks. The monotonic one does not run while the machine is suspended (a laptop
+ * asleep, a VM paused and resumed): after a suspend longer than a lease, only the wall clock shows
+ * that the lease ran out. A lease is held while both clocks say its deadline has not passed: a
+ * wall-clock step back cannot extend it (the monotonic clock still ends it) and a suspend cannot
+ * either (the wall clock does).
+ */
+interface Moment {
+  mono: number;
+  wall: number;
+}
+const moment = (): Moment => ({ mono: monotonic(), wall: Date.now() });
+
 /** A timeout of any length at a `monotonic()` time: longer than a timer can take, a chain of timers (unref'd). */
 function deadlineTimer(at: number, fire: () => void): { clear(): void } {
   let timer: ReturnType<typeof setTimeout>;
@@ -66,10 +79,15 @@ function deadlineTimer(at: number, fire: () => void): { clear(): void } {
   return { clear: () => clearTimeout(timer) };
 }
 
+/** Whether a held lease's deadline has passed on neither clock (see `Moment`). */
+const inTime = (held: Held): boolean => monotonic() < held.deadline && Date.now() < held.wallDeadline;
+
 interface Held {
   lease: SessionLease;
   /** `monotonic()` time by which a renewal must have succeeded: past it, the lease is treated as lost. */
   deadline: number;
+  /** The same deadline on the wall clock (see `Moment`). */
+  wallDeadline: number;
   timer: { clear(): void };
 }
 
@@ -77,7 +95,7 @@ interface Held {
  * A worker's leases: claims, renews every `ttlMs / 3`, and gives each lease up locally before the
  * store could let another worker have it. The store sets a lease's expiry to its own clock at the
  * moment the claim or renewal runs plus `ttlMs`; that moment is after this process sent the request,
- * so `sent + ttlMs` (local monotonic clock, never stepped) is never later than the store's expiry,
+ * so `sent + ttlMs` (on the local clocks, see `Moment`) is never later than the store's expiry,
  * assuming both clocks run at the same rate; a margin (a tenth of `ttlMs`, at most 2 s) covers timer
  * lateness and drift. When no renewal has succeeded by `sent + ttlMs - margin`, the lease is lost here
  * and `lost$` says so, while the store still refuses every other claimant. A paused process misses
@@ -112,7 +130,7 @@ export class LeaseKeeper {
 
   /** Claims up to `max` sessions; the new leases are renewed from now on. */
   async claim(max = UNLIMITED): Promise<SessionLease[]> {
-    const sent = monotonic();
+    const sent = moment();
     const claimed = await this.#leases.claim({ owner: this.owner, ttlMs: this.ttlMs, max });
     for (const lease of claimed) {
       this.#claimed.set(lease.sessionId, lease.generation);
@@ -124,7 +142,7 @@ export class LeaseKeeper {
 
   holds(sessionId: string): boolean {
     const held = this.#held.get(sessionId);
-    return held !== undefined && monotonic() < held.deadline;
+    return held !== undefined && inTime(held);
   }
 
   /**
@@ -135,7 +153,7 @@ export class LeaseKeeper {
     const generation = this.#claimed.get(sessionId);
     if (generation === undefined) return;
     const held = this.#held.get(sessionId);
-    if (held && monotonic() < held.deadline) return;
+    if (held && inTime(held)) return;
     if (held) this.#drop(sessionId, "expired");
     throw new LeaseLostError(sessionId, generation, "this worker no longer holds it");
   }
@@ -162,16 +180,23 @@ export class LeaseKeeper {
   }
 
   /**
-   * `work` (the last writes, then `releaseAll`), waited for at most until the last lease held now
-   * would be lost here anyway: past that, any worker may claim the sessions and there is nothing left
-   * to give back, so a store that stopped answering holds the caller no longer. Then the keeper lets
-   * go of every lease without telling the store, and stops renewing.
+   * `work` (the last writes, then `releaseAll`), waited for at most as long as this worker holds a
+   * lease: while renewals get through, the leases' deadlines move on and so does the wait; once the
+   * last one passes, any worker may claim the sessions and there is nothing left to give back, so a
+   * store that stopped answering holds the caller no longer. With no lease held any more (they ran
+   * out before), at most one `ttlMs`. Then the keeper lets go of every lease without telling the
+   * store, and stops renewing.
    */
   async whileHeld(work: () => Promise<void>): Promise<void> {
-    const deadlines = [...this.#held.values()].map((held) => held.deadline);
-    if (deadlines.length === 0) return work();
     let timer: { clear(): void } | undefined;
-    const expired = new Promise<void>((resolve) => (timer = deadlineTimer(Math.max(...deadlines), resolve)));
+    const expired = new Promise<void>((resolve) => {
+      const check = () => {
+        const latest = this.#latestDeadline();
+        if (latest !== undefined && latest > monotonic()) timer = deadlineTimer(latest, check);
+        else resolve();
+      };
+      timer = deadlineTimer(this.#latestDeadline() ?? monotonic() + this.ttlMs, check);
+    });
     try {
       await Promise.race([work(), expired]);
     } finally {
@@ -182,12 +207,20 @@ export class LeaseKeeper {
     this.#stopRenewing();
   }
 
-  #hold(lease: SessionLease, sent: number): void {
+  /** The latest deadline among the leases held now, if any. */
+  #latestDeadline(): number | undefined {
+    let latest: number | undefined;
+    for (const held of this.#held.values()) latest = Math.max(latest ?? held.deadline, held.deadline);
+    return latest;
+  }
+
+  #hold(lease: SessionLease, sent: Moment): void {
     const previous = this.#held.get(lease.sessionId);
     previous?.timer.clear();
-    const deadline = sent + this.ttlMs - this.#margin;
+    const deadline = sent.mono + this.ttlMs - this.#margin;
+    const wallDeadline = sent.wall + this.ttlMs - this.#margin;
     const timer = deadlineTimer(deadline, () => this.#drop(lease.sessionId, "expired"));
-    this.#held.set(lease.sessionId, { lease, deadline, timer });
+    this.#held.set(lease.sessionId, { lease, deadline, wallDeadline, timer });
   }
 
   #drop(sessionId: string, reason: LeaseLost["reason"]): void {
@@ -217,7 +250,7 @@ export class LeaseKeeper {
     if (this.#inFlight !== undefined || this.#held.size === 0) return;
     const attempt = {};
     this.#inFlight = attempt;
-    const sent = monotonic();
+    const sent = moment();
     const holding = [...this.#held.values()];
     const asked = holding.map((held) => held.lease);
     // A renewal that never returns (its connection went silent: no reset ever comes) must not stop
@@ -235,7 +268,7 @@ export class LeaseKeeper {
       for (const lease of renewed) {
         // Renewed, but only counts if it came back in time (the deadline timer may have fired already).
         const held = this.#held.get(lease.sessionId);
-        if (held && held.lease.generation === lease.generation && monotonic() < held.deadline) this.#hold(lease, sent);
+        if (held && held.lease.generation === lease.generation && inTime(held)) this.#hold(lease, sent);
       }
       for (const lease of asked) {
         if (!back.has(lease.sessionId) && this.#held.get(lease.sessionId)?.lease.generation === lease.generation) {

@@ -156,9 +156,12 @@ export class Sessions implements ResumeParts {
       if (leases.length === 0) return [];
       try {
         const resumed = await restoreStored(this, within, leases.map((lease) => lease.sessionId));
-        return await this.#claims.keepResumed(leases, resumed);
+        const keep = () => this.#claims.keepResumed(leases, resumed);
+        return await fromStore("restoreSessions", undefined, keep, within.signal);
       } catch (error) {
-        await giveBack(leases);
+        // Past the deadline the store may be what stopped answering: the leases go back without a wait.
+        if (within.signal?.aborted) void giveBack(leases);
+        else await giveBack(leases);
         throw error;
       }
     });
