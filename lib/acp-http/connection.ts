@@ -110,6 +110,7 @@ export class Connection
         contiguousIds: options.contiguousEventIds,
         onCursor: options.onCursor,
         sink,
+        maxMessageBytes,
         refreshableToken: typeof options.token === "function",
       },
       this,
