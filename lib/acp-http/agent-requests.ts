@@ -28,8 +28,8 @@ export interface HandlerContext {
   /**
    * Aborted when the answer stopped mattering: the client cancelled the turn of this
    * request's session (`session/cancel`), the agent withdrew the request
-   * (`$/cancel_request`), or the connection closed. A dialog can close itself on it; a
-   * permission answer given after it is not sent (the client answers `cancelled`, or
+   * (`$/cancel_request`), or the connection closed or is being rebuilt. A dialog can close
+   * itself on it; a permission answer given after it is not sent (the client answers `cancelled`, or
    * -32800 for a withdrawn request, at once).
    */
   signal: AbortSignal;
@@ -184,7 +184,7 @@ interface Pending {
  * window is the same request delivered twice, while the same id after it is a new request
  * (JSON-RPC allows reuse once answered). Replays of one event are dropped earlier, by the
  * stream's cursor. A handler's signal aborts when its turn is cancelled, when the agent
- * withdraws the request, or when the connection closes.
+ * withdraws the request, or when the connection closes or is rebuilt (`forgetAll`).
  */
 export class AgentRequests {
   readonly #options: AgentRequestsOptions;
@@ -232,6 +232,21 @@ export class AgentRequests {
     if (!entry || entry.answered) return;
     entry.controller.abort(new Error("the agent withdrew the request"));
     void this.#answer(entry, WITHDRAWN);
+  }
+
+  /**
+   * The connection is being rebuilt: the agent that asked is gone, and the new one numbers its
+   * requests afresh, so a pending id would shadow the new agent's request and a late answer would
+   * answer it. Every pending handler stops (its signal aborts, as on a close) and nothing is sent.
+   */
+  forgetAll(reason: unknown): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = undefined;
+    for (const entry of pending.values()) {
+      entry.answered = true;
+      entry.controller.abort(reason);
+    }
   }
 
   async #answer(entry: Pending, answer: AgentRequestAnswer, after?: Promise<unknown>): Promise<void> {

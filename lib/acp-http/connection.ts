@@ -4,6 +4,7 @@
 import { BehaviorSubject, distinctUntilChanged, type Observable } from "rxjs";
 import { LazySubject } from "../internal/lazy-subject.js";
 import type { AcpReconnectAttempt } from "../internal/backoff.js";
+import { deadlineSignal, startDeadline, untilAborted } from "../internal/abort.js";
 import { joinUrl } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { AgentRequests } from "./agent-requests.js";
@@ -11,11 +12,13 @@ import { ACP_DEFAULTS } from "./defaults.js";
 import type { CloseInfo, RequestOptions, ResolvedClientOptions } from "./client-options.js";
 import { isErrorResponse, type AcpRequest, type AcpResponse, type JsonRpcId } from "./envelope.js";
 import {
+  AcpAbortError,
   AcpConnectionClosedError,
   AcpHttpError,
   AcpInterruptedError,
   AcpProtocolVersionError,
   AcpRpcError,
+  AcpTimeoutError,
   type CloseReason,
 } from "./errors.js";
 import type { EventGap, EventStreamStatus } from "./event-stream.js";
@@ -81,6 +84,10 @@ export class Connection
   readonly #asked: ProtocolProfile;
   /** The version spoken: the one asked for until `initialize` is answered, then the agent's (`speak`). */
   #profile: ProtocolProfile;
+  /** The first `initialize` is out and unanswered: losing the connection now fails it (`initialize-failed`). */
+  #opening = false;
+  /** An `initialize` was answered: from then on a lost connection is `connection-lost` (or recovered). */
+  #initializedOnce = false;
   #resolveClosed!: (info: CloseInfo) => void;
   #closeInfo: CloseInfo | undefined;
   #deleting: Promise<void> | undefined;
@@ -178,8 +185,31 @@ export class Connection
   request(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
     // While a lost connection is rebuilt, requests wait for the new one. Not async: 3 microtasks fewer each.
     const recovering = this.closeInfo ? undefined : this.#recovery.pending;
+    if (method === "initialize" && !this.#initializedOnce) this.#opening = true;
     if (!recovering) return this.#send(method, params, options, deferStream); // #send fails a closed one
-    return recovering.then(() => this.#send(method, params, options, deferStream));
+    return this.#sendAfterRecovery(recovering, method, params, options, deferStream);
+  }
+
+  /**
+   * A call made during a rebuild: its one deadline starts now, so the wait for the new connection
+   * counts against its `timeoutMs` and its `signal` ends that wait too; then it goes out under the same signal.
+   */
+  async #sendAfterRecovery(
+    recovering: Promise<void>,
+    method: string,
+    params: unknown,
+    options: RequestOptions,
+    deferStream: boolean,
+  ): Promise<unknown> {
+    const deadline = deadlineSignal(options, (ms) => new AcpTimeoutError(method, ms));
+    try {
+      await untilAborted(recovering, deadline.signal, (reason) =>
+        reason instanceof AcpTimeoutError ? reason : new AcpAbortError(method, reason),
+      );
+      return await this.#send(method, params, { signal: deadline.signal }, deferStream);
+    } finally {
+      deadline.dispose();
+    }
   }
 
   async #send(method: string, params: unknown, options: RequestOptions, deferStream = false): Promise<unknown> {
@@ -222,6 +252,8 @@ export class Connection
 
   /** After `initialize`: the protocol version goes on every later request (RFD). */
   #initialized(result: unknown): void {
+    this.#initializedOnce = true;
+    this.#opening = false;
     const version = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (typeof version === "number" || typeof version === "string") this.http.setProtocolVersion(version);
     // A transport that carries the frames itself is open now: no event stream will say so.
@@ -230,6 +262,9 @@ export class Connection
 
   /** Sends a notification; resolves once the server accepted it. */
   async notify(method: string, params: unknown): Promise<void> {
+    // During a rebuild there is no connection to address it to yet: it waits for the new one (bounded).
+    const recovering = this.closeInfo ? undefined : this.#recovery.pending;
+    if (recovering) await this.#untilRecovered(recovering, method);
     this.#assertOpen(method);
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
     const envelope = { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) };
@@ -247,6 +282,20 @@ export class Connection
       const lifetime = this.#lifetime.signal;
       if (!lifetime.aborted || error !== lifetime.reason) throw error;
       throw new AcpConnectionClosedError(this.closeInfo?.reason ?? "disconnected", { method });
+    }
+  }
+
+  /**
+   * Waits for the rebuild under way, at most `ACP_DEFAULTS.recoveryWaitMs`; past that the message fails
+   * as interrupted. A rebuild that fails closes the connection, which the caller then finds closed.
+   */
+  async #untilRecovered(recovering: Promise<void>, method: string): Promise<void> {
+    const controller = new AbortController();
+    const cancel = startDeadline(ACP_DEFAULTS.recoveryWaitMs, () => controller.abort());
+    try {
+      await untilAborted(recovering, controller.signal, () => new AcpInterruptedError(method));
+    } finally {
+      cancel();
     }
   }
 
@@ -301,12 +350,14 @@ export class Connection
   /**
    * The server no longer knows this connection (404), or the socket dropped. With recovery on
    * and an `initialize` to repeat, a new connection is built and true is returned; otherwise
-   * the connection closes as `connection-lost`.
+   * the connection closes as `connection-lost` (`initialize-failed` while the first `initialize`
+   * is unanswered, as when that call fails any other way).
    */
   lost(cause: unknown): boolean {
     if (this.closeInfo) return false;
     if (this.#recovery.start(cause)) return true;
-    void this.close("connection-lost", cause);
+    // Before the first `initialize` was answered there was no connection to lose: that call failed.
+    void this.close(this.#opening ? "initialize-failed" : "connection-lost", cause);
     return false;
   }
 
@@ -386,6 +437,8 @@ export class Connection
     this.inbound.releaseHeld();
     this.#correlator.rejectAll((method) => new AcpInterruptedError(method, cause));
     this.#turns?.failAll((method) => new AcpInterruptedError(method, cause));
+    // The agent that asked is gone; the rebuilt one numbers its requests afresh.
+    this.#agentRequests.forgetAll(new AcpInterruptedError(undefined, cause));
   }
 
   resetTransports(): void {

@@ -46,4 +46,9 @@ export const ACP_DEFAULTS = {
   postReleaseMs: 1000,
   /** The bound of each request a recovery sends itself (`initialize`, `session/load`). */
   recoveryRequestTimeoutMs: 15_000,
+  /**
+   * How long a notification (`session/cancel`, ...) sent during a rebuild waits for the new connection
+   * before it fails with `AcpInterruptedError` (a request waits within its own deadline instead).
+   */
+  recoveryWaitMs: 30_000,
 } as const;

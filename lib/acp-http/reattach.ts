@@ -19,7 +19,8 @@
  */
 import type { InitializeParams, McpServer } from "./acp-types.js";
 import { AcpHttpClient } from "./client.js";
-import { resolveClientOptions, type AcpHttpClientOptions } from "./client-options.js";
+import { resolveClientOptions, type AcpHttpClientOptions, type RequestOptions } from "./client-options.js";
+import { ACP_DEFAULTS } from "./defaults.js";
 import { AcpConnectionClosedError } from "./errors.js";
 import { SessionLedger, type AcpRecovery } from "./recovery.js";
 
@@ -68,12 +69,18 @@ export interface AcpReattachment {
  *
  * `watch` gets each client made here before it opens or sends anything: subscribe to its
  * `envelopes$` there, because the replay starts as soon as a stream opens.
+ *
+ * `call.timeoutMs` bounds each request sent here (each `attachSession`, `initialize`, `session/load`;
+ * default `ACP_DEFAULTS.recoveryRequestTimeoutMs`, as a recovery's own requests), so a server that never
+ * answers fails an attempt instead of holding `reattach()`; `call.signal` stops it all.
  */
 export async function reattach(
   options: AcpHttpClientOptions,
   stored: StoredConnection,
   watch: (client: AcpHttpClient) => void = () => undefined,
+  call: RequestOptions = {},
 ): Promise<AcpReattachment> {
+  const bound = { signal: call.signal, timeoutMs: call.timeoutMs ?? ACP_DEFAULTS.recoveryRequestTimeoutMs };
   const version = stored.protocolVersion ?? options.protocolVersion;
   const client = new AcpHttpClient({
     ...options,
@@ -82,12 +89,12 @@ export async function reattach(
   });
   watch(client);
   const outcomes = await Promise.allSettled(
-    stored.sessions.map((session) => client.attachSession(session.sessionId, { lastEventId: session.lastEventId })),
+    stored.sessions.map(({ sessionId, lastEventId }) => client.attachSession(sessionId, { ...bound, lastEventId })),
   );
   if (!client.closeInfo) {
     const resumed = stored.sessions.filter((_, i) => outcomes[i]?.status === "fulfilled");
     const refused = stored.sessions.filter((_, i) => outcomes[i]?.status === "rejected");
-    const request = (method: string, params: unknown) => client.request(method, params);
+    const request = (method: string, params: unknown) => client.request(method, params, bound);
     const { loaded, failed } = await SessionLedger.of(stored.initialize ?? {}, refused).loadAll({ request });
     return { client, reattached: true, resumed: resumed.map((s) => s.sessionId), loaded, failed };
   }
@@ -101,7 +108,7 @@ export async function reattach(
   let current: AcpHttpClient | undefined;
   const recovery = await ledger.recover({
     policy: resolved.reconnectPolicy,
-    signal: new AbortController().signal,
+    signal: call.signal ?? new AbortController().signal,
     logger: resolved.logger,
     // A client whose first `initialize` failed is closed for good: each attempt gets a new one.
     reset: () => {
@@ -112,8 +119,8 @@ export async function reattach(
       const next = current as AcpHttpClient;
       const result =
         method === "initialize"
-          ? await next.initialize(params as Partial<InitializeParams>)
-          : await next.request(method, params);
+          ? await next.initialize(params as Partial<InitializeParams>, bound)
+          : await next.request(method, params, bound);
       // The new `initialize` result tells whether the agent can `session/load`.
       ledger.note(method, params, result);
       return result;

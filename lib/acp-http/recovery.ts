@@ -205,15 +205,19 @@ export class ConnectionRecovery {
     this.#base.logger.warn("connection lost: re-initializing", { error: (cause as Error | undefined)?.message });
     const owner = this.#owner;
     owner.recoveryStarted(cause);
-    this.#pending = this.ledger
-      .recover({
-        ...this.#base,
-        reset: () => owner.resetTransports(),
-        request: (method, params) => owner.recoveryRequest(method, params),
-        connectionId: () => owner.connectionId,
-        onAttempt: (attempt) => owner.reconnecting(attempt),
-        cause,
-      })
+    // Started a microtask later, so that `pending` is set before the first attempt is reported: a
+    // call made from a `reconnecting$` subscriber waits for the new connection like any other.
+    this.#pending = Promise.resolve()
+      .then(() =>
+        this.ledger.recover({
+          ...this.#base,
+          reset: () => owner.resetTransports(),
+          request: (method, params) => owner.recoveryRequest(method, params),
+          connectionId: () => owner.connectionId,
+          onAttempt: (attempt) => owner.reconnecting(attempt),
+          cause,
+        }),
+      )
       .then(
         (recovery) => {
           this.#pending = undefined;

@@ -11,7 +11,7 @@ import { normalizeTimeout } from "./abort.js";
 export interface ReconnectPolicy {
   /** First delay, in ms. Default 500. */
   initialDelayMs?: number;
-  /** Upper bound for one delay, in ms. Default 10 000. */
+  /** Upper bound for one delay, in ms, a server's SSE `retry:` included. Default 10 000. */
   maxDelayMs?: number;
   /** Growth per attempt. Default 2. */
   factor?: number;
@@ -83,7 +83,8 @@ export function normalizeReconnectPolicy(
 /**
  * The delay before reconnect attempt `attempt` (1-based). A `retry:` value from the
  * server replaces the exponential base but keeps the jitter, so many clients told
- * the same value do not come back in lockstep.
+ * the same value do not come back in lockstep; `maxDelayMs` caps it as it caps the
+ * backoff (a server asking for an hour must not park the client for one).
  */
 export function reconnectDelay(
   policy: NormalizedReconnectPolicy,
@@ -91,8 +92,10 @@ export function reconnectDelay(
   serverRetryMs?: number,
   random: () => number = Math.random,
 ): number {
-  const base =
-    serverRetryMs ?? Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** Math.max(0, attempt - 1));
+  const base = Math.min(
+    policy.maxDelayMs,
+    serverRetryMs ?? policy.initialDelayMs * policy.factor ** Math.max(0, attempt - 1),
+  );
   const spread = base * policy.jitter;
   return Math.max(0, Math.round(base - spread + random() * 2 * spread));
 }

@@ -55,6 +55,8 @@ export const DESKTOP_DEFAULTS = {
   prefix: "/v1/desktop",
   /** `clipboard.set`: the server's `POST` never answers (it waits for the `xclip` it leaves running). */
   clipboardSetTimeoutMs: 3000,
+  /** Of that bound, what is kept for reading the clipboard back (at most half of it). */
+  clipboardReadBackMs: 1000,
   /** `screen$`: the least time between the starts of two screenshots, and each one's bound. */
   screenIntervalMs: 1000,
   screenTimeoutMs: 10_000,

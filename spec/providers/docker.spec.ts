@@ -137,6 +137,32 @@ describeWith([DOCKER])("docker() provider", () => {
     expect(await ours()).toEqual([]);
   }, 60_000);
 
+  it("createContainerOptions' HostConfig and Labels add to the provider's: reachable, sweep() finds it", async () => {
+    const limited = docker({
+      image,
+      docker: daemon.docker,
+      binds: TEST_BINDS,
+      createContainerOptions: {
+        HostConfig: { Memory: 512 * 1024 * 1024 },
+        Labels: { [RUN_LABEL]: RUN, [DOCKER_LABELS.managed]: "false" },
+      },
+      startTimeoutMs: 30_000,
+    });
+    const info = await limited.create();
+    try {
+      const headers = { authorization: `Bearer ${info.token}` };
+      expect((await fetch(`${info.baseUrl}/v1/health`, { headers })).status).toBe(200);
+      const details = await daemon.docker.getContainer(info.id).inspect();
+      expect(details.HostConfig).toMatchObject({ NetworkMode: "host", Memory: 512 * 1024 * 1024, Binds: TEST_BINDS });
+      expect(details.Config.Labels?.[DOCKER_LABELS.managed]).toBe("true");
+      await daemon.docker.getContainer(info.id).kill();
+      expect(await limited.sweep()).toContain(info.id);
+      expect(await ours()).toEqual([]);
+    } finally {
+      await limited.destroy(info.id);
+    }
+  }, 90_000);
+
   it("pauses and resumes a sandbox, and reconnects to it by id", async () => {
     const info = await provider.create();
     const headers = { Authorization: `Bearer ${info.token}` };

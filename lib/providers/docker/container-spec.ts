@@ -38,16 +38,31 @@ export async function containerSpec(
     "SANDBOX_AGENT_LOG_STDOUT=1",
     "PATH=/usr/local/bin:/usr/bin:/bin",
   ];
+  // The caller's extras merge into the nested parts rather than replace them: without the provider's
+  // networking, binds and port the server cannot be reached, and without the ownership labels sweep()
+  // cannot find the container. Other keys (Cmd, User, ...) replace the provider's, as an escape hatch should.
+  const { HostConfig: extraHost, Labels: extraLabels, Env: extraEnv, ExposedPorts: extraPorts, ...rest } =
+    options.createContainerOptions ?? {};
+  const exposed = hostNetwork ? {} : { [`${serverPort}/tcp`]: {} };
+  const ports = { ...extraPorts, ...exposed };
   return {
     Image: options.image,
     Cmd: cmd,
-    Env: [...env, ...(await resolve(options.env))],
     WorkingDir: options.defaultCwd,
-    Labels: { ...options.labels, ...plan.labels },
-    ...(hostNetwork ? {} : { ExposedPorts: { [`${serverPort}/tcp`]: {} } }),
-    HostConfig: host,
-    ...options.createContainerOptions,
+    ...rest,
+    Env: [...env, ...(await resolve(options.env)), ...(extraEnv ?? [])],
+    Labels: { ...options.labels, ...extraLabels, ...plan.labels },
+    ...(Object.keys(ports).length > 0 ? { ExposedPorts: ports } : {}),
+    HostConfig: mergeHostConfig(host, extraHost),
   };
+}
+
+/** The caller's HostConfig under the provider's: its network mode and port binding win, binds add up. */
+function mergeHostConfig(host: Dockerode.HostConfig, extra: Dockerode.HostConfig | undefined): Dockerode.HostConfig {
+  if (!extra) return host;
+  const merged: Dockerode.HostConfig = { ...extra, ...host, Binds: [...(host.Binds ?? []), ...(extra.Binds ?? [])] };
+  if (extra.PortBindings) merged.PortBindings = { ...extra.PortBindings, ...host.PortBindings };
+  return merged;
 }
 
 /** Where a container's server answers, from the command line and ports `containerSpec` gave it. */

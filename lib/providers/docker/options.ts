@@ -27,7 +27,11 @@ export interface DockerProviderOptions {
   binary?: string;
   /** Working directory for sessions inside the container; default `/home/sandbox`. */
   defaultCwd?: string;
-  /** Merged into the create request last (escape hatch for anything not covered above). */
+  /**
+   * Added to the create request (escape hatch for anything not covered above). `HostConfig`, `Labels`,
+   * `ExposedPorts` and `Env` merge with the provider's, which keeps its network mode, port binding,
+   * binds and ownership labels; any other key replaces the provider's value.
+   */
   createContainerOptions?: Partial<Dockerode.ContainerCreateOptions>;
   /** How long the server may take to answer after the container starts; default 30000 ms. */
   startTimeoutMs?: number;

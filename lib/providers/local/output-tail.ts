@@ -28,7 +28,11 @@ export class OutputTail {
   readonly #redact: string[];
   readonly #sink: LogSink | undefined;
   readonly #prefix: string;
+  /** How long an unfinished line may grow before it is cut: enough to redact a secret that starts before the cut. */
+  readonly #holdChars: number;
   #partial = "";
+  /** The rest of a line already cut is dropped up to its newline. */
+  #skipping = false;
   #listeners: ((line: string) => void)[] = [];
   readonly #ends: Promise<void>[] = [];
 
@@ -37,6 +41,7 @@ export class OutputTail {
     this.#redact = (options.redact ?? []).filter((s): s is string => typeof s === "string" && s.length > 0);
     this.#sink = options.sink;
     this.#prefix = options.prefix ?? "";
+    this.#holdChars = MAX_LINE_CHARS + Math.max(0, ...this.#redact.map((secret) => secret.length));
   }
 
   /** Reads `stream` line by line until it ends. */
@@ -76,13 +81,23 @@ export class OutputTail {
   }
 
   #push(chunk: string): void {
-    const parts = (this.#partial + chunk).split("\n");
-    this.#partial = parts.pop() ?? "";
-    if (this.#partial.length > MAX_LINE_CHARS) {
-      parts.push(this.#partial);
-      this.#partial = "";
+    let text = chunk;
+    if (this.#skipping) {
+      const newline = text.indexOf("\n");
+      if (newline < 0) return;
+      text = text.slice(newline + 1);
+      this.#skipping = false;
     }
+    const parts = (this.#partial + text).split("\n");
+    this.#partial = parts.pop() ?? "";
     for (const line of parts) this.#line(line.replace(/\r$/, ""));
+    // An endless line must not grow without bound: keep its head, cut (after redaction) like any long line.
+    // Cut it as one line, not piece by piece: a piece could begin inside a secret and show its end.
+    if (this.#partial.length > this.#holdChars) {
+      this.#line(this.#partial);
+      this.#partial = "";
+      this.#skipping = true;
+    }
   }
 
   #flush(): void {
@@ -98,9 +113,10 @@ export class OutputTail {
     for (const listener of this.#listeners) listener(line);
   }
 
+  /** Redacts, then cuts: cut first, a secret across the cut would keep its head. */
   #clean(line: string): string {
-    let out = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+    let out = line;
     for (const secret of this.#redact) out = out.split(secret).join("[redacted]");
-    return out;
+    return out.length > MAX_LINE_CHARS ? `${out.slice(0, MAX_LINE_CHARS)}…` : out;
   }
 }

@@ -86,6 +86,12 @@ describe("reconnectDelay", () => {
     expect(reconnectDelay(policy, 4, 0, middle)).toBe(0);
   });
 
+  it("caps a server retry: value at maxDelayMs, as it caps the backoff", () => {
+    const policy = noJitter({ initialDelayMs: 500, maxDelayMs: 2000 });
+    expect(reconnectDelay(policy, 1, 3_600_000, middle)).toBe(2000);
+    expect(reconnectDelay(policy, 3, 1500, middle)).toBe(1500);
+  });
+
   it("still jitters a server retry: value, so clients told the same value spread out", () => {
     const policy = normalizeReconnectPolicy({ jitter: 0.2 }, ACP_DEFAULTS.reconnect);
     expect(reconnectDelay(policy, 1, 1000, () => 0)).toBe(800);

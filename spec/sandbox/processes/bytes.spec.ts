@@ -19,4 +19,14 @@ describe("base64 for process data", () => {
     expect(toBase64(view)).toBe(Buffer.from([2, 3]).toString("base64"));
     expect(portableToBase64(view)).toBe(Buffer.from([2, 3]).toString("base64"));
   });
+
+  it("decoded bytes own their buffer: `.buffer` holds exactly them, not Node's shared pool", () => {
+    for (const length of [1, 10, 100, 5_000]) {
+      const bytes = Uint8Array.from({ length }, (_, i) => i % 251);
+      const decoded = fromBase64(Buffer.from(bytes).toString("base64"));
+      expect(decoded.byteOffset).toBe(0);
+      expect(decoded.buffer.byteLength).toBe(length);
+      expect(Buffer.from(decoded.buffer).equals(Buffer.from(bytes))).toBe(true);
+    }
+  });
 });

@@ -7,7 +7,7 @@ import type { ProcessInfo } from "../../../lib/sandbox/server/processes/schemas.
 
 export const wsConstructor = WebSocket as unknown as WebSocketConstructor;
 
-export function processesFor(baseUrl: string, token?: string, options: ProcessesOptions = { WebSocket: wsConstructor }): Processes {
+export function processesFor(baseUrl: string, token?: HttpSettings["token"], options: ProcessesOptions = { WebSocket: wsConstructor }): Processes {
   const settings: HttpSettings = { baseUrl, token, headers: undefined, fetch: undefined };
   return new Processes(new ControlPlaneHttp(settings), settings, options);
 }

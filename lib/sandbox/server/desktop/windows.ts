@@ -1,4 +1,5 @@
 import type { CallOptions } from "../../call-options.js";
+import { normalizeTimeout } from "../../../internal/abort.js";
 import { CallTimeoutError } from "../../errors.js";
 import { segment, type DesktopRoutes } from "./routes.js";
 import {
@@ -68,22 +69,33 @@ export class DesktopClipboard {
   /**
    * Sets the clipboard. The 0.4.2 server answers this only when the `xclip` it starts exits, and
    * that `xclip` keeps running to own the selection, so the answer usually never comes. The call
-   * is therefore bounded (`timeoutMs`, default 3 s); when the bound passes it reads the clipboard
-   * back once and resolves if the text is there, else fails with `CallTimeoutError`.
+   * is therefore bounded (`timeoutMs`, default 3 s, for the whole call): the POST waits for that
+   * bound less a share kept for a read-back (1 s, at most half), then the clipboard is read back
+   * once in what is left; it resolves if the text is there, else fails with `CallTimeoutError`.
    */
   async set(text: string, options: { selection?: string } = {}, call: CallOptions = {}): Promise<ActionResult> {
-    const timeoutMs = call.timeoutMs ?? CLIPBOARD_SET_TIMEOUT_MS;
+    const timeoutMs = normalizeTimeout(call.timeoutMs ?? CLIPBOARD_SET_TIMEOUT_MS);
     const body = { text, ...(options.selection !== undefined ? { selection: options.selection } : {}) };
+    const operation = "desktop.clipboard.set";
+    const post = (bound: CallOptions) =>
+      this.#routes.json(operation, ActionResultSchema, "post", "/clipboard", { json: body }, bound);
+    if (timeoutMs === undefined) return post(call);
+    // One deadline for the call: the read-back gets what the POST left of it, not a fresh one.
+    const deadline = performance.now() + timeoutMs;
+    const readBackMs = Math.min(DESKTOP_DEFAULTS.clipboardReadBackMs, Math.floor(timeoutMs / 2));
     try {
-      const bounded = { ...call, timeoutMs };
-      const operation = "desktop.clipboard.set";
-      return await this.#routes.json(operation, ActionResultSchema, "post", "/clipboard", { json: body }, bounded);
+      return await post({ ...call, timeoutMs: timeoutMs - readBackMs });
     } catch (error) {
       if (!(error instanceof CallTimeoutError)) throw error;
-      const current = await this.get(options, { ...(call.signal ? { signal: call.signal } : {}), timeoutMs });
-      if (current.text === text) return { ok: true };
-      const message = `desktop.clipboard.set: no answer within ${timeoutMs} ms and the clipboard lacks the text`;
-      throw new CallTimeoutError(message, { cause: error });
+      const left = Math.max(0, deadline - performance.now());
+      const readBack = { ...(call.signal ? { signal: call.signal } : {}), timeoutMs: left };
+      const current = await this.get(options, readBack).catch((readError: unknown) => {
+        if (readError instanceof CallTimeoutError) return undefined;
+        throw readError;
+      });
+      if (current?.text === text) return { ok: true };
+      const found = current ? "the clipboard lacks the text" : "the clipboard could not be read back in time";
+      throw new CallTimeoutError(`${operation}: no answer within ${timeoutMs} ms and ${found}`, { cause: error });
     }
   }
 }

@@ -17,7 +17,9 @@ export function toBase64(bytes: Uint8Array): string {
 export function fromBase64(text: string): Uint8Array {
   if (NodeBuffer) {
     const buffer = NodeBuffer.from(text, "base64");
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    // A small Buffer is a slice of Node's shared pool: its `.buffer` would expose unrelated bytes. Copy it out.
+    const pooled = buffer.byteOffset !== 0 || buffer.byteLength !== buffer.buffer.byteLength;
+    return pooled ? new Uint8Array(buffer) : new Uint8Array(buffer.buffer, 0, buffer.byteLength);
   }
   return portableFromBase64(text);
 }

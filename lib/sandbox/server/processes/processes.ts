@@ -1,4 +1,4 @@
-import { defer, mergeMap, type Observable } from "rxjs";
+import { mergeMap, Observable } from "rxjs";
 import type * as v from "valibot";
 import type { WebSocketConstructor } from "../../../internal/web-socket.js";
 import type { CallOptions } from "../../call-options.js";
@@ -157,7 +157,7 @@ export class Processes {
    */
   logs$(id: string, options: LogsFollowOptions = {}): Observable<ProcessLogEntry> {
     const { follow = true, ...rest } = options;
-    if (!follow) return defer(() => this.logs(id, rest)).pipe(mergeMap((entries) => entries));
+    if (!follow) return readOnce((signal) => this.logs(id, rest, { signal })).pipe(mergeMap((entries) => entries));
     const open = (lastEventId: string | undefined, signal: AbortSignal) => {
       // No `tail` here: followLogs takes it with a plain read first (see there why).
       const query = { follow: true, stream: rest.stream, since: rest.since };
@@ -229,3 +229,18 @@ export class Processes {
 type JsonRest = Parameters<ControlPlaneHttp["json"]> extends [unknown, unknown, ...infer R] ? R : never;
 
 const num = (value: number | undefined): string | undefined => (value === undefined ? undefined : String(value));
+
+/** One call as a cold observable whose unsubscribe aborts the call (`defer` would let it run on). */
+function readOnce<T>(call: (signal: AbortSignal) => Promise<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    const controller = new AbortController();
+    call(controller.signal).then(
+      (value) => {
+        subscriber.next(value);
+        subscriber.complete();
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+    return () => controller.abort();
+  });
+}

@@ -145,7 +145,11 @@ export class Terminal {
   #attach(socket: WebSocketLike, connector: TerminalConnector, options: TerminalOptions): void {
     this.#socket = socket;
     socket.binaryType = "arraybuffer";
-    if (this.#state === "closing") return socket.close();
+    // Closed, aborted or timed out while the socket was being made: nobody will read it, so close it now.
+    if (this.#state !== "connecting") {
+      socket.addEventListener("error", noop); // `ws` reports a close before the handshake as an error event
+      return socket.close();
+    }
     socket.addEventListener("open", () => {
       if (this.#state !== "connecting") return;
       this.#state = "open";
