@@ -15,7 +15,7 @@ const entries = entriesOf(pkg);
 
 /** Exported names per entry, types included (`export *` counted name by name). */
 const BUDGET: Record<string, number> = {
-  ".": 93,
+  ".": 94,
   "./acp-http": 107,
   "./acp-http/reattach": 4,
   "./local": 8,

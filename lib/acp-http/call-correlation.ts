@@ -105,6 +105,11 @@ export class RpcCorrelator {
     return this.#nextId++;
   }
 
+  /** The request `id` is registered and not settled yet. */
+  has(id: JsonRpcId): boolean {
+    return this.#pending.has(id);
+  }
+
   /**
    * Registers a request before it is sent; the promise settles once, whatever happens.
    * Call `postFinished` once the POST is over (answer read, or failed). `withPost: false` (a

@@ -117,6 +117,7 @@ export class Connection
         contiguousIds: options.contiguousEventIds,
         onCursor: options.onCursor,
         sink,
+        maxMessageBytes,
         refreshableToken: typeof options.token === "function",
       },
       this,
@@ -219,7 +220,11 @@ export class Connection
     const { response, postSignal, postFinished } = registered;
     const call = this.#calls.sending(id, method, params, postSignal !== undefined);
     const envelope = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    const sent = this.#outbox.post({ envelope, method, signal: postSignal, deferStream });
+    // Settled by `register` already (its signal was aborted before the send): nothing goes out. A
+    // POST would see its aborted signal, but a WebSocket frame has no signal and would be sent.
+    const sent = this.#correlator.has(id)
+      ? this.#outbox.post({ envelope, method, signal: postSignal, deferStream })
+      : SENT_AT_ONCE;
     // A frame that went out at once on an open socket: no POST to finish, nothing more to hear.
     if (sent !== SENT_AT_ONCE) {
       void sent.then(

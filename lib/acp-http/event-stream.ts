@@ -4,7 +4,7 @@ import { Observable, defer, retry, timer, type Subscriber, type Subscription } f
 import { AcpHttpError } from "./errors.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { reconnectDelay, type AcpReconnectAttempt, type NormalizedReconnectPolicy } from "../internal/backoff.js";
-import { readSseBody, type SseFrame, type SseReadCallbacks } from "../internal/sse.js";
+import { readSseBody, type OversizedSseEvent, type SseFrame, type SseReadCallbacks } from "../internal/sse.js";
 import { afterPendingIo } from "../internal/abort.js";
 import type { FrameSink } from "./response-order.js";
 
@@ -27,6 +27,9 @@ export interface CursorAdvance {
   lastEventId: string;
 }
 
+/** Room for an event's own framing (`id:`, `data:` prefixes, line ends) in the reader's bound. */
+const EVENT_FRAMING_CHARS = 1024;
+
 export type EventStreamStatus = "connecting" | "open" | "reconnecting";
 
 /** One stream's settings (plain values, and the sink its frames go to), given by whoever makes it. */
@@ -44,9 +47,15 @@ export interface EventStreamSettings {
   logger: AcpLogger;
   /**
    * Where its frames go, each with the stream's name, and each completed read (`readDone`: a
-   * chunk of bytes whose frames have all been handed over).
+   * chunk of bytes whose frames have all been handed over), and the events too large to read.
    */
-  sink: Pick<FrameSink, "frame" | "readDone">;
+  sink: FrameSink;
+  /**
+   * `maxMessageBytes`: an event past it (counted in characters, which UTF-8 never has more of than
+   * bytes) is skipped and handed to `sink.tooLarge`; the sink's own check counts bytes. Default: the
+   * SSE reader's own bound.
+   */
+  maxMessageBytes?: number;
   /**
    * The user's cursor callback (option `onCursor`), handed through as it is: called when the cursor
    * moved past an accepted frame, before the frame is dispatched. Without it no advance is built.
@@ -120,9 +129,15 @@ export class EventStream {
   /** A refused GET was tried once more with a fresh token since the stream was last open. */
   #askedAgain = false;
   #resumable: boolean;
+  /** The reader's bound on one event, in characters (see `EventStreamSettings.maxMessageBytes`). */
+  readonly #maxEventChars: number | undefined;
 
   constructor(options: EventStreamSettings, owner: EventStreamOwner) {
     this.#options = options;
+    // The reader counts the field names and line ends of what it holds too: a little room for them, so
+    // an event near the limit is judged by the sink's byte count of its data alone.
+    const limit = options.maxMessageBytes;
+    this.#maxEventChars = limit === undefined ? undefined : limit + EVENT_FRAMING_CHARS;
     this.#owner = owner;
     this.#cursor = new EventCursor(options.lastEventId, { contiguous: options.contiguousIds ?? true });
     // A stored cursor came from a server that numbers its events; "0" only asks for the whole history.
@@ -193,7 +208,7 @@ export class EventStream {
       this.#owner.streamStatus(this, "open");
       // The watchdog runs only while we wait for the server's bytes, never while our
       // own consumers process a chunk: a slow subscriber is not a stalled server.
-      await readSseBody(response.body as ReadableStream<Uint8Array>, attempt);
+      await readSseBody(response.body as ReadableStream<Uint8Array>, attempt, this.#maxEventChars);
       if (!attempt.ended) {
         logger.debug("event stream closed by the server", this.#names());
         attempt.fail(new StreamEndedError("event stream ended"));
@@ -208,27 +223,41 @@ export class EventStream {
 
   /** A frame of the attempt under way (`StreamAttempt.onFrame`, while it has not ended). */
   attemptFrame(attempt: StreamAttempt, frame: SseFrame): void {
+    if (this.#accept(attempt, frame.id)) attempt.subscriber.next(frame);
+  }
+
+  /**
+   * An event of the attempt too large to read: reported as too large, and its id counts as read (a
+   * reconnect would only replay it).
+   */
+  attemptTooLarge(attempt: StreamAttempt, event: OversizedSseEvent): void {
+    if (this.#accept(attempt, event.id)) this.#options.sink.tooLarge(event.chars, event.head, this.#options.name);
+  }
+
+  /** Moves the cursor for an event's id; false when the event is not to be delivered (a replay, a gap). */
+  #accept(attempt: StreamAttempt, id: string | undefined): boolean {
     // A new id moves the cursor here; a gap moves it only once accepted, after it was reported.
-    const verdict = this.#cursor.take(frame.id);
-    if (verdict.kind === "duplicate") return;
+    const verdict = this.#cursor.take(id);
+    if (verdict.kind === "duplicate") return false;
     if (verdict.kind === "gap") {
       if (!attempt.first) {
-        return attempt.fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+        attempt.fail(new GapRecoveryError(`ids ${verdict.firstMissing}..${verdict.lastMissing} skipped`));
+        return false;
       }
       this.#owner.streamGap({
         ...this.#names(),
         firstMissing: verdict.firstMissing,
         lastMissing: verdict.lastMissing,
       });
-      this.#cursor.advance(frame.id);
+      this.#cursor.advance(id);
     }
     attempt.first = false;
     // The advance is built only for a listener (an optional call skips its argument otherwise).
-    if (frame.id !== undefined && frame.id !== "") {
+    if (id !== undefined && id !== "") {
       this.#resumable = true;
-      this.#options.onCursor?.(this.#advanceTo(frame.id));
+      this.#options.onCursor?.(this.#advanceTo(id));
     }
-    attempt.subscriber.next(frame);
+    return true;
   }
 
   /** The server's `retry:` field: the delay before the next reconnect. */
@@ -293,7 +322,7 @@ export class EventStream {
 class StreamDelivery {
   constructor(
     readonly stream: EventStream,
-    readonly sink: Pick<FrameSink, "frame" | "readDone">,
+    readonly sink: FrameSink,
   ) {}
 
   next(frame: SseFrame): void {
@@ -329,7 +358,7 @@ class StreamAttempt implements SseReadCallbacks {
     readonly subscriber: Subscriber<SseFrame>,
     /** 0 or undefined: no watchdog. */
     readonly stallTimeoutMs: number | undefined,
-    readonly sink: Pick<FrameSink, "frame" | "readDone">,
+    readonly sink: FrameSink,
   ) {}
 
   fail(error: Error): void {
@@ -375,6 +404,10 @@ class StreamAttempt implements SseReadCallbacks {
 
   onFrame(frame: SseFrame): void {
     if (!this.ended) this.stream.attemptFrame(this, frame);
+  }
+
+  onTooLarge(event: OversizedSseEvent): void {
+    if (!this.ended) this.stream.attemptTooLarge(this, event);
   }
 
   /** The teardown (the attempt failed, was retried or the stream stopped): the GET ends. */

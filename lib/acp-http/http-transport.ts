@@ -12,9 +12,9 @@ import {
   joinUrl,
   withQuery,
   readHttpProblem,
+  readBounded,
 } from "../internal/http.js";
 import { silentLogger, type AcpLogger } from "../internal/logger.js";
-import { oversize } from "./envelope.js";
 import type { Transport } from "./outbox.js";
 
 export interface HttpTransportOptions {
@@ -303,7 +303,10 @@ export interface PostResult {
   status: number;
   /** The response body when it is a JSON payload; undefined for 202 and empty bodies. */
   json: string | undefined;
-  /** Set when the body exceeded `maxMessageBytes` (its size and first KiB): `json` is then undefined. */
+  /**
+   * Set when the body exceeded `maxMessageBytes` (the bytes read when it went past, the rest unread,
+   * and its first KiB): `json` is then undefined.
+   */
   tooLarge?: { bytes: number; head: string };
 }
 
@@ -329,18 +332,16 @@ export async function readPostAnswer(
   }
   let text: string;
   try {
-    text = await response.text();
+    // Read through a byte count: an answer that never ends stops at the limit instead of growing.
+    const body = await readBounded(response, limit ?? Number.POSITIVE_INFINITY, TOO_LARGE_HEAD_CHARS * 4);
+    if (body.over !== undefined) {
+      const head = body.text.slice(0, TOO_LARGE_HEAD_CHARS);
+      return { status: response.status, json: undefined, tooLarge: { bytes: body.over, head } };
+    }
+    text = body.text;
   } catch (error) {
     if (isAbort(error)) throw error;
     throw new AcpNetworkError(operation, error);
-  }
-  const tooLarge = limit === undefined ? undefined : oversize(text, limit);
-  if (tooLarge !== undefined) {
-    return {
-      status: response.status,
-      json: undefined,
-      tooLarge: { bytes: tooLarge, head: text.slice(0, TOO_LARGE_HEAD_CHARS) },
-    };
   }
   // A 200's body counts whatever its content type: the header (a `Headers.get`, about 1,000 instructions
   // per POST) is read only for the other statuses.

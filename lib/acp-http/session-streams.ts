@@ -33,6 +33,8 @@ export interface SessionStreamsSettings {
   onCursor?: ((advance: CursorAdvance) => void) | undefined;
   /** Where every stream's frames go, and each completed read (see `EventStreamSettings.sink`). */
   sink: FrameSink;
+  /** `maxMessageBytes`: an event past it is skipped and reported too large (see `EventStreamSettings`). */
+  maxMessageBytes?: number;
   /** The token comes from a function: a refused GET is tried once more (see `EventStreamSettings`). */
   refreshableToken?: boolean;
 }
@@ -237,7 +239,7 @@ export class SessionStreams implements EventStreamOwner {
   }
 
   #start(name: string, lastEventId: string | undefined): EventStream {
-    const { policy, logger, contiguousIds, onCursor, sink, refreshableToken } = this.#settings;
+    const { policy, logger, contiguousIds, onCursor, sink, refreshableToken, maxMessageBytes } = this.#settings;
     const session = name !== CONNECTION_STREAM;
     const stream = new EventStream(
       {
@@ -248,6 +250,7 @@ export class SessionStreams implements EventStreamOwner {
         ...(session ? { sessionId: name, fatalStatuses: SESSION_FATAL_STATUSES } : {}),
         ...(onCursor ? { onCursor } : {}),
         ...(refreshableToken ? { refreshableToken } : {}),
+        ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
         logger,
         sink,
       },

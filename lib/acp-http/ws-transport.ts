@@ -1,8 +1,8 @@
 // The WebSocket transport: one socket to the same endpoint, one JSON text frame per message, and a
 // liveness watchdog for half-open sockets. Frames go to the same inbound as SSE frames.
 import type { FrameSink } from "./response-order.js";
-import { headersFrom, type AcpCookieStore } from "./http-transport.js";
-import { AcpNetworkError } from "./errors.js";
+import { headersFrom, toHttpError, type AcpCookieStore } from "./http-transport.js";
+import { AcpNetworkError, type AcpHttpError } from "./errors.js";
 import { assertHeaders, mergeHeaders, resolveToken, type TokenSource } from "../internal/http.js";
 import type { AcpLogger } from "../internal/logger.js";
 import { oversize, ANSWER_HEAD_CHARS } from "./envelope.js";
@@ -26,6 +26,8 @@ export interface WebSocketTransportOptions {
   token: TokenSource | undefined;
   cookies: AcpCookieStore | undefined;
   maxMessageBytes: number;
+  /** How long a socket may take to open before the send that opened it fails (default: `ACP_DEFAULTS`). */
+  openTimeoutMs?: number;
   /** The liveness watchdog's settings (`reconnect.webSocket`); none without. */
   watchdog?: NormalizedWatchdogPolicy;
   logger: AcpLogger;
@@ -53,9 +55,6 @@ const SENT: Sent = Object.freeze({ json: undefined });
 /** A socket carries one stream, the connection's. */
 const CONNECTION_STREAM = "connection";
 
-/** How long to wait for a socket to open before the send fails. */
-const OPEN_TIMEOUT_MS = ACP_DEFAULTS.webSocketOpenTimeoutMs;
-
 /**
  * The WebSocket side of the transport: one socket per connection, opened by the first
  * send (which must be `initialize`), one JSON text frame per message both ways, binary
@@ -74,6 +73,8 @@ export class WebSocketTransport implements Transport {
   readonly #owner: SocketOwner;
   #socket: WebSocketLike | undefined;
   #opening: Promise<WebSocketLike> | undefined;
+  /** The socket `#opening` waits for: `reset()` and `close()` end it too, or it would open for no one. */
+  #connecting: WebSocketLike | undefined;
   #connectionId: string | undefined;
   #watchdog: SocketWatchdog | undefined;
   #closed = false;
@@ -124,10 +125,14 @@ export class WebSocketTransport implements Transport {
   /** Drops the current socket (a new connection starts with the next send). */
   reset(): void {
     const socket = this.#socket;
+    const connecting = this.#connecting;
     this.#detach();
     this.#opening = undefined;
+    this.#connecting = undefined;
     this.#connectionId = undefined;
     if (socket) closeQuietly(socket, 1000);
+    // Its `#opened` hears the close (or error) and fails the send that opened it, at once.
+    if (connecting) closeQuietly(connecting, 1000);
   }
 
   /** Closes for good: later sends fail. */
@@ -150,22 +155,39 @@ export class WebSocketTransport implements Transport {
     if (!supportsHeaders && (token || [...headers.keys()].length > 0)) {
       this.#options.logger.warn("this WebSocket constructor cannot send headers; token, headers and cookies stay off");
     }
-    const init = supportsHeaders ? { headers: Object.fromEntries(headers) } : undefined;
+    // `ws` buffers a frame whole before handing it on, up to `maxPayload` (100 MiB by default): a
+    // frame over the limit is refused early (the socket closes with 1009) once the limit is past
+    // that default; under it, frames up to it are read, reported too large and dropped.
+    const maxPayload = Math.max(this.#options.maxMessageBytes, WS_DEFAULT_MAX_PAYLOAD);
+    const init = supportsHeaders ? { headers: Object.fromEntries(headers), maxPayload } : undefined;
+    if (this.#closed) throw new AcpNetworkError(operation, new Error("transport closed"));
     let socket: WebSocketLike;
     try {
       socket = init ? new WebSocket(this.#options.url, [], init) : new WebSocket(this.#options.url);
     } catch (error) {
       throw new AcpNetworkError(operation, error);
     }
+    // Lasting, before anything else: `ws` throws an `error` nobody listens to, which ends the process
+    // (a frame it refuses, a handshake aborted after the open timeout or by `close()`). The close
+    // event that follows every error tells the rest; the error only names why.
+    const errors: unknown[] = [];
+    socket.addEventListener("error", (event: { error?: unknown; message?: string }) => {
+      if (errors.length === 0) errors.push(event.error ?? new Error(event.message ?? "WebSocket error"));
+    });
     socket.binaryType = "arraybuffer";
+    this.#connecting = socket;
     this.#watchUpgrade(socket);
-    await this.#opened(socket, operation);
+    try {
+      await this.#opened(socket, operation);
+    } finally {
+      if (this.#connecting === socket) this.#connecting = undefined;
+    }
     if (this.#closed) {
       closeQuietly(socket, 1000);
       throw new AcpNetworkError(operation, new Error("transport closed"));
     }
     this.#socket = socket;
-    this.#listen(socket);
+    this.#listen(socket, errors);
     return socket;
   }
 
@@ -182,9 +204,17 @@ export class WebSocketTransport implements Transport {
     });
   }
 
+  /**
+   * Waits for the open. A refused upgrade (401, 404, ...) rejects with the `AcpHttpError` the same
+   * answer to a POST gives where the constructor shows the response (`ws` emits
+   * `unexpected-response`), so a token function is asked again on 401 as over HTTP; a standard
+   * WebSocket only reports that the handshake failed, so there it stays an `AcpNetworkError`.
+   */
   #opened(socket: WebSocketLike, operation: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`not open within ${OPEN_TIMEOUT_MS} ms`)), OPEN_TIMEOUT_MS);
+      let refused: Promise<AcpHttpError> | undefined;
+      const openMs = this.#options.openTimeoutMs ?? ACP_DEFAULTS.webSocketOpenTimeoutMs;
+      const timer = setTimeout(() => fail(new Error(`not open within ${openMs} ms`)), openMs);
       const done = () => {
         clearTimeout(timer);
         socket.removeEventListener("open", onOpen);
@@ -194,7 +224,8 @@ export class WebSocketTransport implements Transport {
       const fail = (cause: unknown) => {
         done();
         closeQuietly(socket, 1000);
-        reject(new AcpNetworkError(operation, cause));
+        if (refused) void refused.then(reject, reject);
+        else reject(new AcpNetworkError(operation, cause));
       };
       const onOpen = () => {
         done();
@@ -207,10 +238,21 @@ export class WebSocketTransport implements Transport {
       socket.addEventListener("open", onOpen);
       socket.addEventListener("error", onError);
       socket.addEventListener("close", onClose);
+      const on = (socket as Partial<UpgradingSocket>).on;
+      if (typeof on !== "function") return;
+      on.call(socket, "unexpected-response", (request, response) => {
+        refused = refusal(operation, response);
+        // With a listener, `ws` leaves the handshake to it: read the body (bounded), then abort.
+        const abort = () => {
+          request.destroy();
+          fail(new Error(`upgrade refused with HTTP ${response.statusCode ?? "?"}`));
+        };
+        void refused.then(abort, abort);
+      });
     });
   }
 
-  #listen(socket: WebSocketLike): void {
+  #listen(socket: WebSocketLike, errors: unknown[]): void {
     const { maxMessageBytes, watchdog: policy } = this.#options;
     const busy = () => this.#owner.busy;
     const watchdog = (this.#watchdog = SocketWatchdog.start(socket, policy, busy, (ms) => this.#stalled(socket, ms)));
@@ -239,7 +281,10 @@ export class WebSocketTransport implements Transport {
       if (this.#socket !== socket) return;
       this.#detach();
       this.#options.logger.debug("websocket closed by the server", { code: event.code, reason: event.reason });
-      const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${event.reason ? `: ${event.reason}` : ""})`);
+      // A frame `ws` refused (invalid UTF-8: 1007, over `maxPayload`: 1009) closes the socket with an error first.
+      const why = errors.length > 0 ? `; ${String((errors[0] as Error)?.message ?? errors[0])}` : "";
+      const reason = event.reason ? `: ${event.reason}` : "";
+      const cause = new Error(`WebSocket closed (code ${event.code ?? "?"}${reason}${why})`, { cause: errors[0] });
       this.#owner.lost(new AcpNetworkError("websocket", cause));
     }));
   }
@@ -261,6 +306,49 @@ export class WebSocketTransport implements Transport {
     this.#watchdog?.stop();
     this.#watchdog = undefined;
   }
+}
+
+/** `ws`'s own bound on a frame, which it applies unless given another. */
+const WS_DEFAULT_MAX_PAYLOAD = 100 * 1024 * 1024;
+
+/** How much of a refused upgrade's body is read for its error (as an error body over HTTP is capped). */
+const REFUSAL_BODY_BYTES = 8192;
+
+/** The `unexpected-response` event of a `ws` socket: its request and the non-101 response. */
+interface UpgradingSocket {
+  on(
+    event: "unexpected-response",
+    listener: (request: { destroy(): void }, response: UpgradeResponse) => void,
+  ): void;
+}
+
+/** The part of Node's `IncomingMessage` a refused upgrade is read from. */
+interface UpgradeResponse extends AsyncIterable<Uint8Array> {
+  statusCode?: number;
+  statusMessage?: string;
+  headers: Record<string, string | string[] | undefined>;
+  destroy(): void;
+}
+
+/** The `AcpHttpError` for a refused upgrade, from its status, headers and the head of its body. */
+async function refusal(operation: string, response: UpgradeResponse): Promise<AcpHttpError> {
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of response) {
+      chunks.push(chunk);
+      bytes += chunk.byteLength;
+      if (bytes >= REFUSAL_BODY_BYTES) break;
+    }
+  } catch {
+    // A body cut short still leaves the status to report.
+  }
+  response.destroy();
+  const body = Buffer.concat(chunks).subarray(0, REFUSAL_BODY_BYTES);
+  const status = response.statusCode ?? 500;
+  // `Response` takes statuses 200-599 only; anything else is reported as a bad gateway would be.
+  const init = { status: status >= 200 && status <= 599 ? status : 502, headers: headersFrom(response.headers) };
+  return toHttpError(operation, new Response(status === 204 || status === 304 ? null : body, init));
 }
 
 /** `ws` sockets are also event emitters: `message` gives `(data, isBinary)`. */

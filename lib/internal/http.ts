@@ -103,6 +103,56 @@ export interface ProblemDetails {
 /** How much of a non-JSON error body an `AcpHttpError` keeps. */
 const MAX_ERROR_BODY = 2000;
 
+/** How much of an error body is read: problem details are small, and an error body may never end. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** A body read up to a bound: whole, or (`over`) cut once past it. */
+export interface BoundedBody {
+  /** The whole body, decoded as UTF-8; the decoded head when `over`. */
+  text: string;
+  /** Bytes read when the body went past the bound (the rest was cancelled, unread); else undefined. */
+  over: number | undefined;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * Reads a body through its reader, counting bytes: past `limit` it stops, cancels the rest and
+ * keeps only the first `headBytes` (decoded), so a body that never ends cannot grow memory without
+ * bound or leave its reader waiting. Read errors (an abort included) are thrown as they come.
+ */
+export async function readBounded(response: Response, limit: number, headBytes: number): Promise<BoundedBody> {
+  const body = response.body;
+  if (!body) return { text: "", over: undefined };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    chunks.push(value);
+    if (bytes > limit) {
+      reader.cancel().catch(() => undefined);
+      return { text: utf8.decode(concat(chunks, Math.min(bytes, headBytes))), over: bytes };
+    }
+  }
+  // One chunk (the usual small answer) is decoded as it came, without a copy.
+  return { text: utf8.decode(chunks.length === 1 ? chunks[0] : concat(chunks, bytes)), over: undefined };
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    if (at >= length) break;
+    const part = chunk.byteLength <= length - at ? chunk : chunk.subarray(0, length - at);
+    joined.set(part, at);
+    at += part.byteLength;
+  }
+  return joined;
+}
+
 /**
  * Reads an error body once: problem+json (or any JSON object) becomes `problem`,
  * anything else (HTML, plain text) a capped `bodyText`.
@@ -112,7 +162,7 @@ export async function readHttpProblem(
 ): Promise<{ problem: ProblemDetails | undefined; bodyText: string | undefined }> {
   let text = "";
   try {
-    text = await response.text();
+    text = (await readBounded(response, MAX_ERROR_BODY_BYTES, MAX_ERROR_BODY_BYTES)).text;
   } catch {
     // A body that cannot be read still leaves the status to report.
   }

@@ -22,9 +22,29 @@ export interface SseReadCallbacks {
    * the time from `onActivity` to here is ours (a slow frame consumer).
    */
   onWaiting?(): void;
+  /**
+   * An event over the limit: it is skipped (reading goes on with the next event) and reported here.
+   * Without this callback such an event fails the read instead.
+   */
+  onTooLarge?(event: OversizedSseEvent): void;
 }
 
-/** Larger than any single event we accept; a bigger one ends the stream instead of the process. */
+/** An event too large to read: what its first characters show. */
+export interface OversizedSseEvent {
+  /** Its `id:` when a line before its data gave one (so the cursor can move past it). */
+  id: string | undefined;
+  /** Its `event:` when a line before its data gave one. */
+  event: string | undefined;
+  /** At least this many characters (counting stops at the limit). */
+  chars: number;
+  /** The start of its data, up to {@link OVERSIZED_HEAD_CHARS} characters. */
+  head: string;
+}
+
+/** How much of an oversized event's start is kept for its report. */
+export const OVERSIZED_HEAD_CHARS = 4096;
+
+/** The default limit: a bigger event ends the read (or, with `onTooLarge`, is skipped), never the process. */
 export const DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024;
 
 /**
@@ -32,7 +52,8 @@ export const DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024;
  * in streaming mode so a UTF-8 character split across chunks survives; CR and CRLF
  * line ends become LF here, and the rest of the framing (comments, `retry:`,
  * multi-line `data:`) is eventsource-parser's job.
- * Resolves on a clean end of the body; rejects on a read error or an oversized event.
+ * Resolves on a clean end of the body; rejects on a read error, or on an event over `maxEventChars`
+ * unless `onTooLarge` takes it (then the event is skipped up to its blank line and reading goes on).
  */
 export async function readSseBody(
   body: ReadableStream<Uint8Array>,
@@ -40,6 +61,11 @@ export async function readSseBody(
   maxEventChars = DEFAULT_MAX_EVENT_CHARS,
 ): Promise<void> {
   let failure: Error | undefined;
+  // Only a reader that reports oversized events watches where each event starts.
+  const start = callbacks.onTooLarge ? new EventStart() : undefined;
+  /** After an oversized event: its rest is dropped up to its blank line. */
+  let skipping = false;
+  let afterLf = false;
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
       // Only the default event type carries envelopes; named events are another protocol's business.
@@ -54,6 +80,30 @@ export async function readSseBody(
     },
     maxBufferSize: maxEventChars,
   });
+  const feed = (input: string): void => {
+    let text = input;
+    if (skipping) {
+      // The blank line that ends it: across the edge of two texts, or inside this one.
+      const end = afterLf && text.charCodeAt(0) === 10 ? 1 : endOfBlankLine(text);
+      afterLf = text.charCodeAt(text.length - 1) === 10;
+      if (end < 0) return;
+      skipping = false;
+      text = text.slice(end);
+      parser.reset();
+      start?.reset();
+      if (text === "") return;
+    }
+    start?.track(text);
+    parser.feed(text);
+    if (!failure) return;
+    if (!start) throw failure;
+    // The parser dropped what it held of the event; what is left of it is skipped up to its end.
+    failure = undefined;
+    skipping = true;
+    afterLf = text.charCodeAt(text.length - 1) === 10;
+    const oversized = start.describe();
+    if (oversized.event === undefined || oversized.event === "message") callbacks.onTooLarge?.(oversized);
+  };
   const decoder = new TextDecoder();
   const lineEnds = new LineEnds();
   const reader = body.getReader();
@@ -63,13 +113,69 @@ export async function readSseBody(
       const { done, value } = await reader.read();
       if (done) break;
       callbacks.onActivity?.();
-      parser.feed(lineEnds.normalize(decoder.decode(value, { stream: true })));
-      if (failure) throw failure;
+      feed(lineEnds.normalize(decoder.decode(value, { stream: true })));
     }
     const tail = decoder.decode();
-    if (tail) parser.feed(lineEnds.normalize(tail));
+    if (tail) feed(lineEnds.normalize(tail));
   } finally {
     reader.releaseLock();
+  }
+}
+
+/** Where the text after the first blank line (`\n\n`) starts, or -1. */
+function endOfBlankLine(text: string): number {
+  const at = text.indexOf("\n\n");
+  return at < 0 ? -1 : at + 2;
+}
+
+/**
+ * The start of the event being read and how long it is so far, for the report of one over the limit
+ * (the parser keeps neither once it gives up). Per chunk: one search for the last blank line.
+ */
+class EventStart {
+  #head = "";
+  #chars = 0;
+  #afterLf = false;
+
+  track(text: string): void {
+    const blank = text.lastIndexOf("\n\n");
+    const from = blank >= 0 ? blank + 2 : this.#afterLf && text.charCodeAt(0) === 10 ? 1 : -1;
+    if (from >= 0) {
+      this.#head = text.slice(from, from + OVERSIZED_HEAD_CHARS * 2);
+      this.#chars = text.length - from;
+    } else {
+      if (this.#head.length < OVERSIZED_HEAD_CHARS * 2) this.#head += text.slice(0, OVERSIZED_HEAD_CHARS * 2);
+      this.#chars += text.length;
+    }
+    this.#afterLf = text.charCodeAt(text.length - 1) === 10;
+  }
+
+  reset(): void {
+    this.#head = "";
+    this.#chars = 0;
+    this.#afterLf = false;
+  }
+
+  /** Its `id:` and `event:` lines before the data, and the data's start. */
+  describe(): OversizedSseEvent {
+    const text = this.#head;
+    let id: string | undefined;
+    let event: string | undefined;
+    let head = "";
+    for (let at = 0; at < text.length; ) {
+      const end = text.indexOf("\n", at);
+      const line = text.slice(at, end < 0 ? text.length : end);
+      if (line.startsWith("data:")) {
+        head = text.slice(at + (line.charCodeAt(5) === 32 ? 6 : 5)).replace(/\ndata: ?/g, "\n");
+        break;
+      }
+      if (end < 0) break;
+      const value = (prefix: number) => line.slice(line.charCodeAt(prefix) === 32 ? prefix + 1 : prefix);
+      if (line.startsWith("id:")) id = value(3);
+      else if (line.startsWith("event:")) event = value(6) || undefined;
+      at = end + 1;
+    }
+    return { id, event, chars: this.#chars, head: head.slice(0, OVERSIZED_HEAD_CHARS) };
   }
 }
 

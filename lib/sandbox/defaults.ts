@@ -47,6 +47,13 @@ export const PROCESS_DEFAULTS = {
   statusMaxFailures: 5,
   /** `terminal()`: how long the socket may take to be ready. */
   terminalReadyTimeoutMs: 10_000,
+  /**
+   * `run()` with a call `timeoutMs` and none of its own: how much sooner than the call the server is
+   * told to stop the command (at most; a tenth of a short deadline), so its own timer fires first and
+   * its answer can come back. A call that gives up first drops the request, and the 0.4.x server then
+   * drops the run without stopping the command.
+   */
+  runAnswerMarginMs: 1_000,
 } as const;
 
 /** The defaults of the desktop API. */

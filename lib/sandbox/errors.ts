@@ -13,6 +13,8 @@
 //   `command`; NotFoundError (any 404, and the filesystem's missing path) because "not there" is
 //   the one HTTP case callers branch on everywhere; DesktopDependenciesMissingError for its typed
 //   `missingDependencies` and `installCommand`.
+// - BodyTooLargeError: a request body refused before it was sent; `bytes` and `limitBytes` are what
+//   a caller needs to split it.
 // - SandboxStartError: `reason` and the server's `output` tail are what a caller shows.
 // - StoreError (`sessionId`, `eventId`, `issues` on `storeErrors$`) and LeaseLostError (a worker
 //   branches on losing its session; `generation`).
@@ -41,6 +43,8 @@
  * - `protocol`: the server answered with something this client cannot read;
  * - `network`: the server could not be reached (refused, reset, DNS);
  * - `invalid-header`: a header value with CR or LF (or otherwise not a valid header); nothing was sent;
+ * - `token-failed`: the client's `token` function threw or rejected (its error is the `cause`);
+ *   nothing was sent;
  * - `websocket-unavailable`: a terminal needs a WebSocket and the runtime has none (Node 20): install
  *   `ws` and pass it as the client's `WebSocket` option;
  * - `terminal`: a terminal's socket failed or closed before the process exited;
@@ -62,6 +66,7 @@ export type SandboxErrorKind =
   | "protocol"
   | "network"
   | "invalid-header"
+  | "token-failed"
   | "websocket-unavailable"
   | "unsupported"
   | "cors"
@@ -82,7 +87,9 @@ export type SandboxErrorKind =
  * `agent-start-failed` (the server could not start the agent's program), `process-not-found`,
  * `process-running`, `process-not-running`, `not-a-terminal`, `spawn-failed`,
  * `desktop-runtime-inactive` (the desktop is not started), `desktop-streamer-missing` (no `neko`),
- * `desktop-dependencies-missing` (`DesktopDependenciesMissingError`).
+ * `desktop-dependencies-missing` (`DesktopDependenciesMissingError`), `body-too-large` (a 413: the
+ * request body is over one of the server's limits; a body known to be over one is refused before it
+ * is sent, as a `BodyTooLargeError` of the same kind).
  */
 export type HttpErrorKind =
   | "http"
@@ -101,7 +108,8 @@ export type HttpErrorKind =
   | "spawn-failed"
   | "desktop-runtime-inactive"
   | "desktop-streamer-missing"
-  | "desktop-dependencies-missing";
+  | "desktop-dependencies-missing"
+  | "body-too-large";
 
 /** The kinds of a `StoreError`. */
 export type StoreErrorKind =
@@ -243,6 +251,17 @@ export class CallAbortedError extends SandboxAgentError {
 }
 
 /**
+ * The client's `token` function threw or rejected, so the call `operation` sent nothing: kind
+ * `token-failed`, the function's error as `cause`. (Its words are not quoted: they may hold a secret.)
+ */
+export function tokenFailed(operation: string, cause: unknown): SandboxAgentError {
+  return new SandboxAgentError(`${operation} failed: the token function failed, so nothing was sent`, {
+    cause,
+    kind: "token-failed",
+  });
+}
+
+/**
  * The server or agent does not offer this feature, or not with this value; nothing was sent.
  * When the refusal is about a value (a mode, a config option, a category), `validValues` lists
  * what the session does accept.
@@ -257,6 +276,32 @@ export class UnsupportedFeatureError extends SandboxAgentError {
     super(`${feature} is not supported here: ${detail}`, { kind: "unsupported" });
     this.feature = feature;
     this.validValues = validValues;
+  }
+}
+
+/**
+ * A request body over one of the server's limits (see the server profile's `limits`), refused
+ * before anything was sent: kind `body-too-large`, as a 413 from the server is. The 0.4.x server
+ * would otherwise close the socket mid-upload (a `network` failure) or answer 413.
+ */
+export class BodyTooLargeError extends SandboxAgentError {
+  override name = "BodyTooLargeError";
+  /** The call refused (`fs.writeFile`, `fs.uploadBatch`). */
+  readonly operation: string;
+  /** The size of the body refused. */
+  readonly bytes: number;
+  /** The server's limit it is over. */
+  readonly limitBytes: number;
+
+  constructor(operation: string, bytes: number, limitBytes: number) {
+    super(
+      `${operation}: the body is ${bytes} bytes, over the server's limit of ${limitBytes} bytes per request; ` +
+        "nothing was sent (split it into smaller files or archives)",
+      { kind: "body-too-large" },
+    );
+    this.operation = operation;
+    this.bytes = bytes;
+    this.limitBytes = limitBytes;
   }
 }
 
@@ -363,6 +408,7 @@ function statusKind(status: number): HttpErrorKind {
   if (status === 404) return "not-found";
   if (status === 409) return "conflict";
   if (status === 400 || status === 415 || status === 422) return "invalid-request";
+  if (status === 413) return "body-too-large";
   return "http";
 }
 

@@ -76,6 +76,7 @@ export {
   NotFoundError,
   DesktopDependenciesMissingError,
   SandboxStartError,
+  BodyTooLargeError,
   StoreError,
   LeaseLostError,
   type SandboxErrorKind,

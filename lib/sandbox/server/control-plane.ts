@@ -6,6 +6,7 @@ import { mergeHeaders, resolveToken, joinUrl, readHttpProblem, type QueryValues 
 import { CallTimeoutError, SandboxAgentHttpError, SandboxAgentError } from "../errors.js";
 import { credentialsReading, toSandboxError, unreachable } from "../error-mapping.js";
 import { stoppedBy } from "../deadline.js";
+import { callToken } from "./call-token.js";
 import type { Logger } from "../call-options.js";
 
 export interface HttpSettings {
@@ -32,6 +33,14 @@ export interface ControlRequest {
    * response headers). None by default; 2^31 − 1 or more means none; negative or NaN: TypeError.
    */
   timeoutMs?: number | undefined;
+}
+
+/** A whole 2xx answer, body read within the call's bound (`ControlPlaneHttp.read`). */
+export interface HttpAnswer {
+  status: number;
+  /** The `content-type` header, when the server sent one. */
+  contentType: string | undefined;
+  bytes: Uint8Array;
 }
 
 /** One request to a control-plane route: auth, error mapping and result validation in one place. */
@@ -79,10 +88,21 @@ export class ControlPlaneHttp {
   }
 
   /** Sends one request and reads its whole body as bytes; `timeoutMs` covers the body too. */
-  bytes(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Uint8Array> {
-    return this.#exchange(operation, method, path, init, async (response) => {
-      return new Uint8Array(await response.arrayBuffer());
-    });
+  async bytes(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<Uint8Array> {
+    return (await this.read(operation, method, path, init)).bytes;
+  }
+
+  /**
+   * Sends one request and reads its whole 2xx answer: status, content type and body bytes. The
+   * call's `timeoutMs` and signal cover the body too (a server that sends the headers and then
+   * stalls the body must not hold the call past its bound, as `send`'s caller's own read would).
+   */
+  read(operation: string, method: HttpMethod, path: string, init: ControlRequest = {}): Promise<HttpAnswer> {
+    return this.#exchange(operation, method, path, init, async (response) => ({
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? undefined,
+      bytes: new Uint8Array(await response.arrayBuffer()),
+    }));
   }
 
   /** The absolute URL of a route (for clients that open their own sockets, e.g. a WebSocket). */
@@ -115,7 +135,7 @@ export class ControlPlaneHttp {
     const { logger } = this.#settings;
     const started = logger ? performance.now() : 0;
     try {
-      const headers = await this.#requestHeaders(operation, init);
+      const headers = await this.#requestHeaders(operation, init, controller.signal);
       const response = await this.#ky(this.url(path, init.query), {
         method,
         headers,
@@ -152,12 +172,13 @@ export class ControlPlaneHttp {
     }
   }
 
-  async #requestHeaders(operation: string, init: ControlRequest): Promise<Headers> {
+  /** The request's headers; the token is awaited within the call's `signal` (deadline and abort). */
+  async #requestHeaders(operation: string, init: ControlRequest, signal: AbortSignal): Promise<Headers> {
     const contentType = init.contentType ?? (init.json !== undefined ? "application/json" : undefined);
     // Later entries win, case-insensitively: the call's headers over the client's configured ones.
     const user = [...Object.entries(this.#settings.headers ?? {}), ...Object.entries(init.headers ?? {})];
+    const token = await callToken(this.#settings.token, operation, signal);
     try {
-      const token = await resolveToken(this.#settings.token);
       return mergeHeaders({ user, token, own: { "content-type": contentType } });
     } catch (error) {
       throw toSandboxError(error, operation);

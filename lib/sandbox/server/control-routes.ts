@@ -27,8 +27,22 @@ import {
   type WriteResult,
 } from "./control-schemas.js";
 import { validate, type ControlPlaneHttp } from "./control-plane.js";
-import { SandboxAgentHttpError, UnsupportedFeatureError } from "../errors.js";
+import { BodyTooLargeError, SandboxAgentHttpError, UnsupportedFeatureError } from "../errors.js";
 import { refineHttpError } from "../error-mapping.js";
+
+/**
+ * The server's limits on what one request may carry, as facts of its contract: the client refuses
+ * a body known to be over one before sending it, or splits what it can (process input).
+ */
+export interface ServerLimits {
+  /** The largest request body the server buffers (0.4.x: 2 MiB; one byte more is a 413). */
+  maxRequestBodyBytes: number;
+  /**
+   * The most stdin bytes one `processes.input` request may carry, counted decoded (0.4.x default:
+   * 64 KiB, the `maxInputBytesPerRequest` of `GET /v1/processes/config`; `setConfig` can change it).
+   */
+  maxInputBytesPerRequest: number;
+}
 
 /** The control-plane operations, one implementation per server contract (see `profiles.ts`). */
 export interface ControlRoutes {
@@ -64,13 +78,19 @@ export interface ExtensionChannel {
  * failure gets the class of its kind (`refineHttpError`): a missing path is a `NotFoundError` here
  * as a missing process or config entry is.
  */
-export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoutes {
+export function httpRoutes(http: ControlPlaneHttp, prefix: string, limits: ServerLimits): ControlRoutes {
   const agent = (id: string): string => `${prefix}/agents/${encodeURIComponent(id)}`;
   // The server accepts only `true`/`false` here; leaving a flag out means false.
   const agentQuery = (query: AgentQueryOptions) => ({ config: query.config, no_cache: query.noCache });
   const refined = <T>(pending: Promise<T>): Promise<T> => pending.catch((error: unknown) => {
     throw refineHttpError(error);
   });
+  // Over the server's body limit the 0.4.x server closes the socket mid-upload (a `network` failure
+  // after the whole body was pushed) or answers 413: refused here instead, before anything is sent.
+  const withinBodyLimit = (operation: string, body: Uint8Array): Promise<void> =>
+    body.byteLength > limits.maxRequestBodyBytes
+      ? Promise.reject(new BodyTooLargeError(operation, body.byteLength, limits.maxRequestBodyBytes))
+      : Promise.resolve();
   return {
     health: (call) => refined(http.json("health", HealthSchema, "get", `${prefix}/health`, { ...call })),
     listAgents: async (query, call) => {
@@ -92,7 +112,8 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
     },
     readFile: (path, call) =>
       refined(http.bytes("fs.readFile", "get", `${prefix}/fs/file`, { query: { path }, ...call })),
-    writeFile: (path, body, call) => {
+    writeFile: async (path, body, call) => {
+      await withinBodyLimit("fs.writeFile", body);
       const init = { query: { path }, body: body as BodyInit, contentType: "application/octet-stream", ...call };
       return refined(http.json("fs.writeFile", WriteResultSchema, "put", `${prefix}/fs/file`, init));
     },
@@ -110,7 +131,8 @@ export function httpRoutes(http: ControlPlaneHttp, prefix: string): ControlRoute
       const init = { query: { path, recursive }, ...call };
       return refined(http.json("fs.deleteEntry", PathResultSchema, "delete", `${prefix}/fs/entry`, init));
     },
-    uploadBatch: (tar, path, call) => {
+    uploadBatch: async (tar, path, call) => {
+      await withinBodyLimit("fs.uploadBatch", tar);
       const init = { query: { path }, body: tar as BodyInit, contentType: "application/x-tar", ...call };
       return refined(http.json("fs.uploadBatch", UploadResultSchema, "post", `${prefix}/fs/upload-batch`, init));
     },
@@ -123,7 +145,11 @@ const NO_V2_CONFIG = "the v2 contract's agent list has no config options (a sess
  * The `/v2` contract: health and file bytes over HTTP, everything else as extensions on
  * the session connection (so those need one).
  */
-export function extensionRoutes(http: ControlPlaneHttp, channel: ExtensionChannel): ControlRoutes {
+export function extensionRoutes(
+  http: ControlPlaneHttp,
+  channel: ExtensionChannel,
+  limits: ServerLimits,
+): ControlRoutes {
   const extension: ExtensionChannel["extension"] = (...request) => channel.extension(...request);
   // `noCache` has no v2 counterpart (the runtime does not cache the list); `config` has none either.
   const listAgents = async (query: AgentQueryOptions, call?: CallOptions): Promise<AgentInfo[]> => {
@@ -132,7 +158,7 @@ export function extensionRoutes(http: ControlPlaneHttp, channel: ExtensionChanne
     return validate("listAgents", AgentListSchema, result).agents;
   };
   return {
-    ...httpRoutes(http, "/v2"),
+    ...httpRoutes(http, "/v2", limits),
     listAgents,
     listConnections: () =>
       Promise.reject(new UnsupportedFeatureError("listConnections", "the v2 contract has no connection list")),

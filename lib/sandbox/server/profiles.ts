@@ -8,13 +8,32 @@ import type { AcpHttpError } from "../../acp-http/index.js";
 import type { ControlPlaneHttp } from "./control-plane.js";
 import { CallTimeoutError, SandboxAgentHttpError } from "../errors.js";
 import { startDeadline } from "../../internal/abort.js";
-import { extensionRoutes, httpRoutes, type ControlRoutes, type ExtensionChannel } from "./control-routes.js";
+import {
+  extensionRoutes,
+  httpRoutes,
+  type ControlRoutes,
+  type ExtensionChannel,
+  type ServerLimits,
+} from "./control-routes.js";
 
 export type ServerApi = "v1" | "v2";
-export type { ControlRoutes, ExtensionChannel } from "./control-routes.js";
+export type { ControlRoutes, ExtensionChannel, ServerLimits } from "./control-routes.js";
+
+/**
+ * The released 0.4.x server's limits: its HTTP router's default body limit (2,097,152 bytes pass,
+ * 2,097,153 get 413 "length limit exceeded", or the socket closed mid-upload) and the process
+ * runtime's default input limit (a larger input gets 413 "input payload exceeds
+ * maxInputBytesPerRequest (65536)").
+ */
+export const V1_LIMITS: ServerLimits = {
+  maxRequestBodyBytes: 2 * 1024 * 1024,
+  maxInputBytesPerRequest: 64 * 1024,
+};
 
 export interface ServerProfile {
   api: ServerApi;
+  /** What one request may carry. */
+  limits: ServerLimits;
   /** Prefix of the control-plane routes (health, agents, fs). */
   controlPrefix: string;
   /** Transport settings of the session connection. */
@@ -54,6 +73,8 @@ function v2ConnectionGone(error: AcpHttpError, connectionId: string | undefined)
 
 export const V2_PROFILE: ServerProfile = {
   api: "v2",
+  // The v2 runtime is built on the same router and process runtime, with the same defaults.
+  limits: V1_LIMITS,
   controlPrefix: "/v2",
   transport: () => ({
     path: "/v2/rpc",
@@ -63,7 +84,7 @@ export const V2_PROFILE: ServerProfile = {
   }),
   agentInMeta: true,
   needsConnectionHeader: true,
-  controlRoutes: extensionRoutes,
+  controlRoutes: (http, channel) => extensionRoutes(http, channel, V1_LIMITS),
   isConnectionGone: v2ConnectionGone,
 };
 
@@ -128,6 +149,7 @@ async function v1SettleCutOffCreation(http: ControlPlaneHttp, path: string): Pro
 
 export const V1_PROFILE: ServerProfile = {
   api: "v1",
+  limits: V1_LIMITS,
   controlPrefix: "/v1",
   transport: (agent, serverId) => ({
     path: `/v1/acp/${encodeURIComponent(serverId)}`,
@@ -139,7 +161,7 @@ export const V1_PROFILE: ServerProfile = {
   }),
   agentInMeta: true,
   needsConnectionHeader: false,
-  controlRoutes: (http) => httpRoutes(http, "/v1"),
+  controlRoutes: (http) => httpRoutes(http, "/v1", V1_LIMITS),
   settleCutOffCreation: v1SettleCutOffCreation,
 };
 

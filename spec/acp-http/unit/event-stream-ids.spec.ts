@@ -56,6 +56,7 @@ function rig(options: Partial<EventStreamSettings> & { stallTimeoutMs?: number }
           onFrame?.(frame);
         },
         readDone: () => undefined,
+        tooLarge: () => undefined,
       },
       onCursor: (advance) => r.cursors.push(advance),
     },

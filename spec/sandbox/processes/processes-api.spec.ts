@@ -172,3 +172,26 @@ describe("spawned processes against the real server", () => {
     await processes.setConfig(config);
   });
 });
+
+describe("processes.run and the call's deadline", () => {
+  /** Whether the process `pid` still exists on the server's machine. */
+  const alive = async (pid: string): Promise<boolean> =>
+    (await processes.run({ command: "sh", args: ["-c", `kill -0 ${pid} 2>/dev/null`] })).exitCode === 0;
+
+  it("has the server stop a command the call gave up on at its timeoutMs", async () => {
+    const script = "echo $$ > run-deadline.pid; exec sleep 30";
+    const run = processes.run({ command: "sh", args: ["-c", script], cwd: "/tmp" }, { timeoutMs: 500 });
+    // The server's answer (timedOut) comes just before the call's deadline, or just after it.
+    const outcome = await run.then((result) => (result.timedOut ? "timedOut" : "finished"), (e: Error) => e.name);
+    expect(["timedOut", "TimeoutError"]).toContain(outcome);
+    const pid = (await processes.run({ command: "cat", args: ["/tmp/run-deadline.pid"] })).stdout.trim();
+    expect(pid).toMatch(/^\d+$/);
+    // Gone long before its 30 s sleep (or the server's 30 s default) would end it.
+    await until(async () => !(await alive(pid)), 5_000, `process ${pid} to be stopped`);
+  });
+
+  it("keeps the request's own timeoutMs over the call's", async () => {
+    const result = await processes.run({ command: "sleep", args: ["5"], timeoutMs: 200 }, { timeoutMs: 10_000 });
+    expect(result).toMatchObject({ timedOut: true, exitCode: null });
+  });
+});

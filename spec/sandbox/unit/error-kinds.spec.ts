@@ -25,6 +25,7 @@ const EVERY_KIND: Record<SandboxErrorKind, true> = {
   protocol: true,
   network: true,
   "invalid-header": true,
+  "token-failed": true,
   "websocket-unavailable": true,
   unsupported: true,
   cors: true,
@@ -45,6 +46,7 @@ const EVERY_KIND: Record<SandboxErrorKind, true> = {
   "desktop-runtime-inactive": true,
   "desktop-streamer-missing": true,
   "desktop-dependencies-missing": true,
+  "body-too-large": true,
   terminal: true,
   "terminal-server": true,
   "log-stream": true,
@@ -84,6 +86,7 @@ function family(kind: SandboxErrorKind): string {
     case "protocol":
     case "network":
     case "invalid-header":
+    case "token-failed":
     case "websocket-unavailable":
     case "unsupported":
     case "cors":
@@ -105,6 +108,7 @@ function family(kind: SandboxErrorKind): string {
     case "desktop-runtime-inactive":
     case "desktop-streamer-missing":
     case "desktop-dependencies-missing":
+    case "body-too-large":
       return "http";
     case "terminal":
     case "terminal-server":

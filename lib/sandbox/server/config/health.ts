@@ -64,12 +64,13 @@ export async function waitForHealth(
     attempts++;
     try {
       const attemptMs = Math.max(1, Math.min(left, attemptTimeoutMs));
-      const response = await http.send("waitForHealth", "get", path, { signal, timeoutMs: attemptMs });
-      const body: unknown = await response.json().catch(() => undefined);
+      // The attempt's bound covers the body: headers then a stalled body is an attempt out of time.
+      const answer = await http.read("waitForHealth", "get", path, { signal, timeoutMs: attemptMs });
+      const body = parseJson(answer.bytes);
       if (v.is(HealthBodySchema, body) && body.status === "ok") {
-        return { status: response.status, attempts, elapsedMs: Date.now() - startedAt };
+        return { status: answer.status, attempts, elapsedMs: Date.now() - startedAt };
       }
-      lastFailure = new SandboxAgentHttpError("waitForHealth", response.status, undefined, "no status ok");
+      lastFailure = new SandboxAgentHttpError("waitForHealth", answer.status, undefined, "no status ok");
       failed++;
       lastTimedOut = false;
     } catch (error) {
@@ -97,4 +98,13 @@ export async function waitForHealth(
     delay = Math.min(maxDelayMs, delay * 2);
   }
   throw notHealthy();
+}
+
+/** The body as JSON, or undefined when it is not JSON (a health answer is then not "ok"). */
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
 }

@@ -56,9 +56,9 @@ export class DesktopRoutes {
 
   async bytes(operation: string, path: string, query: Query | undefined, call?: CallOptions): Promise<DesktopFile> {
     try {
-      const response = await this.#http.send(operation, "get", this.#prefix + path, this.#init({ query }, call));
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return { bytes, contentType: response.headers.get("content-type") ?? "application/octet-stream" };
+      // Read within the call's bound: headers then a stalled body must still end at its `timeoutMs`.
+      const answer = await this.#http.read(operation, "get", this.#prefix + path, this.#init({ query }, call));
+      return { bytes: answer.bytes, contentType: answer.contentType ?? "application/octet-stream" };
     } catch (error) {
       throw refineHttpError(error);
     }

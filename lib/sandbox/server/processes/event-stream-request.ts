@@ -2,6 +2,7 @@ import { readHttpProblem } from "../../../internal/http.js";
 import type { HttpSettings } from "../control-plane.js";
 import { CallAbortedError, SandboxAgentHttpError, SandboxAgentError } from "../../errors.js";
 import { credentialsReading, unreachable } from "../../error-mapping.js";
+import { callToken } from "../call-token.js";
 
 /**
  * A GET for a Server-Sent Events stream with the client's auth and a `Last-Event-ID`.
@@ -16,7 +17,7 @@ export async function openEventStream(
   lastEventId: string | undefined,
   signal: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
-  const token = typeof settings.token === "function" ? await settings.token() : settings.token;
+  const token = await callToken(settings.token, operation, signal);
   let headers: Headers;
   try {
     // Headers merges names case-insensitively and refuses CR/LF in values.

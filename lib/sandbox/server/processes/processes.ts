@@ -3,6 +3,10 @@ import type * as v from "valibot";
 import type { WebSocketConstructor } from "../../../internal/web-socket.js";
 import type { CallOptions } from "../../call-options.js";
 import type { ControlPlaneHttp, HttpSettings } from "../control-plane.js";
+import { normalizeTimeout } from "../../../internal/abort.js";
+import { Bound } from "../../deadline.js";
+import { PROCESS_DEFAULTS } from "../../defaults.js";
+import { V1_LIMITS } from "../profiles.js";
 import { asBytes, toBase64 } from "./bytes.js";
 import { openEventStream } from "./event-stream-request.js";
 import { followLogs, type FollowLogsOptions } from "./log-follow.js";
@@ -19,7 +23,10 @@ export interface RunRequest {
   args?: string[];
   cwd?: string;
   env?: Record<string, string>;
-  /** Kill it after this long (server default 30 000, max 300 000); the result then has `timedOut: true`. */
+  /**
+   * Kill it after this long (server default 30 000, max 300 000); the result then has `timedOut: true`.
+   * Absent: the call's `timeoutMs` when it has one, else the server's default.
+   */
   timeoutMs?: number;
   /** Keep at most this many bytes of each of stdout and stderr (server default 1 MiB). */
   maxOutputBytes?: number;
@@ -80,9 +87,22 @@ export class Processes {
   /**
    * Runs a command and waits for it. A non-zero exit or a timeout is a result; a command
    * that cannot start is a `SandboxAgentHttpError` of kind `spawn-failed` (with its `command`).
+   * A request without a `timeoutMs` of its own gets the call's `timeoutMs` (a little less) as the
+   * server's, so the server stops the command before the call gives up on it (the result then has
+   * `timedOut: true`, or the call fails with `CallTimeoutError` when the answer is late). The server's run cannot be
+   * cancelled: an abort through the call's `signal` ends the wait only, and the command runs on
+   * until its own `timeoutMs` (server default 30 s); use `spawn` and `kill` for a command to stop.
    */
   run(request: RunRequest, call?: CallOptions): Promise<s.RunResult> {
-    const init = { json: request, ...call };
+    // The server takes whole milliseconds; a call without a deadline (none, or 2^31 − 1 and over) sends none.
+    // Its timer must fire before the call's: a request dropped by the client leaves the command running.
+    const callMs = normalizeTimeout(call?.timeoutMs);
+    let json = request;
+    if (request.timeoutMs === undefined && callMs !== undefined) {
+      const margin = Math.min(PROCESS_DEFAULTS.runAnswerMarginMs, callMs / 10);
+      json = { ...request, timeoutMs: Math.max(1, Math.floor(callMs - margin)) };
+    }
+    const init = { json, ...call };
     return this.#call({ command: request.command }, "processes.run", s.RunResultSchema, "post", `${P}/run`, init);
   }
 
@@ -136,11 +156,27 @@ export class Processes {
   /**
    * Writes to the process's stdin (or its PTY). Text goes as UTF-8; everything travels
    * base64-encoded. A `SandboxAgentHttpError` of kind `process-not-running` once it has exited.
+   * Data over the server's per-request input limit (64 KiB by default) goes as several requests,
+   * in order, one after the other, under the call's one deadline; `bytesWritten` is their sum. A
+   * failure part way leaves the pieces before it written (their sum is not reported then).
    */
   async input(id: string, data: string | Uint8Array, call?: CallOptions): Promise<{ bytesWritten: number }> {
-    const init = { json: { data: toBase64(asBytes(data)), encoding: "base64" }, ...call };
-    const result = await this.#call(id, "processes.input", s.InputResultSchema, "post", path(id, "/input"), init);
-    return { bytesWritten: result.bytesWritten };
+    const bytes = asBytes(data);
+    const piece = V1_LIMITS.maxInputBytesPerRequest;
+    const bound = new Bound("processes.input", call);
+    try {
+      let bytesWritten = 0;
+      // An empty input is still one request (the server answers it; a caller may use it as a probe).
+      for (let offset = 0; offset === 0 || offset < bytes.byteLength; offset += piece) {
+        const json = { data: toBase64(bytes.subarray(offset, offset + piece)), encoding: "base64" };
+        const init = { json, ...bound.call };
+        const result = await this.#call(id, "processes.input", s.InputResultSchema, "post", path(id, "/input"), init);
+        bytesWritten += result.bytesWritten;
+      }
+      return { bytesWritten };
+    } finally {
+      bound.dispose();
+    }
   }
 
   /** The retained log entries, oldest first, with `data` decoded to bytes. */

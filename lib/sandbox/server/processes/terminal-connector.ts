@@ -7,6 +7,7 @@ import {
 import type { CallOptions } from "../../call-options.js";
 import type { HttpSettings } from "../control-plane.js";
 import { toSandboxError } from "../../error-mapping.js";
+import { callToken } from "../call-token.js";
 import { CallTimeoutError, SandboxAgentHttpError, terminalError } from "../../errors.js";
 import { toProcessError } from "./process-errors.js";
 import type { ProcessInfo } from "./schemas.js";
@@ -45,8 +46,9 @@ export function terminalConnector(deps: TerminalConnectorDeps): TerminalConnecto
         throw toSandboxError(error, "terminal"); // no WebSocket: kind `websocket-unavailable`, the same advice
       }
       const { WebSocket, supportsHeaders } = resolved;
-      const source = deps.settings.token;
-      token = typeof source === "function" ? await source() : source;
+      // A failing token function is kind `token-failed`, as on every other route. (Its wait is bounded
+      // by the terminal's own `ready` bound and signal, which settle the terminal without the socket.)
+      token = await callToken(deps.settings.token, "processes.terminal", undefined);
       const url = deps.url(supportsHeaders || !token ? undefined : token);
       try {
         if (!supportsHeaders) return new WebSocket(url, protocols);
