@@ -242,7 +242,7 @@ describe("a request both replayed and stored when the page reloads (real 0.4.2 s
     await echoed;
     // A turn of the other session afterwards: whatever the stream brought earlier was handled by then.
     await b.prompt(first.sessionId, "hello", { timeoutMs: 15_000 });
-    return { asked: () => asked, answers };
+    return { asked: () => asked, answers, b, store, sessionId };
   }
 
   it("answers once a request the replay brought and answered before its session is resumed", async () => {
@@ -255,5 +255,21 @@ describe("a request both replayed and stored when the page reloads (real 0.4.2 s
     const { asked, answers } = await reloadWithTwoSessions("replay-last");
     expect(asked()).toBe(1);
     expect(answers).toHaveLength(1);
+  }, 90_000);
+
+  it("stores no turn end in the waiting session from the other session's replayed answer", async () => {
+    const { b, store, sessionId } = await reloadWithTwoSessions("replay-last");
+    // The permission's turn ends once the agent got the answer (its echo): that end is the first one.
+    const transcript = await ended(b, sessionId);
+    const permission = transcript.entries.find((e) => e.kind === "permission");
+    expect(permission).toMatchObject({ status: "selected", optionId: "allow" });
+    const events = await allEvents(store, sessionId);
+    const isEnd = (e: (typeof events)[number]) =>
+      e.payload.method === undefined && typeof (e.payload.result as { stopReason?: unknown })?.stopReason === "string";
+    const isEcho = (e: (typeof events)[number]) =>
+      JSON.stringify(e.payload).includes(String.raw`\"optionId\":\"allow\"`);
+    const echo = events.findIndex(isEcho);
+    expect(echo).toBeGreaterThanOrEqual(0);
+    expect(events.findIndex(isEnd)).toBeGreaterThan(echo);
   }, 90_000);
 });

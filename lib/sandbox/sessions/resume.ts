@@ -154,7 +154,7 @@ async function adopt(recording: SessionRecording, record: SessionRecord, signal?
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  recording.adopt(record, seen, midTurn);
+  recording.adopt(record, seen, midTurn, lastEventId);
   const requests = waiting.stored().map((event) => ({
     request: event.payload as unknown as AcpRequest,
     cursor: event.id.startsWith(prefix) ? event.id.slice(prefix.length) : undefined,

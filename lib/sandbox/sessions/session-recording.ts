@@ -61,9 +61,10 @@ export class SessionRecording {
   /**
    * Adopted sessions whose stored history ends inside a turn an earlier client started (a page
    * reloaded mid-turn): that turn's answer arrives on the reattached stream with a request id this
-   * client never sent, and is stored as the turn's end (see `#answeredElsewhere`).
+   * client never sent, and is stored as the turn's end (see `#answeredElsewhere`). Each maps to the
+   * connection stream's cursor its stored history reached (when it has one).
    */
-  readonly #midTurn = new Set<string>();
+  readonly #midTurn = new Map<string, string | undefined>();
   /** Sessions with a prompt of this client's in flight: a turn's answer may be its own. */
   readonly #prompting = new Set<string>();
   /** Each recorded chunk's message, stamped on it: its id then never depends on what a store evicted. */
@@ -108,7 +109,7 @@ export class SessionRecording {
         const conn = connection();
         const agentSessionId = sessionIdOf(envelope);
         if (agentSessionId === undefined) {
-          if (this.#midTurn.size > 0) this.#answeredElsewhere(envelope, latest);
+          if (this.#midTurn.size > 0) this.#answeredElsewhere(envelope, latest, stream, streamEventId);
           return true;
         }
         latest = agentSessionId;
@@ -290,13 +291,14 @@ export class SessionRecording {
 
   /**
    * Maps a stored session before its connection replays (so the replayed events are recognised);
-   * `midTurn`: its stored history ends inside a turn an earlier client started.
+   * `midTurn`: its stored history ends inside a turn an earlier client started; `cursor`: the
+   * connection stream's cursor that history reached (a turn's answer comes after it).
    */
-  adopt(record: SessionRecord, seenIds: Set<string>, midTurn = false): void {
+  adopt(record: SessionRecord, seenIds: Set<string>, midTurn = false, cursor?: string): void {
     this.#records.set(record.id, record);
     this.#local.set(record.agentSessionId, record.id);
     this.#seen.set(record.agentSessionId, seenIds);
-    if (midTurn) this.#midTurn.add(record.agentSessionId);
+    if (midTurn) this.#midTurn.set(record.agentSessionId, cursor);
     else this.#midTurn.delete(record.agentSessionId);
     this.#remapped.next();
   }
@@ -336,17 +338,20 @@ export class SessionRecording {
    * this client is in flight, it answers the prompt an earlier client sent on this connection (a page
    * reloaded mid-turn), so it is stored as that session's turn end. Which session: the one mid-turn,
    * or of several, the one whose update came last before it (an agent writes a turn's answer after
-   * its updates).
+   * its updates). A session whose stored history already reached the answer's place on the stream is
+   * not it: the earlier client saw that answer and it was another session's (the server sends each
+   * response on the stream too, and a reattach replays from the earliest cursor of its sessions).
    */
-  #answeredElsewhere(envelope: AcpEnvelope, latest: string | undefined): void {
+  #answeredElsewhere(envelope: AcpEnvelope, latest: string | undefined, stream: string, at?: string): void {
     const { result } = envelope as { method?: unknown; result?: unknown };
     if ("method" in envelope || typeof result !== "object" || result === null) return;
     const { stopReason, usage } = result as { stopReason?: unknown; usage?: unknown };
     if (typeof stopReason !== "string" || this.#prompting.size > 0) return;
-    const open = [...this.#midTurn];
-    const agentSessionId = latest !== undefined && this.#midTurn.has(latest)
+    const open = [...this.#midTurn].filter(([, reached]) => !(stream === "connection" && before(at, reached)));
+    const ids = open.map(([id]) => id);
+    const agentSessionId = latest !== undefined && ids.includes(latest)
       ? latest
-      : open.length === 1 ? open[0] : undefined;
+      : ids.length === 1 ? ids[0] : undefined;
     if (agentSessionId === undefined) return;
     this.#midTurn.delete(agentSessionId);
     const reported = usageOf(usage);
@@ -445,4 +450,10 @@ export class SessionRecording {
       }
     });
   }
+}
+
+/** Whether stream cursor `at` is at or before `reached` (only numeric cursors compare). */
+function before(at: string | undefined, reached: string | undefined): boolean {
+  const numeric = (cursor: string | undefined): cursor is string => cursor !== undefined && /^\d+$/.test(cursor);
+  return numeric(at) && numeric(reached) && Number(at) <= Number(reached);
 }
