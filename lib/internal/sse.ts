@@ -66,6 +66,19 @@ export async function readSseBody(
   /** After an oversized event: its rest is dropped up to its blank line. */
   let skipping = false;
   let afterLf = false;
+  /**
+   * The oversized event being skipped, reported once its blank line is read: an `id:` may come after
+   * its data (the last one wins), and its id is what moves the stream's cursor past it.
+   */
+  let pending: OversizedSseEvent | undefined;
+  const ids = new IdLines();
+  const report = (): void => {
+    const oversized = pending;
+    pending = undefined;
+    if (!oversized) return;
+    const event = { ...oversized, id: ids.last ?? oversized.id };
+    if (event.event === undefined || event.event === "message") callbacks.onTooLarge?.(event);
+  };
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
       // Only the default event type carries envelopes; named events are another protocol's business.
@@ -86,8 +99,10 @@ export async function readSseBody(
       // The blank line that ends it: across the edge of two texts, or inside this one.
       const end = afterLf && text.charCodeAt(0) === 10 ? 1 : endOfBlankLine(text);
       afterLf = text.charCodeAt(text.length - 1) === 10;
+      ids.scan(end < 0 ? text : text.slice(0, end));
       if (end < 0) return;
       skipping = false;
+      report();
       text = text.slice(end);
       parser.reset();
       start?.reset();
@@ -101,8 +116,11 @@ export async function readSseBody(
     failure = undefined;
     skipping = true;
     afterLf = text.charCodeAt(text.length - 1) === 10;
-    const oversized = start.describe();
-    if (oversized.event === undefined || oversized.event === "message") callbacks.onTooLarge?.(oversized);
+    pending = start.describe();
+    // Its `id:` lines in this text: after its start here (the last blank line), or all of it.
+    const from = text.lastIndexOf("\n\n");
+    ids.reset(from >= 0);
+    ids.scan(from >= 0 ? text.slice(from + 2) : text);
   };
   const decoder = new TextDecoder();
   const lineEnds = new LineEnds();
@@ -117,10 +135,48 @@ export async function readSseBody(
     }
     const tail = decoder.decode();
     if (tail) feed(lineEnds.normalize(tail));
+    // The body ended inside a skipped event: it is still reported (with the id read so far).
+    report();
   } finally {
     reader.releaseLock();
   }
 }
+
+/**
+ * The last `id:` field among the lines of a skipped event, read across texts: the line still open
+ * at the end of a text is kept only while it may be an `id:` line (ids are short).
+ */
+class IdLines {
+  last: string | undefined;
+  /** The open line's start; null when it began where it could not be read (or cannot be an id). */
+  #open: string | null = "";
+
+  /** From a new event's tail: `atLineStart` when the next text begins a line. */
+  reset(atLineStart: boolean): void {
+    this.last = undefined;
+    this.#open = atLineStart ? "" : null;
+  }
+
+  scan(text: string): void {
+    let at = 0;
+    for (let end = text.indexOf("\n"); end >= 0; at = end + 1, end = text.indexOf("\n", at)) {
+      if (this.#open === "") {
+        if (text.startsWith("id:", at)) this.last = fieldValue(text.slice(at + 3, end));
+      } else if (this.#open !== null) {
+        const line = this.#open + text.slice(at, end);
+        if (line.startsWith("id:")) this.last = fieldValue(line.slice(3));
+      }
+      this.#open = "";
+    }
+    if (this.#open === null) return;
+    const open = this.#open + text.slice(at, at + 1025);
+    const mayBeId = open.length < 3 ? "id:".startsWith(open) : open.startsWith("id:");
+    this.#open = mayBeId && open.length <= 1024 ? open : null;
+  }
+}
+
+/** A field's value: what follows its colon, less one leading space. */
+const fieldValue = (rest: string): string => (rest.charCodeAt(0) === 32 ? rest.slice(1) : rest);
 
 /** Where the text after the first blank line (`\n\n`) starts, or -1. */
 function endOfBlankLine(text: string): number {

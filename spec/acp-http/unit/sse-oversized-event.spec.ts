@@ -49,6 +49,20 @@ describe("readSseBody with an event over its limit", () => {
     expect(oversized[0]?.chars).toBeGreaterThan(200);
   });
 
+  it.each([1, 7, 64, 100])(
+    "reports it with an id: line that follows its data (the last id wins; chunks of %i characters)",
+    async (size) => {
+      const late = `id: 1\ndata: {"a":1}\n\ndata: ${big}\ndata: more\nid: 2\n\nid: 3\ndata: {"b":2}\n\n`;
+      const parts: string[] = [];
+      for (let at = 0; at < late.length; at += size) parts.push(late.slice(at, at + size));
+      const { data, ids, oversized } = await read(parts, 200);
+      expect(data).toEqual(['{"a":1}', '{"b":2}']);
+      expect(ids).toEqual(["1", "3"]);
+      expect(oversized).toHaveLength(1);
+      expect(oversized[0]).toMatchObject({ id: "2", event: undefined });
+    },
+  );
+
   it("hands on an event that arrived whole in one chunk (the sink's byte rule judges it)", async () => {
     const { ids, oversized } = await read([text], 200);
     expect(ids).toEqual(["1", "2", "3"]);
@@ -126,4 +140,65 @@ describe("a client whose event stream carries an event over maxMessageBytes", ()
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }, 60_000);
+
+  it("moves past one whose id: line follows its data, without a replay loop", async () => {
+    const note = (text: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+      });
+    // Over maxMessageBytes (8 KiB here), written in two parts so that it spans reads, its id last.
+    const oversized = `data: ${note("x".repeat(64 * 1024))}\nid: 2\n\n`;
+    let gets = 0;
+    const server = createServer((req, res) => {
+      if (req.method === "POST") {
+        let body = "";
+        req.on("data", (chunk) => (body += chunk));
+        req.on("end", () => {
+          const message = JSON.parse(body) as { id: number };
+          const result = { protocolVersion: 1, agentCapabilities: {} };
+          res.writeHead(200, { "content-type": "application/json", "acp-connection-id": "c1" });
+          res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+        });
+        return;
+      }
+      if (req.method !== "GET") return void res.writeHead(200).end();
+      gets++;
+      const after = Number(req.headers["last-event-id"] ?? 0);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      if (after < 1) res.write(`id: 1\ndata: ${note("before")}\n\n`);
+      if (after < 2) {
+        res.write(oversized.slice(0, 40_000));
+        setImmediate(() => res.write(oversized.slice(40_000)));
+      }
+      setImmediate(() => setImmediate(() => res.write(`id: 3\ndata: ${note("after")}\n\n`)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = new AcpHttpClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      maxMessageBytes: 8 * 1024,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 100, maxRetries: 2 },
+    });
+    const texts: string[] = [];
+    const parseErrors: AcpParseError[] = [];
+    client.envelopes$.subscribe((envelope) => {
+      const text = (envelope as { params?: { update?: { content?: { text?: string } } } }).params?.update?.content?.text;
+      if (text) texts.push(text);
+    });
+    client.parseErrors$.subscribe((event) => parseErrors.push(event));
+    try {
+      await client.initialize({ protocolVersion: 1, clientCapabilities: {} });
+      const deadline = Date.now() + 10_000;
+      while (texts.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(texts).toEqual(["before", "after"]);
+      expect(parseErrors).toHaveLength(1);
+      expect(gets).toBe(1);
+    } finally {
+      await client.disconnect();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 30_000);
 });
