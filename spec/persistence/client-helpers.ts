@@ -27,6 +27,21 @@ export function statelessServers(withLoadOptions: StartSandboxAgentOptions = {})
   return servers;
 }
 
+/**
+ * A page's handle on `store` that goes with the page: once `gone` aborts, nothing it writes reaches
+ * the store (reads still do), as when the page reloads mid-write.
+ */
+export function pageStore(store: SessionStore, gone: AbortSignal): SessionStore {
+  const refused = () => Promise.reject(new Error("the page is gone"));
+  return {
+    getSession: (id) => store.getSession(id),
+    listSessions: (request) => store.listSessions(request),
+    listEvents: (request) => store.listEvents(request),
+    updateSession: (record) => (gone.aborted ? refused() : store.updateSession(record)),
+    insertEvent: (id, event) => (gone.aborted ? refused() : store.insertEvent(id, event)),
+  };
+}
+
 /** A fetch that can be cut like a killed process: in-flight requests abort, later ones fail. */
 export function killableFetch() {
   const controller = new AbortController();

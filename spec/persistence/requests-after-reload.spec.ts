@@ -13,7 +13,7 @@ import {
   type Transcript,
   type TranscriptEntry,
 } from "../../lib/sandbox/index.js";
-import { allEvents, killableFetch } from "./client-helpers.js";
+import { allEvents, killableFetch, pageStore } from "./client-helpers.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 
 type Asking = Pick<SandboxAgentClientOptions, "onPermissionRequest" | "onInput">;
@@ -27,14 +27,8 @@ const textOf = (t: Transcript) => t.entries.map((e) => ("text" in e ? String(e.t
  */
 async function firstPage(baseUrl: string, store: SessionStore) {
   const killable = killableFetch();
-  const gone = () => Promise.reject(new Error("the page is gone"));
-  const handle: SessionStore = {
-    getSession: (id) => store.getSession(id),
-    listSessions: (request) => store.listSessions(request),
-    listEvents: (request) => store.listEvents(request),
-    updateSession: (record) => (killable.signal.aborted ? gone() : store.updateSession(record)),
-    insertEvent: (id, event) => (killable.signal.aborted ? gone() : store.insertEvent(id, event)),
-  };
+  // The page's handle on the store goes with the page: nothing it does afterwards is written.
+  const handle = pageStore(store, killable.signal);
   const a = new SandboxAgentClient({
     baseUrl,
     agent: "mock",

@@ -12,7 +12,7 @@ import {
   type SessionStore,
   type Transcript,
 } from "../../lib/sandbox/index.js";
-import { allEvents, chunkText, killableFetch } from "./client-helpers.js";
+import { allEvents, chunkText, killableFetch, pageStore } from "./client-helpers.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../support/sandbox-agent-server.js";
 
 const CHUNKS = 30;
@@ -33,14 +33,7 @@ describe("the transcript of a session restored mid-turn (real 0.4.2 server)", ()
     const store = memoryStore();
     const killable = killableFetch();
     // The page's handle on the store goes with the page: nothing it does afterwards is written.
-    const gone = () => Promise.reject(new Error("the page is gone"));
-    const handle: SessionStore = {
-      getSession: (id) => store.getSession(id),
-      listSessions: (request) => store.listSessions(request),
-      listEvents: (request) => store.listEvents(request),
-      updateSession: (record) => (killable.signal.aborted ? gone() : store.updateSession(record)),
-      insertEvent: (id, event) => (killable.signal.aborted ? gone() : store.insertEvent(id, event)),
-    };
+    const handle = pageStore(store, killable.signal);
     const a = new SandboxAgentClient({
       baseUrl: server.baseUrl,
       agent: "mock",

@@ -70,7 +70,11 @@ export async function fromStore<T>(
  * calls) shares, so the steps do not each get the whole `timeoutMs`. Once it fires, the call fails
  * with its `CallTimeoutError` (or `CallAbortedError`), whatever step it stopped.
  */
-export async function bounded<T>(name: string, call: CallOptions | undefined, run: (call: CallSignal) => Promise<T>): Promise<T> {
+export async function bounded<T>(
+  name: string,
+  call: CallOptions | undefined,
+  run: (call: CallSignal) => Promise<T>,
+): Promise<T> {
   const bound = new Bound(name, call);
   try {
     return await run(bound.call);
@@ -144,7 +148,8 @@ async function adopt(recording: SessionRecording, record: SessionRecord, signal?
   let midTurn = false;
   let cursor: string | undefined;
   do {
-    const page = await read(recording.store.listEvents({ sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) }));
+    const request = { sessionId: record.id, limit: 1000, ...(cursor ? { cursor } : {}) };
+    const page = await read(recording.store.listEvents(request));
     for (const event of page.items) {
       seen.add(event.id);
       if (event.id.startsWith(prefix)) lastEventId = event.id.slice(prefix.length);

@@ -17,7 +17,7 @@ import {
 } from "../../../lib/sandbox/index.js";
 import { startFaultProxy, type FaultProxy } from "../../support/fault-proxy.js";
 import { startSandboxAgent, type SandboxAgentServer } from "../../support/sandbox-agent-server.js";
-import { allEvents, chunkText, killableFetch } from "../../persistence/client-helpers.js";
+import { allEvents, chunkText, killableFetch, pageStore } from "../../persistence/client-helpers.js";
 
 const CHUNKS = 20;
 const TEXT = Array.from({ length: CHUNKS }, (_, i) => `c${i}`).join("");
@@ -105,15 +105,8 @@ describe("a v2 draft turn across a lost connection stream (real 0.4.2 server)", 
   it("ends the turn in a reattached client's transcript when the agent's idle reaches it", async () => {
     const store = memoryStore();
     const killable = killableFetch();
-    // The first page's handle on the store goes with the page: nothing it does afterwards is written.
-    const gone = () => Promise.reject(new Error("the page is gone"));
-    const handle: SessionStore = {
-      getSession: (id) => store.getSession(id),
-      listSessions: (request) => store.listSessions(request),
-      listEvents: (request) => store.listEvents(request),
-      updateSession: (record) => (killable.signal.aborted ? gone() : store.updateSession(record)),
-      insertEvent: (id, event) => (killable.signal.aborted ? gone() : store.insertEvent(id, event)),
-    };
+    // The page's handle on the store goes with the page: nothing it does afterwards is written.
+    const handle = pageStore(store, killable.signal);
     const a = client({ store: handle, fetch: killable.fetch, reconnect: { maxRetries: 0 } });
     await a.ready;
     const { sessionId } = await a.newSession({ cwd: tmpdir() });
